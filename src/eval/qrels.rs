@@ -1,0 +1,136 @@
+//! Relevance judgements.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::LoadWarning;
+use crate::{Error, Result};
+
+/// Graded judgements: query id → document id → grade (0 = judged not relevant).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Qrels {
+    /// The judgements, sorted for stable output.
+    pub judgements: BTreeMap<String, BTreeMap<String, i32>>,
+}
+
+impl Qrels {
+    /// Load BEIR TSV (`query-id<TAB>corpus-id<TAB>score`, header optional) or TREC
+    /// (`qid iter docid rel`). Bad lines become warnings naming file and line.
+    pub fn load(path: &Path) -> Result<(Qrels, Vec<LoadWarning>)> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let text = String::from_utf8_lossy(&bytes);
+        Ok(Self::parse(&text, path))
+    }
+
+    /// Parse qrels text; `path` only names the source in warnings.
+    pub fn parse(text: &str, path: &Path) -> (Qrels, Vec<LoadWarning>) {
+        let mut qrels = Qrels::default();
+        let mut warnings = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let n = i + 1;
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.is_empty() {
+                continue;
+            }
+            let (qid, docid, grade) = match fields.as_slice() {
+                [q, d, g] => (q, d, g),
+                [q, _iter, d, g] => (q, d, g),
+                _ => {
+                    warnings.push(LoadWarning {
+                        file: path.to_path_buf(),
+                        line: Some(n),
+                        message: format!("expected 3 (BEIR) or 4 (TREC) fields, found {}; skipped", fields.len()),
+                    });
+                    continue;
+                }
+            };
+            let Ok(grade) = grade.parse::<i32>() else {
+                if n > 1 || !matches!(*qid, "query-id" | "qid" | "query_id") {
+                    warnings.push(LoadWarning {
+                        file: path.to_path_buf(),
+                        line: Some(n),
+                        message: format!("grade {grade:?} is not an integer; skipped"),
+                    });
+                }
+                continue;
+            };
+            qrels.insert(qid, docid, grade);
+        }
+        (qrels, warnings)
+    }
+
+    /// Set one judgement (replacing any earlier grade).
+    pub fn insert(&mut self, qid: &str, docid: &str, grade: i32) {
+        self.judgements.entry(qid.to_string()).or_default().insert(docid.to_string(), grade);
+    }
+
+    /// Remove one judgement.
+    pub fn remove(&mut self, qid: &str, docid: &str) {
+        if let Some(q) = self.judgements.get_mut(qid) {
+            q.remove(docid);
+            if q.is_empty() {
+                self.judgements.remove(qid);
+            }
+        }
+    }
+
+    /// The grade of a document for a query, if judged.
+    pub fn grade(&self, qid: &str, docid: &str) -> Option<i32> {
+        self.judgements.get(qid).and_then(|q| q.get(docid)).copied()
+    }
+
+    /// Does the query have any judgement?
+    pub fn judged(&self, qid: &str) -> bool {
+        self.judgements.contains_key(qid)
+    }
+
+    /// Judgements of one query.
+    pub fn for_query(&self, qid: &str) -> Option<&BTreeMap<String, i32>> {
+        self.judgements.get(qid)
+    }
+
+    /// Number of relevant (grade ≥ 1) documents of a query.
+    pub fn num_relevant(&self, qid: &str) -> usize {
+        self.judgements.get(qid).map(|q| q.values().filter(|&&g| g >= 1).count()).unwrap_or(0)
+    }
+
+    /// TREC format: `qid 0 docid grade`, sorted by query then document.
+    pub fn to_trec(&self) -> String {
+        let mut out = String::new();
+        for (q, docs) in &self.judgements {
+            for (d, g) in docs {
+                out.push_str(&format!("{q} 0 {d} {g}\n"));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_beir_and_trec_and_warns_on_bad_lines() {
+        let (q, w) = Qrels::parse("query-id\tcorpus-id\tscore\n1\td1\t1\n1\td2\t0\n2\td3\tx\n", Path::new("q.tsv"));
+        assert_eq!(q.grade("1", "d1"), Some(1));
+        assert_eq!(q.num_relevant("1"), 1);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].line, Some(4));
+        let (t, w) = Qrels::parse("7 0 a 2\n7 0 b 1\nbroken\n", Path::new("q.trec"));
+        assert_eq!(t.grade("7", "a"), Some(2));
+        assert_eq!(w[0].line, Some(3));
+    }
+
+    #[test]
+    fn trec_export_round_trips() {
+        let (q, _) = Qrels::parse("q2 0 z 3\nq1 0 b 0\nq1 0 a 1\n", Path::new("x"));
+        let text = q.to_trec();
+        assert_eq!(text, "q1 0 a 1\nq1 0 b 0\nq2 0 z 3\n");
+        let (again, w) = Qrels::parse(&text, Path::new("x"));
+        assert!(w.is_empty());
+        assert_eq!(again, q);
+    }
+}

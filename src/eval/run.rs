@@ -1,0 +1,82 @@
+//! Runs: ranked lists per query, readable and writable in TREC format.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// Query id → (document id, score) in the order the system ranked them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The tag written in the sixth TREC column.
+    pub tag: String,
+    /// The ranked lists.
+    pub results: BTreeMap<String, Vec<(String, f64)>>,
+}
+
+impl Run {
+    /// An empty run with a tag.
+    pub fn new(tag: impl Into<String>) -> Self {
+        Self { tag: tag.into(), results: BTreeMap::new() }
+    }
+
+    /// Set the ranked list of one query.
+    pub fn insert(&mut self, qid: impl Into<String>, ranked: Vec<(String, f64)>) {
+        self.results.insert(qid.into(), ranked);
+    }
+
+    /// TREC format: `qid Q0 docid rank score tag`, ranks from 1.
+    pub fn to_trec(&self) -> String {
+        let mut out = String::new();
+        let tag = if self.tag.is_empty() { "ranklens" } else { self.tag.as_str() };
+        for (q, docs) in &self.results {
+            for (i, (d, s)) in docs.iter().enumerate() {
+                out.push_str(&format!("{q} Q0 {d} {} {s:.6} {tag}\n", i + 1));
+            }
+        }
+        out
+    }
+
+    /// Write TREC format to a file.
+    pub fn write_trec(&self, path: &Path) -> Result<()> {
+        std::fs::write(path, self.to_trec()).map_err(|e| Error::io(path, e))
+    }
+
+    /// Parse a TREC run; a malformed line is an error naming it, since a partial run would give
+    /// silently wrong metrics.
+    pub fn parse_trec(text: &str, source: &str) -> Result<Run> {
+        let mut run = Run::default();
+        for (i, line) in text.lines().enumerate() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.is_empty() {
+                continue;
+            }
+            let [q, _, d, _rank, score, tag] = f.as_slice() else {
+                return Err(Error::invalid(format!("{source}:{}", i + 1), "expected `qid Q0 docid rank score tag`"));
+            };
+            let score: f64 = score
+                .parse()
+                .map_err(|_| Error::invalid(format!("{source}:{}", i + 1), format!("score {score:?} is not a number")))?;
+            run.tag = tag.to_string();
+            run.results.entry(q.to_string()).or_default().push((d.to_string(), score));
+        }
+        Ok(run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trec_round_trip() {
+        let mut r = Run::new("bm25");
+        r.insert("1", vec![("a".into(), 2.5), ("b".into(), 1.0)]);
+        let text = r.to_trec();
+        assert_eq!(text, "1 Q0 a 1 2.500000 bm25\n1 Q0 b 2 1.000000 bm25\n");
+        assert_eq!(Run::parse_trec(&text, "r").expect("parses"), r);
+        assert!(Run::parse_trec("1 Q0 a 1 x t\n", "r.txt").expect_err("bad").to_string().contains("r.txt:1"));
+    }
+}

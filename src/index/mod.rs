@@ -1,0 +1,429 @@
+//! The sparse index: one tantivy index per corpus and analyzer, plus the exact statistics every
+//! lexical formula needs.
+//!
+//! tantivy stores postings (term → documents with frequencies and positions) and its own one-byte
+//! length norms. RankLens also stores each document's exact token count in a fast field, so BM25
+//! and TF-IDF use exact |d| and avgdl; only the `tantivy` variant uses the engine's norms, to show
+//! the difference. The index is built as a single segment in corpus order, so tantivy's document
+//! number *is* the [`DocId`].
+
+mod tokenizer;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tantivy::directory::{MmapDirectory, RamDirectory};
+use tantivy::postings::Postings;
+use tantivy::schema::{Field, IndexRecordOption, NumericOptions, STORED, Schema, TextFieldIndexing, TextOptions, Value};
+use tantivy::tokenizer::TokenizerManager;
+use tantivy::{DocSet, Index, IndexReader, Searcher, TERMINATED, TantivyDocument, Term};
+
+use crate::analysis::{Analyzer, AnalyzerConfig};
+use crate::corpus::{Corpus, Doc, DocId};
+use crate::progress::{Progress, check_cancel};
+use crate::retrieve::formula::okapi_raw_idf;
+use crate::{Error, Result};
+
+pub use tokenizer::TOKENIZER_NAME;
+
+const META_FILE: &str = "ranklens-index.json";
+
+/// Where the index lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexLocation {
+    /// In memory (small corpora, tests).
+    Ram,
+    /// In a folder, kept for later runs; documents are stored so the corpus can be reopened from it.
+    Dir(PathBuf),
+}
+
+/// Collection-wide statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CollectionStats {
+    /// Number of documents (N).
+    pub n_docs: u64,
+    /// Total tokens indexed.
+    pub total_tokens: u64,
+    /// Average exact document length.
+    pub avgdl: f64,
+    /// Distinct terms.
+    pub vocabulary: u64,
+    /// Mean of rank_bm25's raw idf over the vocabulary (for Okapi's ε floor).
+    pub okapi_mean_idf: f64,
+}
+
+/// Per-document vector lengths for the TF-IDF variants, computed once at open.
+#[derive(Debug, Clone, Default)]
+pub struct DocNorms {
+    /// |d| with w = tf · log2(N/df).
+    pub cosine_log2: Vec<f64>,
+    /// |d| with w = log10(tf + 1) · log10(N/df).
+    pub textbook: Vec<f64>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct IndexMeta {
+    format: u32,
+    analyzer: AnalyzerConfig,
+    corpus_name: String,
+    fingerprint: String,
+    n_docs: u64,
+}
+
+/// A built or opened index with its statistics.
+pub struct SparseIndex {
+    analyzer: Analyzer,
+    index: Index,
+    _reader: IndexReader,
+    searcher: Searcher,
+    body: Field,
+    doc_lens: Vec<u32>,
+    stats: CollectionStats,
+    norms: DocNorms,
+}
+
+impl std::fmt::Debug for SparseIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseIndex").field("analyzer", &self.analyzer.config()).field("stats", &self.stats).finish()
+    }
+}
+
+struct Fields {
+    body: Field,
+    len: Field,
+    id: Field,
+    title: Field,
+    text: Field,
+    meta: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let indexing =
+        TextFieldIndexing::default().set_tokenizer(TOKENIZER_NAME).set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    let body = b.add_text_field("body", TextOptions::default().set_indexing_options(indexing));
+    let len = b.add_u64_field("len", NumericOptions::default().set_fast());
+    let id = b.add_text_field("id", STORED);
+    let title = b.add_text_field("title", STORED);
+    let text = b.add_text_field("text", STORED);
+    let meta = b.add_text_field("meta", STORED);
+    (b.build(), Fields { body, len, id, title, text, meta })
+}
+
+fn tokenizers(analyzer: &Analyzer) -> TokenizerManager {
+    let manager = TokenizerManager::default();
+    manager.register(TOKENIZER_NAME, tokenizer::AnalyzerTokenizer::new(analyzer.clone()));
+    manager
+}
+
+impl SparseIndex {
+    /// Index a corpus. Work is reported to `progress` and stops with `Error::Cancelled` when asked.
+    pub fn build(
+        corpus: &Corpus,
+        config: AnalyzerConfig,
+        location: &IndexLocation,
+        progress: &dyn Progress,
+    ) -> Result<SparseIndex> {
+        let analyzer = Analyzer::new(config);
+        let (schema, f) = schema();
+        let builder = Index::builder().schema(schema).tokenizers(tokenizers(&analyzer));
+        let store = matches!(location, IndexLocation::Dir(_));
+        let mut writer = match location {
+            IndexLocation::Ram => builder.single_segment_index_writer(RamDirectory::create(), 50_000_000)?,
+            IndexLocation::Dir(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                if dir.join("meta.json").exists() {
+                    return Err(Error::invalid(
+                        dir.display().to_string(),
+                        "an index already exists here; choose an empty folder or delete it first",
+                    ));
+                }
+                let mmap = MmapDirectory::open(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+                builder.single_segment_index_writer(mmap, 50_000_000)?
+            }
+        };
+        progress.stage("indexing", corpus.len() as u64);
+        for (i, (_, doc)) in corpus.iter().enumerate() {
+            let full = doc.full_text();
+            let len = analyzer.tokens(&full).len() as u64;
+            let mut d = TantivyDocument::default();
+            d.add_text(f.body, &full);
+            d.add_u64(f.len, len);
+            if store {
+                d.add_text(f.id, &doc.id);
+                d.add_text(f.title, &doc.title);
+                d.add_text(f.text, &doc.text);
+                d.add_text(f.meta, serde_json::to_string(&doc.fields).unwrap_or_default());
+            }
+            writer.add_document(d)?;
+            if i % 256 == 255 {
+                progress.advance(256);
+                check_cancel(progress)?;
+            }
+        }
+        progress.advance(corpus.len() as u64 % 256);
+        let mut index = writer.finalize()?;
+        index.set_tokenizers(tokenizers(&analyzer));
+        if let IndexLocation::Dir(dir) = location {
+            let meta = IndexMeta {
+                format: 1,
+                analyzer: config,
+                corpus_name: corpus.name.clone(),
+                fingerprint: corpus.fingerprint(),
+                n_docs: corpus.len() as u64,
+            };
+            let path = dir.join(META_FILE);
+            let json = serde_json::to_string_pretty(&meta).map_err(|e| Error::Index(e.to_string()))?;
+            std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
+        }
+        Self::from_index(index, analyzer, f.body, f.len, progress)
+    }
+
+    /// Open an index written by [`SparseIndex::build`] into a folder, with the corpus stored in it.
+    pub fn open(dir: &Path, progress: &dyn Progress) -> Result<(SparseIndex, Corpus)> {
+        let meta_path = dir.join(META_FILE);
+        let bytes = std::fs::read(&meta_path).map_err(|e| Error::io(&meta_path, e))?;
+        let meta: IndexMeta = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::invalid(meta_path.display().to_string(), format!("not a RankLens index: {e}")))?;
+        let analyzer = Analyzer::new(meta.analyzer);
+        let mut index = Index::open_in_dir(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+        index.set_tokenizers(tokenizers(&analyzer));
+        let (_, f) = schema();
+        let opened = Self::from_index(index, analyzer, f.body, f.len, progress)?;
+        let mut docs = Vec::with_capacity(opened.doc_lens.len());
+        for doc in 0..opened.doc_lens.len() as u32 {
+            let stored: TantivyDocument = opened.searcher.doc(tantivy::DocAddress::new(0, doc))?;
+            let get = |field: Field| stored.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string();
+            docs.push(Doc {
+                id: get(f.id),
+                title: get(f.title),
+                text: get(f.text),
+                fields: serde_json::from_str(&get(f.meta)).unwrap_or_default(),
+            });
+        }
+        let mut corpus = Corpus::from_docs(meta.corpus_name, docs);
+        corpus.source = Some(dir.to_path_buf());
+        if corpus.fingerprint() != meta.fingerprint {
+            return Err(Error::invalid(dir.display().to_string(), "stored documents do not match the index metadata"));
+        }
+        Ok((opened, corpus))
+    }
+
+    fn from_index(index: Index, analyzer: Analyzer, body: Field, len: Field, progress: &dyn Progress) -> Result<Self> {
+        let reader = index.reader()?;
+        let searcher = reader.searcher();
+        let segments = searcher.segment_readers();
+        if segments.len() > 1 {
+            return Err(Error::Index(format!("expected one segment, found {}", segments.len())));
+        }
+        let mut doc_lens = Vec::new();
+        if let Some(segment) = segments.first() {
+            let column = segment.fast_fields().u64("len")?;
+            doc_lens = (0..segment.max_doc()).map(|d| column.first(d).unwrap_or(0) as u32).collect();
+        }
+        let _ = len;
+        let n_docs = doc_lens.len() as u64;
+        let total_tokens: u64 = doc_lens.iter().map(|&l| u64::from(l)).sum();
+        let mut stats = CollectionStats {
+            n_docs,
+            total_tokens,
+            avgdl: if n_docs == 0 { 0.0 } else { total_tokens as f64 / n_docs as f64 },
+            vocabulary: 0,
+            okapi_mean_idf: 0.0,
+        };
+        let mut norms = DocNorms { cosine_log2: vec![0.0; doc_lens.len()], textbook: vec![0.0; doc_lens.len()] };
+        if let Some(segment) = segments.first() {
+            progress.stage("collection statistics", 0);
+            let inverted = segment.inverted_index(body)?;
+            let mut stream = inverted.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
+            let mut idf_sum = 0.0;
+            while stream.advance() {
+                check_cancel(progress)?;
+                let info = stream.value().clone();
+                let df = u64::from(info.doc_freq);
+                stats.vocabulary += 1;
+                idf_sum += okapi_raw_idf(n_docs, df);
+                let idf2 = (n_docs as f64 / df as f64).log2();
+                let idf10 = (n_docs as f64 / df as f64).log10();
+                let mut postings = inverted
+                    .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
+                    .map_err(|e| Error::Index(e.to_string()))?;
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    let tf = f64::from(postings.term_freq());
+                    let i = doc as usize;
+                    norms.cosine_log2[i] += (tf * idf2).powi(2);
+                    norms.textbook[i] += ((tf + 1.0).log10() * idf10).powi(2);
+                    doc = postings.advance();
+                }
+            }
+            stats.okapi_mean_idf = if stats.vocabulary == 0 { 0.0 } else { idf_sum / stats.vocabulary as f64 };
+            for v in norms.cosine_log2.iter_mut().chain(norms.textbook.iter_mut()) {
+                *v = v.sqrt();
+            }
+        }
+        Ok(SparseIndex { analyzer, index, _reader: reader, searcher, body, doc_lens, stats, norms })
+    }
+
+    /// The analyzer the index was built with.
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// Collection statistics.
+    pub fn stats(&self) -> &CollectionStats {
+        &self.stats
+    }
+
+    /// TF-IDF document norms.
+    pub fn norms(&self) -> &DocNorms {
+        &self.norms
+    }
+
+    /// Exact length of a document in tokens.
+    pub fn doc_len(&self, doc: DocId) -> u32 {
+        self.doc_lens.get(doc.index()).copied().unwrap_or(0)
+    }
+
+    /// Number of documents.
+    pub fn num_docs(&self) -> usize {
+        self.doc_lens.len()
+    }
+
+    /// The tantivy pieces, for the engine's own scoring.
+    pub fn tantivy(&self) -> (&Index, &Searcher, Field) {
+        (&self.index, &self.searcher, self.body)
+    }
+
+    fn term(&self, term: &str) -> Term {
+        Term::from_field_text(self.body, term)
+    }
+
+    fn inverted(&self) -> Result<Option<std::sync::Arc<tantivy::InvertedIndexReader>>> {
+        match self.searcher.segment_readers().first() {
+            Some(s) => Ok(Some(s.inverted_index(self.body)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Documents containing an (analysed) term.
+    pub fn doc_freq(&self, term: &str) -> Result<u64> {
+        let Some(inv) = self.inverted()? else { return Ok(0) };
+        Ok(u64::from(inv.doc_freq(&self.term(term)).map_err(|e| Error::Index(e.to_string()))?))
+    }
+
+    /// Call `f(doc, tf)` for every posting of a term, in DocId order. Returns the document frequency.
+    pub fn for_each_posting(&self, term: &str, mut f: impl FnMut(DocId, u32)) -> Result<u64> {
+        let Some(inv) = self.inverted()? else { return Ok(0) };
+        let Some(mut postings) =
+            inv.read_postings(&self.term(term), IndexRecordOption::WithFreqs).map_err(|e| Error::Index(e.to_string()))?
+        else {
+            return Ok(0);
+        };
+        let df = u64::from(postings.doc_freq());
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            f(DocId(doc), postings.term_freq());
+            doc = postings.advance();
+        }
+        Ok(df)
+    }
+
+    /// Occurrences of a term in one document (0 when absent).
+    pub fn term_freq(&self, term: &str, doc: DocId) -> Result<u32> {
+        Ok(self.positions(term, doc)?.len() as u32)
+    }
+
+    /// Positions of a term in one document (empty when absent).
+    pub fn positions(&self, term: &str, doc: DocId) -> Result<Vec<u32>> {
+        let Some(inv) = self.inverted()? else { return Ok(Vec::new()) };
+        let Some(mut postings) = inv
+            .read_postings(&self.term(term), IndexRecordOption::WithFreqsAndPositions)
+            .map_err(|e| Error::Index(e.to_string()))?
+        else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        // `seek` requires a target at or after the current document.
+        if postings.doc() <= doc.0 && postings.seek(doc.0) == doc.0 {
+            postings.positions(&mut out);
+        }
+        Ok(out)
+    }
+
+    /// The postings list of a term: (DocId, tf) pairs.
+    pub fn postings(&self, term: &str) -> Result<Vec<(DocId, u32)>> {
+        let mut out = Vec::new();
+        self.for_each_posting(term, |d, tf| out.push((d, tf)))?;
+        Ok(out)
+    }
+
+    /// Every term with its document frequency, in term order.
+    pub fn vocabulary(&self) -> Result<Vec<(String, u64)>> {
+        let Some(inv) = self.inverted()? else { return Ok(Vec::new()) };
+        let mut stream = inv.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push((String::from_utf8_lossy(stream.key()).into_owned(), u64::from(stream.value().doc_freq)));
+        }
+        Ok(out)
+    }
+
+    /// The length tantivy itself uses for a document: its one-byte norm, decoded.
+    pub fn tantivy_doc_len(&self, doc: DocId) -> Result<u32> {
+        let Some(segment) = self.searcher.segment_readers().first() else { return Ok(0) };
+        let reader = segment.get_fieldnorms_reader(self.body)?;
+        Ok(reader.fieldnorm(doc.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Preset;
+    use crate::progress::NoProgress;
+
+    fn isro() -> Corpus {
+        Corpus::from_texts(
+            "isro",
+            [
+                ("D1", "chandrayaan moon south pole landing twenty23"),
+                ("D2", "aditya sun lagrange point solar observatory"),
+                ("D3", "mangalyaan mars orbiter atmosphere mission twenty13"),
+                ("D4", "pslv rocket satellites launch mission orbit"),
+            ],
+        )
+    }
+
+    #[test]
+    fn statistics_are_exact() {
+        let idx = SparseIndex::build(&isro(), AnalyzerConfig::preset(Preset::Whitespace), &IndexLocation::Ram, &NoProgress)
+            .expect("builds");
+        assert_eq!(idx.stats().n_docs, 4);
+        assert_eq!(idx.stats().total_tokens, 24);
+        assert_eq!(idx.stats().avgdl, 6.0);
+        assert_eq!(idx.stats().vocabulary, 23);
+        assert_eq!(idx.doc_freq("mission").expect("df"), 2);
+        assert_eq!(idx.postings("mission").expect("postings"), [(DocId(2), 1), (DocId(3), 1)]);
+        assert_eq!(idx.positions("atmosphere", DocId(2)).expect("positions"), [3]);
+        assert_eq!(idx.doc_freq("pluto").expect("df"), 0);
+        // |D3| with w = tf·log2(4/df): five terms of idf 2 and `mission` of idf 1 → √21.
+        assert!((idx.norms().cosine_log2[2] - 21f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn on_disk_index_reopens_with_its_corpus() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("idx");
+        let corpus = isro();
+        let built = SparseIndex::build(&corpus, AnalyzerConfig::default(), &IndexLocation::Dir(path.clone()), &NoProgress)
+            .expect("builds");
+        drop(built);
+        let (idx, reopened) = SparseIndex::open(&path, &NoProgress).expect("opens");
+        assert_eq!(reopened.fingerprint(), corpus.fingerprint());
+        assert_eq!(idx.analyzer().config(), AnalyzerConfig::default());
+        assert_eq!(idx.doc_freq("mission").expect("df"), 2);
+        let again = SparseIndex::build(&corpus, AnalyzerConfig::default(), &IndexLocation::Dir(path), &NoProgress);
+        assert!(again.is_err(), "refuses to overwrite an existing index");
+    }
+}

@@ -1,0 +1,29 @@
+//! # RankLens
+//!
+//! Put one question through many retrieval methods side by side and see *why* each ranked what it
+//! ranked.
+//!
+//! ```text
+//!   corpus ──► analysis ──► index (tantivy) ─┐
+//!     │                                      ├─► retrieve ──► compare (fusion, rerank, overlap) ──► report
+//!     └──────► models (candle encoders) ─────┘      │                 │
+//!                                               explain             eval (qrels, metrics)
+//!   cli/ and gui/ sit on top and only call the core; the core never names egui.
+//! ```
+//!
+//! Every retriever implements [`retrieve::Retriever`]: `search` ranks, `explain` justifies, and both
+//! run the same scoring code, so each explanation sums to the score it explains.
+
+#![warn(missing_docs)]
+#![warn(clippy::unwrap_used, clippy::expect_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod analysis;
+pub mod corpus;
+pub mod error;
+pub mod eval;
+pub mod index;
+pub mod progress;
+pub mod retrieve;
+
+pub use error::{Error, Result};

@@ -1,0 +1,413 @@
+//! Boolean retrieval: exact set logic with AND, OR, NOT, parentheses and quoted phrases.
+//!
+//! Adjacent clauses without an operator are joined with AND, as in the textbook model. Words are
+//! analysed with the index's analyzer, so a stop word vanishes from the query (and the explanation
+//! says so) and a word that analyses to several terms becomes a phrase.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::{ClauseMatch, Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever};
+use crate::corpus::DocId;
+use crate::index::SparseIndex;
+use crate::{Error, Result};
+
+/// A parsed Boolean query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BooleanQuery {
+    /// A single word as typed.
+    Term(String),
+    /// Words that must appear consecutively.
+    Phrase(Vec<String>),
+    /// Both sides.
+    And(Box<BooleanQuery>, Box<BooleanQuery>),
+    /// Either side.
+    Or(Box<BooleanQuery>, Box<BooleanQuery>),
+    /// Not the inner query.
+    Not(Box<BooleanQuery>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Word(String),
+    Phrase(Vec<String>),
+    And,
+    Or,
+    Not,
+    Open,
+    Close,
+}
+
+fn lex(input: &str) -> Result<Vec<Tok>> {
+    let mut out = Vec::new();
+    let mut chars = input.char_indices().peekable();
+    while let Some(&(i, c)) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c == '(' {
+            out.push(Tok::Open);
+            chars.next();
+        } else if c == ')' {
+            out.push(Tok::Close);
+            chars.next();
+        } else if c == '"' {
+            chars.next();
+            let start = i + 1;
+            let mut end = None;
+            for (j, d) in chars.by_ref() {
+                if d == '"' {
+                    end = Some(j);
+                    break;
+                }
+            }
+            let Some(end) = end else {
+                return Err(Error::Query(format!("unclosed quote starting at character {}", i + 1)));
+            };
+            out.push(Tok::Phrase(input[start..end].split_whitespace().map(str::to_string).collect()));
+        } else {
+            let start = i;
+            let mut end = input.len();
+            while let Some(&(j, d)) = chars.peek() {
+                if d.is_whitespace() || d == '(' || d == ')' || d == '"' {
+                    end = j;
+                    break;
+                }
+                chars.next();
+            }
+            let word = &input[start..end];
+            out.push(match word {
+                "AND" | "&&" => Tok::And,
+                "OR" | "||" => Tok::Or,
+                "NOT" | "-" => Tok::Not,
+                w => Tok::Word(w.to_string()),
+            });
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn or(&mut self) -> Result<BooleanQuery> {
+        let mut left = self.and()?;
+        while self.peek() == Some(&Tok::Or) {
+            self.pos += 1;
+            let right = self.and()?;
+            left = BooleanQuery::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn and(&mut self) -> Result<BooleanQuery> {
+        let mut left = self.not()?;
+        loop {
+            match self.peek() {
+                Some(Tok::And) => {
+                    self.pos += 1;
+                }
+                Some(Tok::Word(_) | Tok::Phrase(_) | Tok::Not | Tok::Open) => {}
+                _ => break,
+            }
+            let right = self.not()?;
+            left = BooleanQuery::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn not(&mut self) -> Result<BooleanQuery> {
+        if self.peek() == Some(&Tok::Not) {
+            self.pos += 1;
+            return Ok(BooleanQuery::Not(Box::new(self.not()?)));
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> Result<BooleanQuery> {
+        let tok = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        match tok {
+            Some(Tok::Word(w)) => Ok(BooleanQuery::Term(w)),
+            Some(Tok::Phrase(p)) if !p.is_empty() => Ok(BooleanQuery::Phrase(p)),
+            Some(Tok::Phrase(_)) => Err(Error::Query("empty phrase \"\"".into())),
+            Some(Tok::Open) => {
+                let inner = self.or()?;
+                if self.peek() != Some(&Tok::Close) {
+                    return Err(Error::Query("missing closing parenthesis".into()));
+                }
+                self.pos += 1;
+                Ok(inner)
+            }
+            Some(Tok::Close) => Err(Error::Query("unexpected `)`".into())),
+            Some(t) => Err(Error::Query(format!("expected a word, phrase or `(` but found {}", tok_name(&t)))),
+            None => Err(Error::Query("the query ends where a word, phrase or `(` is expected".into())),
+        }
+    }
+}
+
+fn tok_name(t: &Tok) -> &'static str {
+    match t {
+        Tok::And => "AND",
+        Tok::Or => "OR",
+        Tok::Not => "NOT",
+        Tok::Open => "(",
+        Tok::Close => ")",
+        Tok::Word(_) | Tok::Phrase(_) => "a word",
+    }
+}
+
+impl BooleanQuery {
+    /// Parse the query language. Errors say what was expected where.
+    pub fn parse(input: &str) -> Result<BooleanQuery> {
+        let toks = lex(input)?;
+        if toks.is_empty() {
+            return Err(Error::Query("the query is empty".into()));
+        }
+        let mut p = Parser { toks, pos: 0 };
+        let q = p.or()?;
+        if p.pos < p.toks.len() {
+            return Err(Error::Query(format!("unexpected {} after a complete query", tok_name(&p.toks[p.pos]))));
+        }
+        Ok(q)
+    }
+
+    /// The query written back, fully parenthesised.
+    pub fn to_text(&self) -> String {
+        match self {
+            BooleanQuery::Term(t) => t.clone(),
+            BooleanQuery::Phrase(p) => format!("\"{}\"", p.join(" ")),
+            BooleanQuery::And(a, b) => format!("({} AND {})", a.to_text(), b.to_text()),
+            BooleanQuery::Or(a, b) => format!("({} OR {})", a.to_text(), b.to_text()),
+            BooleanQuery::Not(a) => format!("NOT {}", a.to_text()),
+        }
+    }
+
+    /// Leaf clauses with whether they sit under an odd number of NOTs.
+    fn leaves<'a>(&'a self, negated: bool, out: &mut Vec<(&'a BooleanQuery, bool)>) {
+        match self {
+            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => out.push((self, negated)),
+            BooleanQuery::And(a, b) | BooleanQuery::Or(a, b) => {
+                a.leaves(negated, out);
+                b.leaves(negated, out);
+            }
+            BooleanQuery::Not(a) => a.leaves(!negated, out),
+        }
+    }
+}
+
+/// Exact-match retrieval: the set of documents satisfying the query, ordered by id.
+pub struct BooleanRetriever {
+    index: Arc<SparseIndex>,
+}
+
+/// A leaf's analysed terms with their relative positions; empty when it analysed to nothing.
+fn analyse_leaf(index: &SparseIndex, leaf: &BooleanQuery) -> Vec<(String, u32)> {
+    let text = match leaf {
+        BooleanQuery::Term(t) => t.clone(),
+        BooleanQuery::Phrase(p) => p.join(" "),
+        _ => return Vec::new(),
+    };
+    let tokens = index.analyzer().tokens(&text);
+    let first = tokens.first().map(|t| t.position).unwrap_or(0);
+    tokens.into_iter().map(|t| (t.text, (t.position - first) as u32)).collect()
+}
+
+impl BooleanRetriever {
+    /// Boolean retrieval over an index.
+    pub fn new(index: Arc<SparseIndex>) -> Self {
+        Self { index }
+    }
+
+    /// Documents matching a leaf (a term, or a phrase of analysed terms), as a sorted set.
+    fn leaf_docs(&self, terms: &[(String, u32)]) -> Result<Option<BTreeSet<DocId>>> {
+        let Some((first, _)) = terms.first() else { return Ok(None) };
+        let mut docs: BTreeSet<DocId> = self.index.postings(first)?.into_iter().map(|(d, _)| d).collect();
+        for (t, _) in &terms[1..] {
+            let other: BTreeSet<DocId> = self.index.postings(t)?.into_iter().map(|(d, _)| d).collect();
+            docs = docs.intersection(&other).copied().collect();
+        }
+        if terms.len() > 1 {
+            let mut phrase = BTreeSet::new();
+            for &d in &docs {
+                if self.phrase_in(terms, d)? {
+                    phrase.insert(d);
+                }
+            }
+            docs = phrase;
+        }
+        Ok(Some(docs))
+    }
+
+    fn phrase_in(&self, terms: &[(String, u32)], doc: DocId) -> Result<bool> {
+        let Some((first, _)) = terms.first() else { return Ok(false) };
+        let starts = self.index.positions(first, doc)?;
+        let mut rest = Vec::new();
+        for (t, offset) in &terms[1..] {
+            rest.push((self.index.positions(t, doc)?, *offset));
+        }
+        Ok(starts.iter().any(|&s| rest.iter().all(|(pos, off)| pos.binary_search(&(s + off)).is_ok())))
+    }
+
+    /// Evaluate to a set; leaves that analyse to nothing are dropped (an AND/OR with one side
+    /// missing becomes the other side; a query with nothing left matches nothing).
+    fn eval(&self, q: &BooleanQuery, all: &BTreeSet<DocId>) -> Result<Option<BTreeSet<DocId>>> {
+        Ok(match q {
+            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => self.leaf_docs(&analyse_leaf(&self.index, q))?,
+            BooleanQuery::And(a, b) => match (self.eval(a, all)?, self.eval(b, all)?) {
+                (Some(x), Some(y)) => Some(x.intersection(&y).copied().collect()),
+                (x, None) | (None, x) => x,
+            },
+            BooleanQuery::Or(a, b) => match (self.eval(a, all)?, self.eval(b, all)?) {
+                (Some(x), Some(y)) => Some(x.union(&y).copied().collect()),
+                (x, None) | (None, x) => x,
+            },
+            BooleanQuery::Not(a) => self.eval(a, all)?.map(|x| all.difference(&x).copied().collect()),
+        })
+    }
+
+    /// The exact matching set for a query, ordered by id.
+    pub fn matching(&self, query: &str) -> Result<Vec<DocId>> {
+        let q = BooleanQuery::parse(query)?;
+        let all: BTreeSet<DocId> = (0..self.index.num_docs() as u32).map(DocId).collect();
+        Ok(self.eval(&q, &all)?.map(|s| s.into_iter().collect()).unwrap_or_default())
+    }
+}
+
+impl Retriever for BooleanRetriever {
+    fn kind(&self) -> MethodKind {
+        MethodKind::Boolean
+    }
+
+    fn label(&self) -> String {
+        "Boolean".to_string()
+    }
+
+    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
+        let docs: Vec<DocId> = self.matching(&query.text)?.into_iter().filter(|d| query.allows(*d)).collect();
+        let total_matches = docs.len();
+        let hits = docs.into_iter().take(k).map(|doc| Hit { doc, score: 1.0 }).collect();
+        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: true })
+    }
+
+    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
+        if !query.allows(doc) {
+            return Ok(query.filtered_explanation(&self.label()));
+        }
+        let q = BooleanQuery::parse(&query.text)?;
+        let mut leaves = Vec::new();
+        q.leaves(false, &mut leaves);
+        let mut clauses = Vec::new();
+        let mut dropped = Vec::new();
+        for (leaf, negated) in leaves {
+            let terms = analyse_leaf(&self.index, leaf);
+            if terms.is_empty() {
+                dropped.push(leaf.to_text());
+                continue;
+            }
+            let present = self.leaf_docs(&terms)?.is_some_and(|s| s.contains(&doc));
+            let analysed = terms.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(" ");
+            let not = if negated { "NOT " } else { "" };
+            clauses.push(ClauseMatch { clause: format!("{not}{} → {analysed}", leaf.to_text()), satisfied: present != negated });
+        }
+        let matched = self.matching(&query.text)?.binary_search(&doc).is_ok();
+        let mut summary = if matched {
+            format!("Satisfies {} as parsed: {}.", query.text.trim(), q.to_text())
+        } else {
+            format!("Does not satisfy {}: Boolean retrieval has no partial credit.", q.to_text())
+        };
+        if !dropped.is_empty() {
+            summary.push_str(&format!(
+                " Dropped by the `{}` analyzer: {}.",
+                self.index.analyzer().config(),
+                dropped.join(", ")
+            ));
+        }
+        let mut e = Explanation::new(
+            self.label(),
+            if matched { 1.0 } else { 0.0 },
+            "1 if the document satisfies the query, else 0 (results are an unordered set)",
+            summary,
+        );
+        e.analyzer = Some(self.index.analyzer().config().to_string());
+        e.detail = Detail::Clauses { clauses };
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{AnalyzerConfig, Preset};
+    use crate::corpus::Corpus;
+    use crate::index::IndexLocation;
+    use crate::progress::NoProgress;
+
+    fn retriever() -> BooleanRetriever {
+        let corpus = Corpus::from_texts(
+            "isro",
+            [
+                ("D1", "chandrayaan moon south pole landing twenty23"),
+                ("D2", "aditya sun lagrange point solar observatory"),
+                ("D3", "mangalyaan mars orbiter atmosphere mission twenty13"),
+                ("D4", "pslv rocket satellites launch mission orbit"),
+            ],
+        );
+        let idx = SparseIndex::build(&corpus, AnalyzerConfig::preset(Preset::English), &IndexLocation::Ram, &NoProgress)
+            .expect("builds");
+        BooleanRetriever::new(Arc::new(idx))
+    }
+
+    fn ids(r: &BooleanRetriever, q: &str) -> Vec<u32> {
+        r.matching(q).expect("query").into_iter().map(|d| d.0).collect()
+    }
+
+    #[test]
+    fn set_logic_and_phrases() {
+        let r = retriever();
+        assert_eq!(ids(&r, "mission"), [2, 3]);
+        assert_eq!(ids(&r, "mission AND NOT mars"), [3]);
+        assert_eq!(ids(&r, "mission mars"), [2]);
+        assert_eq!(ids(&r, "moon OR sun OR rocket"), [0, 1, 3]);
+        assert_eq!(ids(&r, "(moon OR mars) AND NOT atmosphere"), [0]);
+        assert_eq!(ids(&r, "\"orbiter atmosphere\""), [2]);
+        assert_eq!(ids(&r, "\"atmosphere orbiter\""), Vec::<u32>::new());
+        assert_eq!(ids(&r, "NOT mission"), [0, 1]);
+        // "the" is a stop word for `english`: the AND keeps the other side.
+        assert_eq!(ids(&r, "the AND rocket"), [3]);
+    }
+
+    #[test]
+    fn parse_errors_are_specific() {
+        for (q, msg) in [
+            ("(mars", "missing closing parenthesis"),
+            ("mars AND", "ends where"),
+            ("\"mars", "unclosed quote"),
+            ("mars )", "unexpected )"),
+            ("", "empty"),
+        ] {
+            let err = BooleanQuery::parse(q).expect_err(q).to_string();
+            assert!(err.contains(msg), "{q}: {err}");
+        }
+    }
+
+    #[test]
+    fn explanation_lists_clauses() {
+        let r = retriever();
+        let e = r.explain(&QueryContext::new("mission AND NOT mars"), DocId(2)).expect("explains");
+        assert_eq!(e.value, 0.0);
+        let Detail::Clauses { clauses } = e.detail else { panic!("clauses") };
+        assert_eq!(clauses.iter().map(|c| c.satisfied).collect::<Vec<_>>(), [true, false]);
+        assert!(clauses[1].clause.starts_with("NOT mars"));
+        let ranking = r.search(&QueryContext::new("mission"), 1).expect("search");
+        assert_eq!(ranking.total_matches, 2);
+        assert_eq!(ranking.hits.len(), 1);
+        assert!(ranking.unranked);
+    }
+}

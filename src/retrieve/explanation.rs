@@ -1,0 +1,206 @@
+//! Explanations: why a method gave a document its score.
+//!
+//! An [`Explanation`] is a small serialisable tree (value, formula, children) plus typed facts for
+//! plotting. It is always computed by the same code as the score, so its value equals the score
+//! `search` gave, and its parts sum to that value.
+
+use serde::{Deserialize, Serialize};
+
+/// One query term's part of a lexical score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermRow {
+    /// The analysed term.
+    pub term: String,
+    /// Occurrences in the query.
+    pub qtf: u32,
+    /// Occurrences in the document.
+    pub tf: u32,
+    /// Documents containing the term (n).
+    pub df: u64,
+    /// The term's inverse document frequency under this formula.
+    pub idf: f64,
+    /// Document length |d| in tokens (as this formula sees it).
+    pub dl: f64,
+    /// Average document length.
+    pub avgdl: f64,
+    /// k1 (BM25 only).
+    pub k1: Option<f64>,
+    /// b (BM25 only).
+    pub b: Option<f64>,
+    /// The term-frequency factor (BM25's saturation, tf-idf's tf weight).
+    pub tf_weight: f64,
+    /// The normaliser the product is divided by (cosine norms), when there is one.
+    pub norm: Option<f64>,
+    /// This term's share of the score.
+    pub contribution: f64,
+}
+
+/// The lexical facts of an explanation: collection statistics and one row per query term.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermTable {
+    /// Documents in the collection (N).
+    pub n: u64,
+    /// Average document length.
+    pub avgdl: f64,
+    /// Rows in query-term order.
+    pub rows: Vec<TermRow>,
+}
+
+/// One clause of a Boolean query and whether the document satisfies it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClauseMatch {
+    /// The clause as written (`mars`, `"red planet"`, `NOT pluto`).
+    pub clause: String,
+    /// Whether it holds for the document.
+    pub satisfied: bool,
+}
+
+/// One term shared by a query and a document in a learned sparse representation (SPLADE).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SparseTermMatch {
+    /// Vocabulary term.
+    pub term: String,
+    /// Weight in the query vector.
+    pub query_weight: f32,
+    /// Weight in the document vector.
+    pub doc_weight: f32,
+    /// query_weight × doc_weight.
+    pub product: f32,
+    /// True when the term does not occur in the query text (the model added it).
+    pub query_expansion: bool,
+    /// True when the term does not occur in the document text.
+    pub doc_expansion: bool,
+    /// The query input token that produced the term's query weight (max-pooling argmax).
+    pub query_source: Option<String>,
+    /// The document input token that produced the term's document weight.
+    pub doc_source: Option<String>,
+}
+
+/// One query token's best match in a late-interaction (MaxSim) score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenAlignment {
+    /// Query token (word piece).
+    pub query_token: String,
+    /// Position of the query token.
+    pub query_pos: usize,
+    /// Best-matching document token.
+    pub doc_token: String,
+    /// Its position in the document.
+    pub doc_pos: usize,
+    /// Cosine similarity of the pair: this token's share of the score.
+    pub similarity: f32,
+}
+
+/// A fused score's parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FusionPart {
+    /// Input method label.
+    pub method: String,
+    /// Rank in that input (1-based), if the document was in it.
+    pub rank: Option<usize>,
+    /// The input's raw score, if present.
+    pub raw_score: Option<f64>,
+    /// What the fusion formula made of it.
+    pub contribution: f64,
+}
+
+/// Typed facts for drawing an explanation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Detail {
+    /// Nothing beyond the tree.
+    #[default]
+    None,
+    /// Lexical scoring rows (TF-IDF, BM25).
+    Terms(TermTable),
+    /// Boolean clauses satisfied.
+    Clauses {
+        /// Each leaf clause.
+        clauses: Vec<ClauseMatch>,
+    },
+    /// Learned sparse matches.
+    Sparse {
+        /// Shared terms, largest product first.
+        matches: Vec<SparseTermMatch>,
+        /// Top query terms (expansions included) with weights, for display.
+        query_terms: Vec<(String, f32)>,
+    },
+    /// Dense cosine.
+    Dense {
+        /// Cosine between query and document vectors.
+        cosine: f32,
+        /// Rank of this document among all by cosine (1-based).
+        rank_among_all: usize,
+        /// Number of documents compared.
+        of: usize,
+    },
+    /// Late interaction.
+    MaxSim {
+        /// One row per query token.
+        alignments: Vec<TokenAlignment>,
+        /// Query tokens (rows of the matrix).
+        query_tokens: Vec<String>,
+        /// Document tokens (columns).
+        doc_tokens: Vec<String>,
+        /// Similarity matrix, row-major (query × document).
+        matrix: Vec<f32>,
+    },
+    /// Fusion inputs.
+    Fusion {
+        /// One part per input method.
+        parts: Vec<FusionPart>,
+    },
+    /// Rerank movement.
+    Rerank {
+        /// Rank before reranking (1-based).
+        before: Option<usize>,
+        /// Rank after.
+        after: Option<usize>,
+    },
+}
+
+/// Why a document got its score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The method and variant (`BM25 (lucene)`).
+    pub method: String,
+    /// The score; equals what `search` gave.
+    pub value: f64,
+    /// The formula in symbols and words.
+    pub formula: String,
+    /// One sentence a student can read: why this value.
+    pub summary: String,
+    /// The analyzer that produced the terms, for lexical methods.
+    pub analyzer: Option<String>,
+    /// Sub-explanations (e.g. one per term) whose values sum to `value` where the method is a sum.
+    pub children: Vec<Explanation>,
+    /// Typed facts for plots.
+    pub detail: Detail,
+}
+
+impl Explanation {
+    /// A leaf explanation.
+    pub fn new(method: impl Into<String>, value: f64, formula: impl Into<String>, summary: impl Into<String>) -> Self {
+        Self {
+            method: method.into(),
+            value,
+            formula: formula.into(),
+            summary: summary.into(),
+            analyzer: None,
+            children: Vec::new(),
+            detail: Detail::None,
+        }
+    }
+
+    /// Sum of the parts the detail lists (term rows, token maxima, fusion parts, sparse products).
+    /// `None` for methods whose score is not a sum of listed parts.
+    pub fn parts_sum(&self) -> Option<f64> {
+        match &self.detail {
+            Detail::Terms(t) => Some(t.rows.iter().map(|r| r.contribution).sum()),
+            Detail::MaxSim { alignments, .. } => Some(alignments.iter().map(|a| f64::from(a.similarity)).sum()),
+            Detail::Fusion { parts } => Some(parts.iter().map(|p| p.contribution).sum()),
+            Detail::Sparse { matches, .. } => Some(matches.iter().map(|m| f64::from(m.product)).sum()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,358 @@
+//! The scoring formulas, as pure functions of term and collection statistics.
+//!
+//! Retrievers feed them statistics read from the index; lessons feed them the statistics of a
+//! textbook example. Either way the numbers come from this one place.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The BM25 family members RankLens implements, each as its reference library computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Bm25Variant {
+    /// Lucene's `BM25Similarity` (Anserini): idf = ln(1 + (N−n+0.5)/(n+0.5)), no (k1+1) factor.
+    Lucene,
+    /// tantivy's own BM25, run by the engine: Lucene × (k1+1) with one-byte length norms.
+    Tantivy,
+    /// rank_bm25's `BM25Okapi`: RSJ idf, negative idf replaced by ε × mean idf.
+    Okapi,
+    /// bm25s's `robertson`: RSJ idf clamped at 0, no (k1+1) factor.
+    Robertson,
+    /// ATIRE: idf = ln(N/n), tf·(k1+1)/(tf + k1(1−b+b|d|/avgdl)).
+    Atire,
+    /// BM25L (Lv & Zhai): length-normalised tf shifted by δ.
+    Bm25l,
+    /// BM25+ (Lv & Zhai): a lower bound δ for any matching term.
+    Bm25Plus,
+    /// The textbook form: idf = log10(N/n), tf/(k(1−b+b|d|/avgdl)+tf).
+    Textbook,
+}
+
+impl Bm25Variant {
+    /// Every variant, in menu order.
+    pub const ALL: [Bm25Variant; 8] = [
+        Bm25Variant::Lucene,
+        Bm25Variant::Tantivy,
+        Bm25Variant::Okapi,
+        Bm25Variant::Robertson,
+        Bm25Variant::Atire,
+        Bm25Variant::Bm25l,
+        Bm25Variant::Bm25Plus,
+        Bm25Variant::Textbook,
+    ];
+
+    /// Command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bm25Variant::Lucene => "lucene",
+            Bm25Variant::Tantivy => "tantivy",
+            Bm25Variant::Okapi => "okapi",
+            Bm25Variant::Robertson => "robertson",
+            Bm25Variant::Atire => "atire",
+            Bm25Variant::Bm25l => "bm25l",
+            Bm25Variant::Bm25Plus => "bm25+",
+            Bm25Variant::Textbook => "textbook",
+        }
+    }
+
+    /// The parameters the reference library uses by default.
+    pub fn default_params(self) -> Bm25Params {
+        let (k1, b, delta) = match self {
+            Bm25Variant::Lucene | Bm25Variant::Tantivy | Bm25Variant::Textbook => (1.2, 0.75, 0.0),
+            Bm25Variant::Okapi | Bm25Variant::Robertson | Bm25Variant::Atire => (1.5, 0.75, 0.0),
+            Bm25Variant::Bm25l => (1.5, 0.75, 0.5),
+            Bm25Variant::Bm25Plus => (1.5, 0.75, 1.0),
+        };
+        Bm25Params { k1, b, delta, epsilon: 0.25 }
+    }
+
+    /// Whether δ means anything for this variant.
+    pub fn uses_delta(self) -> bool {
+        matches!(self, Bm25Variant::Bm25l | Bm25Variant::Bm25Plus)
+    }
+
+    /// The idf in symbols.
+    pub fn idf_formula(self) -> &'static str {
+        match self {
+            Bm25Variant::Lucene | Bm25Variant::Tantivy => "idf = ln(1 + (N − n + 0.5)/(n + 0.5))",
+            Bm25Variant::Okapi => "idf = ln((N − n + 0.5)/(n + 0.5)), or ε·mean idf where that is negative",
+            Bm25Variant::Robertson => "idf = max(0, ln((N − n + 0.5)/(n + 0.5)))",
+            Bm25Variant::Atire => "idf = ln(N/n)",
+            Bm25Variant::Bm25l => "idf = ln((N + 1)/(n + 0.5))",
+            Bm25Variant::Bm25Plus => "idf = ln((N + 1)/n)",
+            Bm25Variant::Textbook => "idf = log10(N/n)",
+        }
+    }
+
+    /// The whole score in symbols.
+    pub fn formula(self) -> String {
+        let tf = match self {
+            Bm25Variant::Lucene | Bm25Variant::Robertson | Bm25Variant::Textbook => {
+                "tf / (tf + k1·(1 − b + b·|d|/avgdl))"
+            }
+            Bm25Variant::Tantivy => "(k1 + 1)·tf / (tf + k1·(1 − b + b·|d|₈/avgdl)), |d|₈ = one-byte length norm",
+            Bm25Variant::Okapi | Bm25Variant::Atire => "tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))",
+            Bm25Variant::Bm25l => "(k1 + 1)(c + δ)/(k1 + c + δ), c = tf/(1 − b + b·|d|/avgdl)",
+            Bm25Variant::Bm25Plus => "tf·(k1 + 1)/(tf + k1·(1 − b + b·|d|/avgdl)) + δ",
+        };
+        format!("score = Σ_t qtf · idf · {tf};  {}", self.idf_formula())
+    }
+
+    /// idf from N, n and (for `okapi`) the mean raw idf over the vocabulary.
+    pub fn idf(self, n_docs: u64, df: u64, params: &Bm25Params, okapi_mean_idf: f64) -> f64 {
+        let (n, df) = (n_docs as f64, df as f64);
+        if df <= 0.0 {
+            return 0.0;
+        }
+        match self {
+            Bm25Variant::Lucene | Bm25Variant::Tantivy => (1.0 + (n - df + 0.5) / (df + 0.5)).ln(),
+            Bm25Variant::Okapi => {
+                let raw = okapi_raw_idf(n_docs, df as u64);
+                if raw < 0.0 { params.epsilon * okapi_mean_idf } else { raw }
+            }
+            Bm25Variant::Robertson => okapi_raw_idf(n_docs, df as u64).max(0.0),
+            Bm25Variant::Atire => (n / df).ln(),
+            Bm25Variant::Bm25l => ((n + 1.0) / (df + 0.5)).ln(),
+            Bm25Variant::Bm25Plus => ((n + 1.0) / df).ln(),
+            Bm25Variant::Textbook => (n / df).log10(),
+        }
+    }
+
+    /// The term-frequency factor for a document of length `dl`.
+    pub fn tf_weight(self, tf: f64, dl: f64, avgdl: f64, p: &Bm25Params) -> f64 {
+        if tf <= 0.0 {
+            return 0.0;
+        }
+        let len_norm = if avgdl > 0.0 { 1.0 - p.b + p.b * dl / avgdl } else { 1.0 };
+        match self {
+            Bm25Variant::Lucene | Bm25Variant::Robertson | Bm25Variant::Textbook => tf / (tf + p.k1 * len_norm),
+            Bm25Variant::Tantivy | Bm25Variant::Okapi | Bm25Variant::Atire => {
+                tf * (p.k1 + 1.0) / (tf + p.k1 * len_norm)
+            }
+            Bm25Variant::Bm25l => {
+                let c = tf / len_norm;
+                (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta)
+            }
+            Bm25Variant::Bm25Plus => tf * (p.k1 + 1.0) / (tf + p.k1 * len_norm) + p.delta,
+        }
+    }
+}
+
+/// rank_bm25's raw idf: ln(N − n + 0.5) − ln(n + 0.5).
+pub fn okapi_raw_idf(n_docs: u64, df: u64) -> f64 {
+    (n_docs as f64 - df as f64 + 0.5).ln() - (df as f64 + 0.5).ln()
+}
+
+impl fmt::Display for Bm25Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Bm25Variant {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let s = s.to_lowercase();
+        let s = match s.as_str() {
+            "bm25plus" | "bm25p" => "bm25+",
+            "anserini" => "lucene",
+            "rank_bm25" => "okapi",
+            other => other,
+        };
+        Bm25Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Bm25Variant::ALL.iter().map(|v| v.name()).collect();
+            Error::invalid("variant", format!("unknown BM25 variant {s:?}; choose one of {}", names.join(", ")))
+        })
+    }
+}
+
+/// BM25 parameters, changeable per query without re-indexing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bm25Params {
+    /// Term-frequency saturation.
+    pub k1: f64,
+    /// Length normalisation strength (0 = none, 1 = full).
+    pub b: f64,
+    /// BM25L / BM25+ shift.
+    pub delta: f64,
+    /// Okapi's floor factor for negative idf.
+    pub epsilon: f64,
+}
+
+impl Bm25Params {
+    /// Check ranges a user could get wrong, naming the parameter.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.k1.is_finite() && self.k1 >= 0.0) {
+            return Err(Error::invalid("k1", format!("k1 must be ≥ 0, got {}", self.k1)));
+        }
+        if !(self.b.is_finite() && (0.0..=1.0).contains(&self.b)) {
+            return Err(Error::invalid("b", format!("b must be in [0, 1], got {}", self.b)));
+        }
+        if !(self.delta.is_finite() && self.delta >= 0.0) {
+            return Err(Error::invalid("delta", format!("delta must be ≥ 0, got {}", self.delta)));
+        }
+        Ok(())
+    }
+}
+
+/// The TF-IDF variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfIdfVariant {
+    /// tf = raw count, idf = log2(N/df), cosine between the query and document vectors.
+    CosineLog2,
+    /// tf = log10(count + 1), idf = log10(N/df), Σ tf·idf over query terms, divided by |d| unless
+    /// length normalisation is off.
+    Textbook,
+}
+
+impl TfIdfVariant {
+    /// Every variant.
+    pub const ALL: [TfIdfVariant; 2] = [TfIdfVariant::CosineLog2, TfIdfVariant::Textbook];
+
+    /// Command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TfIdfVariant::CosineLog2 => "cosine-log2",
+            TfIdfVariant::Textbook => "textbook",
+        }
+    }
+
+    /// idf for N documents and document frequency df (0 for unseen terms).
+    pub fn idf(self, n_docs: u64, df: u64) -> f64 {
+        if df == 0 {
+            return 0.0;
+        }
+        let ratio = n_docs as f64 / df as f64;
+        match self {
+            TfIdfVariant::CosineLog2 => ratio.log2(),
+            TfIdfVariant::Textbook => ratio.log10(),
+        }
+    }
+
+    /// tf weight of a raw count.
+    pub fn tf_weight(self, tf: f64) -> f64 {
+        match self {
+            TfIdfVariant::CosineLog2 => tf,
+            TfIdfVariant::Textbook => (tf + 1.0).log10(),
+        }
+    }
+
+    /// The formula in symbols.
+    pub fn formula(self, normalize: bool) -> String {
+        match (self, normalize) {
+            (TfIdfVariant::CosineLog2, _) => {
+                "cos(q, d) = Σ_t w(t,q)·w(t,d) / (|q|·|d|),  w = tf · log2(N/df)".to_string()
+            }
+            (TfIdfVariant::Textbook, true) => "score = Σ_t qtf · log10(tf + 1) · log10(N/df) / |d|".to_string(),
+            (TfIdfVariant::Textbook, false) => "score = Σ_t qtf · log10(tf + 1) · log10(N/df)".to_string(),
+        }
+    }
+}
+
+impl fmt::Display for TfIdfVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TfIdfVariant {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        TfIdfVariant::ALL.into_iter().find(|v| v.name() == s.to_lowercase()).ok_or_else(|| {
+            Error::invalid("variant", format!("unknown TF-IDF variant {s:?}; choose cosine-log2 or textbook"))
+        })
+    }
+}
+
+/// Statistics of one term in one document, for scoring by hand (lessons) or from an index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TermStats {
+    /// Documents in the collection.
+    pub n_docs: u64,
+    /// Documents containing the term.
+    pub df: u64,
+    /// Occurrences in the document.
+    pub tf: u32,
+    /// Occurrences in the query.
+    pub qtf: u32,
+    /// Document length.
+    pub dl: f64,
+    /// Average document length.
+    pub avgdl: f64,
+}
+
+/// A BM25 contribution from given statistics: qtf · idf · tf-weight.
+pub fn bm25_contribution(variant: Bm25Variant, stats: &TermStats, params: &Bm25Params, okapi_mean_idf: f64) -> f64 {
+    let idf = variant.idf(stats.n_docs, stats.df, params, okapi_mean_idf);
+    let w = variant.tf_weight(f64::from(stats.tf), stats.dl, stats.avgdl, params);
+    f64::from(stats.qtf) * idf * w
+}
+
+/// The textbook tf-idf contribution without length normalisation: qtf · log10(tf+1) · log10(N/df).
+pub fn tfidf_textbook_contribution(stats: &TermStats) -> f64 {
+    let v = TfIdfVariant::Textbook;
+    f64::from(stats.qtf) * v.tf_weight(f64::from(stats.tf)) * v.idf(stats.n_docs, stats.df)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two-document example of the textbook: N = 100, df(love) = 10, df(tragic) = 5,
+    /// avgdl = 120; d1 |d| = 40 with love×8, tragic×2; d2 |d| = 300 with love×40, tragic×2.
+    fn doc_stats(dl: f64, love: u32, tragic: u32) -> [TermStats; 2] {
+        let s = |df, tf| TermStats { n_docs: 100, df, tf, qtf: 1, dl, avgdl: 120.0 };
+        [s(10, love), s(5, tragic)]
+    }
+
+    fn textbook_bm25(dl: f64, love: u32, tragic: u32, k1: f64, b: f64) -> f64 {
+        let p = Bm25Params { k1, b, delta: 0.0, epsilon: 0.25 };
+        doc_stats(dl, love, tragic).iter().map(|s| bm25_contribution(Bm25Variant::Textbook, s, &p, 0.0)).sum()
+    }
+
+    fn round3(x: f64) -> f64 {
+        (x * 1000.0).round() / 1000.0
+    }
+
+    #[test]
+    fn textbook_tfidf_flips_towards_the_long_document() {
+        let d1: f64 = doc_stats(40.0, 8, 2).iter().map(tfidf_textbook_contribution).sum();
+        let d2: f64 = doc_stats(300.0, 40, 2).iter().map(tfidf_textbook_contribution).sum();
+        assert_eq!((round3(d1), round3(d2)), (1.575, 2.234));
+    }
+
+    #[test]
+    fn textbook_bm25_table() {
+        let cases = [
+            (1.2, 0.75, 1.931, 1.512),
+            (0.0, 0.75, 2.301, 2.301),
+            (1.2, 0.0, 1.683, 1.784),
+            (1.2, 1.0, 2.037, 1.451),
+        ];
+        for (k1, b, d1, d2) in cases {
+            assert_eq!(round3(textbook_bm25(40.0, 8, 2, k1, b)), d1, "d1 k1={k1} b={b}");
+            assert_eq!(round3(textbook_bm25(300.0, 40, 2, k1, b)), d2, "d2 k1={k1} b={b}");
+        }
+    }
+
+    #[test]
+    fn variant_names_parse() {
+        for v in Bm25Variant::ALL {
+            assert_eq!(v.name().parse::<Bm25Variant>().ok(), Some(v));
+        }
+        assert!("bm99".parse::<Bm25Variant>().is_err());
+        assert_eq!("cosine-log2".parse::<TfIdfVariant>().ok(), Some(TfIdfVariant::CosineLog2));
+    }
+
+    #[test]
+    fn params_are_validated_by_name() {
+        let mut p = Bm25Variant::Lucene.default_params();
+        p.b = 1.5;
+        assert!(p.validate().expect_err("b out of range").to_string().starts_with("b:"));
+    }
+}

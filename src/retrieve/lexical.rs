@@ -1,0 +1,346 @@
+//! TF-IDF and BM25 over the sparse index: one scorer, many formulas.
+
+use std::sync::Arc;
+
+use super::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
+use super::{Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable, top_k};
+use crate::corpus::DocId;
+use crate::index::SparseIndex;
+use crate::{Error, Result};
+
+/// Which lexical formula to score with.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum LexicalModel {
+    /// A TF-IDF variant; `normalize` divides by the document vector length (textbook only; cosine
+    /// always normalises).
+    TfIdf {
+        /// Which TF-IDF.
+        variant: TfIdfVariant,
+        /// Divide by |d|.
+        normalize: bool,
+    },
+    /// A BM25 variant computed by RankLens with exact lengths (not `tantivy`, which the engine runs).
+    Bm25 {
+        /// Which BM25.
+        variant: Bm25Variant,
+        /// Its parameters.
+        params: Bm25Params,
+    },
+}
+
+/// A query term prepared once per query.
+#[derive(Debug, Clone)]
+struct PreparedTerm {
+    term: String,
+    qtf: u32,
+    df: u64,
+    idf: f64,
+}
+
+struct PreparedQuery {
+    terms: Vec<PreparedTerm>,
+    /// |q| for cosine.
+    query_norm: f64,
+}
+
+/// Ranks with a TF-IDF or BM25 formula using statistics read from a [`SparseIndex`].
+pub struct LexicalRetriever {
+    index: Arc<SparseIndex>,
+    model: LexicalModel,
+}
+
+/// Unique terms in first-occurrence order with their query counts.
+pub fn query_term_counts(terms: &[String]) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for t in terms {
+        match out.iter_mut().find(|(s, _)| s == t) {
+            Some((_, c)) => *c += 1,
+            None => out.push((t.clone(), 1)),
+        }
+    }
+    out
+}
+
+impl LexicalRetriever {
+    /// A retriever for one formula. `Bm25Variant::Tantivy` is refused: use [`super::TantivyBm25`].
+    pub fn new(index: Arc<SparseIndex>, model: LexicalModel) -> Result<Self> {
+        if let LexicalModel::Bm25 { variant, params } = model {
+            params.validate()?;
+            if variant == Bm25Variant::Tantivy {
+                return Err(Error::invalid("variant", "the tantivy variant is scored by the engine: use TantivyBm25"));
+            }
+        }
+        Ok(Self { index, model })
+    }
+
+    /// The formula in use.
+    pub fn model(&self) -> LexicalModel {
+        self.model
+    }
+
+    fn prepare(&self, text: &str) -> Result<PreparedQuery> {
+        let stats = self.index.stats();
+        let terms = self.index.analyzer().terms(text);
+        let mut prepared = Vec::new();
+        for (term, qtf) in query_term_counts(&terms) {
+            let df = self.index.doc_freq(&term)?;
+            let idf = match self.model {
+                LexicalModel::TfIdf { variant, .. } => variant.idf(stats.n_docs, df),
+                LexicalModel::Bm25 { variant, params } => variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf),
+            };
+            prepared.push(PreparedTerm { term, qtf, df, idf });
+        }
+        let query_norm = prepared.iter().map(|t| (f64::from(t.qtf) * t.idf).powi(2)).sum::<f64>().sqrt();
+        Ok(PreparedQuery { terms: prepared, query_norm })
+    }
+
+    /// (tf weight, normaliser, contribution) of one term in one document.
+    fn score_term(&self, q: &PreparedQuery, t: &PreparedTerm, tf: u32, doc: DocId) -> (f64, Option<f64>, f64) {
+        if tf == 0 {
+            return (0.0, None, 0.0);
+        }
+        let tf = f64::from(tf);
+        match self.model {
+            LexicalModel::Bm25 { variant, params } => {
+                let stats = self.index.stats();
+                let w = variant.tf_weight(tf, f64::from(self.index.doc_len(doc)), stats.avgdl, &params);
+                (w, None, f64::from(t.qtf) * t.idf * w)
+            }
+            LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. } => {
+                let norms = &self.index.norms().cosine_log2;
+                let norm = q.query_norm * norms.get(doc.index()).copied().unwrap_or(0.0);
+                let c = if norm > 0.0 { (f64::from(t.qtf) * t.idf) * (tf * t.idf) / norm } else { 0.0 };
+                (tf, Some(norm), c)
+            }
+            LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize } => {
+                let w = TfIdfVariant::Textbook.tf_weight(tf);
+                let raw = f64::from(t.qtf) * w * t.idf;
+                if normalize {
+                    let norm = self.index.norms().textbook.get(doc.index()).copied().unwrap_or(0.0);
+                    (w, Some(norm), if norm > 0.0 { raw / norm } else { 0.0 })
+                } else {
+                    (w, None, raw)
+                }
+            }
+        }
+    }
+
+    fn formula(&self) -> String {
+        match self.model {
+            LexicalModel::TfIdf { variant, normalize } => variant.formula(normalize),
+            LexicalModel::Bm25 { variant, .. } => variant.formula(),
+        }
+    }
+}
+
+impl Retriever for LexicalRetriever {
+    fn kind(&self) -> MethodKind {
+        match self.model {
+            LexicalModel::TfIdf { .. } => MethodKind::TfIdf,
+            LexicalModel::Bm25 { .. } => MethodKind::Bm25,
+        }
+    }
+
+    fn label(&self) -> String {
+        match self.model {
+            LexicalModel::TfIdf { variant, normalize } => {
+                let norm = if variant == TfIdfVariant::Textbook && !normalize { ", no length norm" } else { "" };
+                format!("TF-IDF ({variant}{norm})")
+            }
+            LexicalModel::Bm25 { variant, params } => {
+                let delta = if variant.uses_delta() { format!(", δ={}", params.delta) } else { String::new() };
+                format!("BM25 ({variant}, k1={}, b={}{delta})", params.k1, params.b)
+            }
+        }
+    }
+
+    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
+        let q = self.prepare(&query.text)?;
+        let n = self.index.num_docs();
+        let mut acc = vec![0.0f64; n];
+        let mut seen = vec![false; n];
+        let mut touched: Vec<DocId> = Vec::new();
+        for t in &q.terms {
+            if t.df == 0 {
+                continue;
+            }
+            self.index.for_each_posting(&t.term, |doc, tf| {
+                let i = doc.index();
+                if i >= n || !query.allows(doc) {
+                    return;
+                }
+                acc[i] += self.score_term(&q, t, tf, doc).2;
+                if !seen[i] {
+                    seen[i] = true;
+                    touched.push(doc);
+                }
+            })?;
+        }
+        let total_matches = touched.len();
+        let hits = touched.into_iter().map(|doc| Hit { doc, score: acc[doc.index()] }).collect();
+        Ok(Ranking { method: self.label(), kind: self.kind(), hits: top_k(hits, k), total_matches, unranked: false })
+    }
+
+    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
+        if doc.index() >= self.index.num_docs() {
+            return Err(Error::invalid("document", format!("{doc} is not in the index")));
+        }
+        if !query.allows(doc) {
+            return Ok(query.filtered_explanation(&self.label()));
+        }
+        let q = self.prepare(&query.text)?;
+        let stats = self.index.stats();
+        let dl = f64::from(self.index.doc_len(doc));
+        let (k1, b) = match self.model {
+            LexicalModel::Bm25 { params, .. } => (Some(params.k1), Some(params.b)),
+            LexicalModel::TfIdf { .. } => (None, None),
+        };
+        let mut rows = Vec::with_capacity(q.terms.len());
+        let mut value = 0.0;
+        for t in &q.terms {
+            let tf = if t.df == 0 { 0 } else { self.index.term_freq(&t.term, doc)? };
+            let (tf_weight, norm, contribution) = self.score_term(&q, t, tf, doc);
+            value += contribution;
+            rows.push(TermRow {
+                term: t.term.clone(),
+                qtf: t.qtf,
+                tf,
+                df: t.df,
+                idf: t.idf,
+                dl,
+                avgdl: stats.avgdl,
+                k1,
+                b,
+                tf_weight,
+                norm,
+                contribution,
+            });
+        }
+        let summary = summarise(&rows, &self.index.analyzer().config().to_string());
+        let mut e = Explanation::new(self.label(), value, self.formula(), summary);
+        e.analyzer = Some(self.index.analyzer().config().to_string());
+        e.children = rows
+            .iter()
+            .filter(|r| r.tf > 0)
+            .map(|r| {
+                Explanation::new(
+                    r.term.clone(),
+                    r.contribution,
+                    format!("tf={} df={} idf={:.4} weight={:.4}", r.tf, r.df, r.idf, r.tf_weight),
+                    "",
+                )
+            })
+            .collect();
+        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows });
+        Ok(e)
+    }
+}
+
+/// One sentence on a lexical score, shared with the tantivy variant.
+pub(crate) fn summarise(rows: &[TermRow], analyzer: &str) -> String {
+    if rows.is_empty() {
+        return format!("The question has no terms left after the `{analyzer}` analyzer (only stop words or punctuation).");
+    }
+    let matched: Vec<&TermRow> = rows.iter().filter(|r| r.tf > 0).collect();
+    let terms = rows.iter().map(|r| r.term.as_str()).collect::<Vec<_>>().join(", ");
+    if matched.is_empty() {
+        let unseen: Vec<&str> = rows.iter().filter(|r| r.df == 0).map(|r| r.term.as_str()).collect();
+        let extra = if unseen.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} occur nowhere in the collection)", unseen.join(", "))
+        };
+        return format!("None of the query terms [{terms}] occur in this passage{extra}, so it scores 0.");
+    }
+    let total: f64 = matched.iter().map(|r| r.contribution).sum();
+    let best = matched.iter().copied().max_by(|a, b| a.contribution.total_cmp(&b.contribution));
+    match best {
+        Some(best) if total > 0.0 => format!(
+            "Matches {} of {} query terms; `{}` contributes most ({:.0}% of the score).",
+            matched.len(),
+            rows.len(),
+            best.term,
+            100.0 * best.contribution / total
+        ),
+        _ => format!("Matches {} of {} query terms, but they carry no weight here.", matched.len(), rows.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{AnalyzerConfig, Preset};
+    use crate::corpus::Corpus;
+    use crate::index::IndexLocation;
+    use crate::progress::NoProgress;
+
+    fn index(config: AnalyzerConfig, docs: &[(&str, &str)]) -> Arc<SparseIndex> {
+        let corpus = Corpus::from_texts("t", docs.iter().copied());
+        Arc::new(SparseIndex::build(&corpus, config, &IndexLocation::Ram, &NoProgress).expect("builds"))
+    }
+
+    const ISRO: [(&str, &str); 4] = [
+        ("D1", "chandrayaan moon south pole landing twenty23"),
+        ("D2", "aditya sun lagrange point solar observatory"),
+        ("D3", "mangalyaan mars orbiter atmosphere mission twenty13"),
+        ("D4", "pslv rocket satellites launch mission orbit"),
+    ];
+
+    fn scores(r: &LexicalRetriever, q: &str) -> Vec<f64> {
+        (0..4).map(|d| r.explain(&QueryContext::new(q), DocId(d)).expect("explains").value).collect()
+    }
+
+    fn round4(v: Vec<f64>) -> Vec<f64> {
+        v.into_iter().map(|x| (x * 10_000.0).round() / 10_000.0).collect()
+    }
+
+    #[test]
+    fn isro_cosine_log2_textbook_values() {
+        let model = LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true };
+        let plain = LexicalRetriever::new(index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO), model).expect("ok");
+        assert_eq!(round4(scores(&plain, "mission mars atmosphere")), [0.0, 0.0, 0.6547, 0.0727]);
+        let stop = AnalyzerConfig::preset(Preset::Whitespace).with_stopwords(true);
+        let stopped = LexicalRetriever::new(index(stop, &ISRO), model).expect("ok");
+        assert_eq!(round4(scores(&stopped, "Which mission explored the Red Planet?")), [0.0, 0.0, 0.2182, 0.2182]);
+    }
+
+    #[test]
+    fn search_scores_equal_explanations_and_rows_sum_to_them() {
+        let idx = index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO);
+        let models = [
+            LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true },
+            LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize: true },
+            LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+            LexicalModel::Bm25 { variant: Bm25Variant::Bm25l, params: Bm25Variant::Bm25l.default_params() },
+        ];
+        for model in models {
+            let r = LexicalRetriever::new(idx.clone(), model).expect("ok");
+            let q = QueryContext::new("mission mars mission orbit");
+            let ranking = r.search(&q, 10).expect("search");
+            assert_eq!(ranking.total_matches, 2);
+            for hit in &ranking.hits {
+                let e = r.explain(&q, hit.doc).expect("explain");
+                assert_eq!(e.value, hit.score, "{}", r.label());
+                assert_eq!(e.parts_sum(), Some(hit.score));
+            }
+            let zero = r.explain(&q, DocId(0)).expect("explain");
+            assert_eq!(zero.value, 0.0);
+            assert!(zero.summary.contains("None of the query terms"), "{}", zero.summary);
+        }
+    }
+
+    #[test]
+    fn filters_remove_documents_and_say_so() {
+        let r = LexicalRetriever::new(
+            index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO),
+            LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+        )
+        .expect("ok");
+        let q = QueryContext::new("mission").with_filter(vec![true, true, false, true], "page = x");
+        let ranking = r.search(&q, 10).expect("search");
+        assert_eq!(ranking.docs(), [DocId(3)]);
+        let e = r.explain(&q, DocId(2)).expect("explain");
+        assert_eq!(e.value, 0.0);
+        assert!(e.summary.contains("page = x"));
+    }
+}

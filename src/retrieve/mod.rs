@@ -1,0 +1,201 @@
+//! Retrievers: every method behind one contract.
+//!
+//! Each retriever ranks with [`Retriever::search`] and justifies with [`Retriever::explain`]; both
+//! call the same scoring code, so an explanation's value is the score the ranking showed, and the
+//! parts it lists sum to it. Explaining a document the method did not retrieve works too: the value
+//! is 0 and the summary says why.
+
+mod boolean;
+mod explanation;
+pub mod formula;
+mod lexical;
+mod tantivy_bm25;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+pub use boolean::{BooleanQuery, BooleanRetriever};
+pub use explanation::{
+    ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
+};
+pub use formula::{Bm25Params, Bm25Variant, TfIdfVariant};
+pub use lexical::{LexicalModel, LexicalRetriever};
+pub use tantivy_bm25::TantivyBm25;
+
+use crate::Result;
+use crate::corpus::DocId;
+
+/// The families of methods RankLens compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodKind {
+    /// Exact set logic over terms.
+    Boolean,
+    /// Vector-space tf-idf.
+    TfIdf,
+    /// Probabilistic BM25 family.
+    Bm25,
+    /// Learned sparse (SPLADE).
+    Splade,
+    /// Dense bi-encoder.
+    Dense,
+    /// Late interaction (MaxSim).
+    LateInteraction,
+    /// Rank fusion of several lists.
+    Fusion,
+    /// Cross-encoder reranking.
+    Rerank,
+    /// Rows from a SQL table.
+    Sql,
+    /// Bindings from a knowledge graph.
+    Graph,
+}
+
+impl MethodKind {
+    /// Display name.
+    pub fn label(self) -> &'static str {
+        match self {
+            MethodKind::Boolean => "Boolean",
+            MethodKind::TfIdf => "TF-IDF",
+            MethodKind::Bm25 => "BM25",
+            MethodKind::Splade => "SPLADE",
+            MethodKind::Dense => "Dense",
+            MethodKind::LateInteraction => "Late interaction",
+            MethodKind::Fusion => "Fusion",
+            MethodKind::Rerank => "Rerank",
+            MethodKind::Sql => "SQL",
+            MethodKind::Graph => "Graph",
+        }
+    }
+}
+
+impl fmt::Display for MethodKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One ranked document.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    /// The document.
+    pub doc: DocId,
+    /// Its score under the method.
+    pub score: f64,
+}
+
+/// What a method returned for a question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ranking {
+    /// The method label with its variant (`BM25 (lucene)`).
+    pub method: String,
+    /// The method family.
+    pub kind: MethodKind,
+    /// Best first; ties broken by ascending DocId. For unranked sets (Boolean) ordered by DocId.
+    pub hits: Vec<Hit>,
+    /// Number of documents that matched at all (may exceed `hits.len()`).
+    pub total_matches: usize,
+    /// True when the order carries no meaning (Boolean sets).
+    pub unranked: bool,
+}
+
+impl Ranking {
+    /// Rank (1-based) of a document in this list.
+    pub fn rank_of(&self, doc: DocId) -> Option<usize> {
+        self.hits.iter().position(|h| h.doc == doc).map(|i| i + 1)
+    }
+
+    /// The documents in order.
+    pub fn docs(&self) -> Vec<DocId> {
+        self.hits.iter().map(|h| h.doc).collect()
+    }
+}
+
+/// Which documents a query may return, after metadata filters.
+pub type DocFilter = Arc<Vec<bool>>;
+
+/// The question, prepared once for every retriever.
+#[derive(Debug, Clone, Default)]
+pub struct QueryContext {
+    /// The question as typed.
+    pub text: String,
+    /// Allowed documents (`None` = all); a filtered-out document scores 0 and says so.
+    pub filter: Option<DocFilter>,
+    /// A description of the filter for explanations (`release >= 4`).
+    pub filter_label: Option<String>,
+}
+
+impl QueryContext {
+    /// A plain question with no filter.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self { text: text.into(), ..Default::default() }
+    }
+
+    /// Restrict results to the documents where `allowed[doc]` is true.
+    pub fn with_filter(mut self, allowed: Vec<bool>, label: impl Into<String>) -> Self {
+        self.filter = Some(Arc::new(allowed));
+        self.filter_label = Some(label.into());
+        self
+    }
+
+    /// May this document be returned?
+    pub fn allows(&self, doc: DocId) -> bool {
+        self.filter.as_ref().is_none_or(|f| f.get(doc.index()).copied().unwrap_or(false))
+    }
+
+    /// The explanation of a document the filter removed.
+    pub fn filtered_explanation(&self, method: &str) -> Explanation {
+        Explanation::new(
+            method,
+            0.0,
+            "—",
+            format!("Excluded by the filter `{}` before ranking.", self.filter_label.as_deref().unwrap_or("?")),
+        )
+    }
+}
+
+/// The contract every method implements.
+pub trait Retriever: Send + Sync {
+    /// The method family.
+    fn kind(&self) -> MethodKind;
+    /// Label with variant and parameters that matter (`BM25 (lucene, k1=0.9, b=0.4)`).
+    fn label(&self) -> String;
+    /// Best first; ties broken by ascending DocId.
+    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking>;
+    /// Why `doc` has the score `search` gives it — also for documents outside the top k (value 0
+    /// and the reason), so the app can answer "why didn't this method find X?".
+    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation>;
+}
+
+/// Keep the k best (score desc, DocId asc) of scored candidates, sorted.
+pub fn top_k(mut scored: Vec<Hit>, k: usize) -> Vec<Hit> {
+    let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
+    if scored.len() > k && k > 0 {
+        scored.select_nth_unstable_by(k - 1, order);
+        scored.truncate(k);
+    } else if k == 0 {
+        scored.clear();
+    }
+    scored.sort_unstable_by(order);
+    scored
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(d: u32, s: f64) -> Hit {
+        Hit { doc: DocId(d), score: s }
+    }
+
+    #[test]
+    fn top_k_orders_by_score_then_doc() {
+        let hits = vec![hit(3, 1.0), hit(1, 2.0), hit(2, 1.0), hit(0, 1.0), hit(4, 0.5)];
+        let top = top_k(hits.clone(), 3);
+        assert_eq!(top.iter().map(|h| h.doc.0).collect::<Vec<_>>(), [1, 0, 2]);
+        assert_eq!(top_k(hits.clone(), 10).len(), 5);
+        assert!(top_k(hits, 0).is_empty());
+    }
+}
