@@ -19,11 +19,29 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod analysis;
+pub mod cli;
+pub mod compare;
+pub mod config;
 pub mod corpus;
+pub mod engine;
 pub mod error;
 pub mod eval;
+#[cfg(feature = "gui")]
+pub mod gui;
 pub mod index;
 pub mod progress;
 pub mod retrieve;
+pub mod structured;
 
 pub use error::{Error, Result};
+
+/// The folder where RankLens keeps large indexes, caches and judgements: `$RANKLENS_WORKSPACE`, or
+/// the per-user data folder (`~/.local/share/ranklens` on Linux).
+pub fn workspace_dir() -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("RANKLENS_WORKSPACE") {
+        return dir.into();
+    }
+    dirs::data_local_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("ranklens")
+}

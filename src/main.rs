@@ -1,1 +1,32 @@
-fn main() {}
+//! The `ranklens` binary: a subcommand runs the CLI; no subcommand opens the desktop app.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = ranklens::cli::Cli::parse();
+    match cli.command {
+        Some(command) => ranklens::cli::run(command),
+        None => open_app(),
+    }
+}
+
+#[cfg(feature = "gui")]
+fn open_app() -> ExitCode {
+    match ranklens::gui::run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(not(feature = "gui"))]
+fn open_app() -> ExitCode {
+    eprintln!(
+        "this build has no desktop app (built without the `gui` feature); see `ranklens --help`"
+    );
+    ExitCode::from(2)
+}

@@ -52,9 +52,15 @@ impl Preset {
 impl FromStr for Preset {
     type Err = crate::Error;
     fn from_str(s: &str) -> crate::Result<Self> {
-        Preset::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
-            crate::Error::invalid("analyzer", format!("unknown analyzer {s:?}; choose whitespace, standard or english"))
-        })
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                crate::Error::invalid(
+                    "analyzer",
+                    format!("unknown analyzer {s:?}; choose whitespace, standard or english"),
+                )
+            })
     }
 }
 
@@ -70,7 +76,10 @@ pub struct AnalyzerConfig {
 impl AnalyzerConfig {
     /// A preset with its default stop-word setting.
     pub fn preset(preset: Preset) -> Self {
-        Self { preset, stopwords: preset.default_stopwords() }
+        Self {
+            preset,
+            stopwords: preset.default_stopwords(),
+        }
     }
 
     /// The preset with stop-word removal set explicitly.
@@ -138,7 +147,10 @@ impl Analyzer {
             (true, Preset::English) => LUCENE_ENGLISH,
             (true, _) => GENERAL_ENGLISH,
         };
-        Self { config, stop: Arc::new(list.iter().copied().collect()) }
+        Self {
+            config,
+            stop: Arc::new(list.iter().copied().collect()),
+        }
     }
 
     /// The configuration this analyzer implements.
@@ -170,7 +182,12 @@ impl Analyzer {
             if self.config.preset == Preset::English {
                 term = porter_stem(&term);
             }
-            out.push(AnalyzedToken { text: term, position, offset_from, offset_to: offset_from + word.len() });
+            out.push(AnalyzedToken {
+                text: term,
+                position,
+                offset_from,
+                offset_to: offset_from + word.len(),
+            });
         }
         out
     }
@@ -217,26 +234,38 @@ mod tests {
     fn whitespace_strips_surrounding_punctuation_only() {
         let c = AnalyzerConfig::preset(Preset::Whitespace);
         assert_eq!(terms(c, "What is E140?"), ["what", "is", "e140"]);
-        assert_eq!(terms(c, "(e2e-encrypt) loads, v4.2."), ["e2e-encrypt", "loads", "v4.2"]);
+        assert_eq!(
+            terms(c, "(e2e-encrypt) loads, v4.2."),
+            ["e2e-encrypt", "loads", "v4.2"]
+        );
         assert_eq!(terms(c, " -- "), Vec::<String>::new());
     }
 
     #[test]
     fn whitespace_with_stopwords_removes_question_words() {
         let c = AnalyzerConfig::preset(Preset::Whitespace).with_stopwords(true);
-        assert_eq!(terms(c, "Which mission explored the Red Planet?"), ["mission", "explored", "red", "planet"]);
+        assert_eq!(
+            terms(c, "Which mission explored the Red Planet?"),
+            ["mission", "explored", "red", "planet"]
+        );
     }
 
     #[test]
     fn standard_splits_unicode_words() {
         let c = AnalyzerConfig::preset(Preset::Standard);
-        assert_eq!(terms(c, "The e2e-encrypt plugin, Café's 4.2!"), ["the", "e2e", "encrypt", "plugin", "café's", "4.2"]);
+        assert_eq!(
+            terms(c, "The e2e-encrypt plugin, Café's 4.2!"),
+            ["the", "e2e", "encrypt", "plugin", "café's", "4.2"]
+        );
     }
 
     #[test]
     fn english_stems_and_drops_lucene_stopwords_and_possessives() {
         let c = AnalyzerConfig::preset(Preset::English);
-        assert_eq!(terms(c, "The patient's caches are expiring"), ["patient", "cach", "expir"]);
+        assert_eq!(
+            terms(c, "The patient's caches are expiring"),
+            ["patient", "cach", "expir"]
+        );
         // "which" is not in Lucene's list, so it stays (stemmed form of itself).
         assert_eq!(terms(c, "which"), ["which"]);
     }
@@ -246,12 +275,21 @@ mod tests {
         let a = Analyzer::new(AnalyzerConfig::preset(Preset::English));
         let toks = a.tokens("sign in again");
         assert_eq!(toks.iter().map(|t| t.position).collect::<Vec<_>>(), [0, 2]);
-        assert_eq!(&"sign in again"[toks[1].offset_from..toks[1].offset_to], "again");
+        assert_eq!(
+            &"sign in again"[toks[1].offset_from..toks[1].offset_to],
+            "again"
+        );
     }
 
     #[test]
     fn config_names_round_trip() {
-        for s in ["english", "whitespace", "standard+stop", "english-nostop", "whitespace+stop"] {
+        for s in [
+            "english",
+            "whitespace",
+            "standard+stop",
+            "english-nostop",
+            "whitespace+stop",
+        ] {
             let c: AnalyzerConfig = s.parse().expect("valid name");
             assert_eq!(c.to_string(), s);
         }

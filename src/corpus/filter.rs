@@ -80,17 +80,26 @@ impl std::str::FromStr for FieldFilter {
                 if field.is_empty() || value.is_empty() {
                     break;
                 }
-                return Ok(FieldFilter { field: field.to_string(), op, value: value.to_string() });
+                return Ok(FieldFilter {
+                    field: field.to_string(),
+                    op,
+                    value: value.to_string(),
+                });
             }
         }
-        Err(Error::invalid("filter", format!("{s:?} is not `field op value` (op: = != < <= > >= ~), e.g. `release >= 4`")))
+        Err(Error::invalid(
+            "filter",
+            format!("{s:?} is not `field op value` (op: = != < <= > >= ~), e.g. `release >= 4`"),
+        ))
     }
 }
 
 impl FieldFilter {
     /// Does the document satisfy the condition? A document without the field does not.
     pub fn matches(&self, doc: &Doc) -> bool {
-        let Some(v) = doc.fields.get(&self.field) else { return false };
+        let Some(v) = doc.fields.get(&self.field) else {
+            return false;
+        };
         if self.op == CompareOp::Contains {
             return v.to_lowercase().contains(&self.value.to_lowercase());
         }
@@ -121,7 +130,10 @@ pub fn compare_versions(a: &str, b: &str) -> Option<Ordering> {
     let (a, b) = (version_parts(a)?, version_parts(b)?);
     let n = a.len().max(b.len());
     for i in 0..n {
-        let (x, y) = (a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0));
+        let (x, y) = (
+            a.get(i).copied().unwrap_or(0),
+            b.get(i).copied().unwrap_or(0),
+        );
         match x.cmp(&y) {
             Ordering::Equal => continue,
             other => return Some(other),
@@ -148,7 +160,12 @@ mod tests {
     fn doc(release: &str) -> Doc {
         let mut fields = BTreeMap::new();
         fields.insert("release".to_string(), release.to_string());
-        Doc { id: "d".into(), title: String::new(), text: "t".into(), fields }
+        Doc {
+            id: "d".into(),
+            title: String::new(),
+            text: "t".into(),
+            fields,
+        }
     }
 
     #[test]

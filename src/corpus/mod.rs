@@ -15,10 +15,12 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use filter::{CompareOp, FieldFilter, compare_versions};
-pub use load::{Format, LoadOptions, Split, load};
+pub use load::{Format, LoadOptions, Split, load, load_questions_tsv};
 
 /// Internal document number: the position in load order, stable across runs for the same input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
 pub struct DocId(pub u32);
 
 impl DocId {
@@ -67,6 +69,15 @@ pub struct Query {
     pub text: String,
 }
 
+/// Structured queries that answer a shipped question where text search cannot.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueryTemplates {
+    /// A SQL statement over the corpus's tables.
+    pub sql: Option<String>,
+    /// A knowledge-graph pattern.
+    pub graph: Option<String>,
+}
+
 /// A problem found while loading, with where it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadWarning {
@@ -102,7 +113,11 @@ pub struct LoadReport {
 
 impl LoadReport {
     fn warn(&mut self, file: &Path, line: Option<usize>, message: impl Into<String>) {
-        self.warnings.push(LoadWarning { file: file.to_path_buf(), line, message: message.into() });
+        self.warnings.push(LoadWarning {
+            file: file.to_path_buf(),
+            line,
+            message: message.into(),
+        });
     }
 
     fn skip(&mut self, file: &Path, line: Option<usize>, message: impl Into<String>) {
@@ -137,6 +152,8 @@ pub struct Corpus {
     pub queries: Vec<Query>,
     /// Judgements shipped with the corpus.
     pub qrels: Option<crate::eval::Qrels>,
+    /// SQL templates and graph patterns tied to shipped questions, by query id.
+    pub templates: BTreeMap<String, QueryTemplates>,
     /// What happened while loading.
     pub report: LoadReport,
 }
@@ -144,10 +161,17 @@ pub struct Corpus {
 impl Corpus {
     /// A corpus from documents already in memory. Duplicate ids keep the first and are reported.
     pub fn from_docs(name: impl Into<String>, docs: impl IntoIterator<Item = Doc>) -> Self {
-        let mut corpus = Corpus { name: name.into(), ..Default::default() };
+        let mut corpus = Corpus {
+            name: name.into(),
+            ..Default::default()
+        };
         for doc in docs {
             if corpus.by_id.contains_key(&doc.id) {
-                corpus.report.skip(Path::new("<memory>"), None, format!("duplicate id {:?} skipped", doc.id));
+                corpus.report.skip(
+                    Path::new("<memory>"),
+                    None,
+                    format!("duplicate id {:?} skipped", doc.id),
+                );
                 continue;
             }
             corpus.push(doc);
@@ -192,7 +216,10 @@ impl Corpus {
 
     /// The external id of a document, or `?` for an id outside the corpus.
     pub fn external_id(&self, id: DocId) -> &str {
-        self.docs.get(id.index()).map(|d| d.id.as_str()).unwrap_or("?")
+        self.docs
+            .get(id.index())
+            .map(|d| d.id.as_str())
+            .unwrap_or("?")
     }
 
     /// Internal id for an external id.
@@ -207,7 +234,10 @@ impl Corpus {
 
     /// Every (DocId, Doc) pair.
     pub fn iter(&self) -> impl Iterator<Item = (DocId, &Doc)> {
-        self.docs.iter().enumerate().map(|(i, d)| (DocId(i as u32), d))
+        self.docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (DocId(i as u32), d))
     }
 
     /// A hash of every document's id, title, text and fields in order: two corpora with the same
@@ -236,7 +266,11 @@ impl Corpus {
 
     /// Distinct values of a field, sorted, for filter menus.
     pub fn field_values(&self, field: &str) -> Vec<String> {
-        let mut values: Vec<String> = self.docs.iter().filter_map(|d| d.fields.get(field).cloned()).collect();
+        let mut values: Vec<String> = self
+            .docs
+            .iter()
+            .filter_map(|d| d.fields.get(field).cloned())
+            .collect();
         values.sort();
         values.dedup();
         values
@@ -244,7 +278,11 @@ impl Corpus {
 
     /// Every field name used by some document, sorted.
     pub fn field_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.docs.iter().flat_map(|d| d.fields.keys().cloned()).collect();
+        let mut names: Vec<String> = self
+            .docs
+            .iter()
+            .flat_map(|d| d.fields.keys().cloned())
+            .collect();
         names.sort();
         names.dedup();
         names

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tantivy::directory::{MmapDirectory, RamDirectory};
 use tantivy::postings::Postings;
-use tantivy::schema::{Field, IndexRecordOption, NumericOptions, STORED, Schema, TextFieldIndexing, TextOptions, Value};
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, STORED, Schema, TextFieldIndexing, TextOptions, Value,
+};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{DocSet, Index, IndexReader, Searcher, TERMINATED, TantivyDocument, Term};
 
@@ -84,7 +86,10 @@ pub struct SparseIndex {
 
 impl std::fmt::Debug for SparseIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SparseIndex").field("analyzer", &self.analyzer.config()).field("stats", &self.stats).finish()
+        f.debug_struct("SparseIndex")
+            .field("analyzer", &self.analyzer.config())
+            .field("stats", &self.stats)
+            .finish()
     }
 }
 
@@ -99,20 +104,37 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let indexing =
-        TextFieldIndexing::default().set_tokenizer(TOKENIZER_NAME).set_index_option(IndexRecordOption::WithFreqsAndPositions);
-    let body = b.add_text_field("body", TextOptions::default().set_indexing_options(indexing));
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER_NAME)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    let body = b.add_text_field(
+        "body",
+        TextOptions::default().set_indexing_options(indexing),
+    );
     let len = b.add_u64_field("len", NumericOptions::default().set_fast());
     let id = b.add_text_field("id", STORED);
     let title = b.add_text_field("title", STORED);
     let text = b.add_text_field("text", STORED);
     let meta = b.add_text_field("meta", STORED);
-    (b.build(), Fields { body, len, id, title, text, meta })
+    (
+        b.build(),
+        Fields {
+            body,
+            len,
+            id,
+            title,
+            text,
+            meta,
+        },
+    )
 }
 
 fn tokenizers(analyzer: &Analyzer) -> TokenizerManager {
     let manager = TokenizerManager::default();
-    manager.register(TOKENIZER_NAME, tokenizer::AnalyzerTokenizer::new(analyzer.clone()));
+    manager.register(
+        TOKENIZER_NAME,
+        tokenizer::AnalyzerTokenizer::new(analyzer.clone()),
+    );
     manager
 }
 
@@ -126,10 +148,14 @@ impl SparseIndex {
     ) -> Result<SparseIndex> {
         let analyzer = Analyzer::new(config);
         let (schema, f) = schema();
-        let builder = Index::builder().schema(schema).tokenizers(tokenizers(&analyzer));
+        let builder = Index::builder()
+            .schema(schema)
+            .tokenizers(tokenizers(&analyzer));
         let store = matches!(location, IndexLocation::Dir(_));
         let mut writer = match location {
-            IndexLocation::Ram => builder.single_segment_index_writer(RamDirectory::create(), 50_000_000)?,
+            IndexLocation::Ram => {
+                builder.single_segment_index_writer(RamDirectory::create(), 50_000_000)?
+            }
             IndexLocation::Dir(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
                 if dir.join("meta.json").exists() {
@@ -138,7 +164,8 @@ impl SparseIndex {
                         "an index already exists here; choose an empty folder or delete it first",
                     ));
                 }
-                let mmap = MmapDirectory::open(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+                let mmap = MmapDirectory::open(dir)
+                    .map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
                 builder.single_segment_index_writer(mmap, 50_000_000)?
             }
         };
@@ -153,7 +180,10 @@ impl SparseIndex {
                 d.add_text(f.id, &doc.id);
                 d.add_text(f.title, &doc.title);
                 d.add_text(f.text, &doc.text);
-                d.add_text(f.meta, serde_json::to_string(&doc.fields).unwrap_or_default());
+                d.add_text(
+                    f.meta,
+                    serde_json::to_string(&doc.fields).unwrap_or_default(),
+                );
             }
             writer.add_document(d)?;
             if i % 256 == 255 {
@@ -173,7 +203,8 @@ impl SparseIndex {
                 n_docs: corpus.len() as u64,
             };
             let path = dir.join(META_FILE);
-            let json = serde_json::to_string_pretty(&meta).map_err(|e| Error::Index(e.to_string()))?;
+            let json =
+                serde_json::to_string_pretty(&meta).map_err(|e| Error::Index(e.to_string()))?;
             std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
         }
         Self::from_index(index, analyzer, f.body, f.len, progress)
@@ -183,17 +214,28 @@ impl SparseIndex {
     pub fn open(dir: &Path, progress: &dyn Progress) -> Result<(SparseIndex, Corpus)> {
         let meta_path = dir.join(META_FILE);
         let bytes = std::fs::read(&meta_path).map_err(|e| Error::io(&meta_path, e))?;
-        let meta: IndexMeta = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::invalid(meta_path.display().to_string(), format!("not a RankLens index: {e}")))?;
+        let meta: IndexMeta = serde_json::from_slice(&bytes).map_err(|e| {
+            Error::invalid(
+                meta_path.display().to_string(),
+                format!("not a RankLens index: {e}"),
+            )
+        })?;
         let analyzer = Analyzer::new(meta.analyzer);
-        let mut index = Index::open_in_dir(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+        let mut index =
+            Index::open_in_dir(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
         index.set_tokenizers(tokenizers(&analyzer));
         let (_, f) = schema();
         let opened = Self::from_index(index, analyzer, f.body, f.len, progress)?;
         let mut docs = Vec::with_capacity(opened.doc_lens.len());
         for doc in 0..opened.doc_lens.len() as u32 {
             let stored: TantivyDocument = opened.searcher.doc(tantivy::DocAddress::new(0, doc))?;
-            let get = |field: Field| stored.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string();
+            let get = |field: Field| {
+                stored
+                    .get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+                    .to_string()
+            };
             docs.push(Doc {
                 id: get(f.id),
                 title: get(f.title),
@@ -204,22 +246,36 @@ impl SparseIndex {
         let mut corpus = Corpus::from_docs(meta.corpus_name, docs);
         corpus.source = Some(dir.to_path_buf());
         if corpus.fingerprint() != meta.fingerprint {
-            return Err(Error::invalid(dir.display().to_string(), "stored documents do not match the index metadata"));
+            return Err(Error::invalid(
+                dir.display().to_string(),
+                "stored documents do not match the index metadata",
+            ));
         }
         Ok((opened, corpus))
     }
 
-    fn from_index(index: Index, analyzer: Analyzer, body: Field, len: Field, progress: &dyn Progress) -> Result<Self> {
+    fn from_index(
+        index: Index,
+        analyzer: Analyzer,
+        body: Field,
+        len: Field,
+        progress: &dyn Progress,
+    ) -> Result<Self> {
         let reader = index.reader()?;
         let searcher = reader.searcher();
         let segments = searcher.segment_readers();
         if segments.len() > 1 {
-            return Err(Error::Index(format!("expected one segment, found {}", segments.len())));
+            return Err(Error::Index(format!(
+                "expected one segment, found {}",
+                segments.len()
+            )));
         }
         let mut doc_lens = Vec::new();
         if let Some(segment) = segments.first() {
             let column = segment.fast_fields().u64("len")?;
-            doc_lens = (0..segment.max_doc()).map(|d| column.first(d).unwrap_or(0) as u32).collect();
+            doc_lens = (0..segment.max_doc())
+                .map(|d| column.first(d).unwrap_or(0) as u32)
+                .collect();
         }
         let _ = len;
         let n_docs = doc_lens.len() as u64;
@@ -227,15 +283,25 @@ impl SparseIndex {
         let mut stats = CollectionStats {
             n_docs,
             total_tokens,
-            avgdl: if n_docs == 0 { 0.0 } else { total_tokens as f64 / n_docs as f64 },
+            avgdl: if n_docs == 0 {
+                0.0
+            } else {
+                total_tokens as f64 / n_docs as f64
+            },
             vocabulary: 0,
             okapi_mean_idf: 0.0,
         };
-        let mut norms = DocNorms { cosine_log2: vec![0.0; doc_lens.len()], textbook: vec![0.0; doc_lens.len()] };
+        let mut norms = DocNorms {
+            cosine_log2: vec![0.0; doc_lens.len()],
+            textbook: vec![0.0; doc_lens.len()],
+        };
         if let Some(segment) = segments.first() {
             progress.stage("collection statistics", 0);
             let inverted = segment.inverted_index(body)?;
-            let mut stream = inverted.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
+            let mut stream = inverted
+                .terms()
+                .stream()
+                .map_err(|e| Error::Index(e.to_string()))?;
             let mut idf_sum = 0.0;
             while stream.advance() {
                 check_cancel(progress)?;
@@ -257,12 +323,29 @@ impl SparseIndex {
                     doc = postings.advance();
                 }
             }
-            stats.okapi_mean_idf = if stats.vocabulary == 0 { 0.0 } else { idf_sum / stats.vocabulary as f64 };
-            for v in norms.cosine_log2.iter_mut().chain(norms.textbook.iter_mut()) {
+            stats.okapi_mean_idf = if stats.vocabulary == 0 {
+                0.0
+            } else {
+                idf_sum / stats.vocabulary as f64
+            };
+            for v in norms
+                .cosine_log2
+                .iter_mut()
+                .chain(norms.textbook.iter_mut())
+            {
                 *v = v.sqrt();
             }
         }
-        Ok(SparseIndex { analyzer, index, _reader: reader, searcher, body, doc_lens, stats, norms })
+        Ok(SparseIndex {
+            analyzer,
+            index,
+            _reader: reader,
+            searcher,
+            body,
+            doc_lens,
+            stats,
+            norms,
+        })
     }
 
     /// The analyzer the index was built with.
@@ -308,15 +391,23 @@ impl SparseIndex {
 
     /// Documents containing an (analysed) term.
     pub fn doc_freq(&self, term: &str) -> Result<u64> {
-        let Some(inv) = self.inverted()? else { return Ok(0) };
-        Ok(u64::from(inv.doc_freq(&self.term(term)).map_err(|e| Error::Index(e.to_string()))?))
+        let Some(inv) = self.inverted()? else {
+            return Ok(0);
+        };
+        Ok(u64::from(
+            inv.doc_freq(&self.term(term))
+                .map_err(|e| Error::Index(e.to_string()))?,
+        ))
     }
 
     /// Call `f(doc, tf)` for every posting of a term, in DocId order. Returns the document frequency.
     pub fn for_each_posting(&self, term: &str, mut f: impl FnMut(DocId, u32)) -> Result<u64> {
-        let Some(inv) = self.inverted()? else { return Ok(0) };
-        let Some(mut postings) =
-            inv.read_postings(&self.term(term), IndexRecordOption::WithFreqs).map_err(|e| Error::Index(e.to_string()))?
+        let Some(inv) = self.inverted()? else {
+            return Ok(0);
+        };
+        let Some(mut postings) = inv
+            .read_postings(&self.term(term), IndexRecordOption::WithFreqs)
+            .map_err(|e| Error::Index(e.to_string()))?
         else {
             return Ok(0);
         };
@@ -336,7 +427,9 @@ impl SparseIndex {
 
     /// Positions of a term in one document (empty when absent).
     pub fn positions(&self, term: &str, doc: DocId) -> Result<Vec<u32>> {
-        let Some(inv) = self.inverted()? else { return Ok(Vec::new()) };
+        let Some(inv) = self.inverted()? else {
+            return Ok(Vec::new());
+        };
         let Some(mut postings) = inv
             .read_postings(&self.term(term), IndexRecordOption::WithFreqsAndPositions)
             .map_err(|e| Error::Index(e.to_string()))?
@@ -360,18 +453,28 @@ impl SparseIndex {
 
     /// Every term with its document frequency, in term order.
     pub fn vocabulary(&self) -> Result<Vec<(String, u64)>> {
-        let Some(inv) = self.inverted()? else { return Ok(Vec::new()) };
-        let mut stream = inv.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
+        let Some(inv) = self.inverted()? else {
+            return Ok(Vec::new());
+        };
+        let mut stream = inv
+            .terms()
+            .stream()
+            .map_err(|e| Error::Index(e.to_string()))?;
         let mut out = Vec::new();
         while stream.advance() {
-            out.push((String::from_utf8_lossy(stream.key()).into_owned(), u64::from(stream.value().doc_freq)));
+            out.push((
+                String::from_utf8_lossy(stream.key()).into_owned(),
+                u64::from(stream.value().doc_freq),
+            ));
         }
         Ok(out)
     }
 
     /// The length tantivy itself uses for a document: its one-byte norm, decoded.
     pub fn tantivy_doc_len(&self, doc: DocId) -> Result<u32> {
-        let Some(segment) = self.searcher.segment_readers().first() else { return Ok(0) };
+        let Some(segment) = self.searcher.segment_readers().first() else {
+            return Ok(0);
+        };
         let reader = segment.get_fieldnorms_reader(self.body)?;
         Ok(reader.fieldnorm(doc.0))
     }
@@ -397,15 +500,26 @@ mod tests {
 
     #[test]
     fn statistics_are_exact() {
-        let idx = SparseIndex::build(&isro(), AnalyzerConfig::preset(Preset::Whitespace), &IndexLocation::Ram, &NoProgress)
-            .expect("builds");
+        let idx = SparseIndex::build(
+            &isro(),
+            AnalyzerConfig::preset(Preset::Whitespace),
+            &IndexLocation::Ram,
+            &NoProgress,
+        )
+        .expect("builds");
         assert_eq!(idx.stats().n_docs, 4);
         assert_eq!(idx.stats().total_tokens, 24);
         assert_eq!(idx.stats().avgdl, 6.0);
         assert_eq!(idx.stats().vocabulary, 23);
         assert_eq!(idx.doc_freq("mission").expect("df"), 2);
-        assert_eq!(idx.postings("mission").expect("postings"), [(DocId(2), 1), (DocId(3), 1)]);
-        assert_eq!(idx.positions("atmosphere", DocId(2)).expect("positions"), [3]);
+        assert_eq!(
+            idx.postings("mission").expect("postings"),
+            [(DocId(2), 1), (DocId(3), 1)]
+        );
+        assert_eq!(
+            idx.positions("atmosphere", DocId(2)).expect("positions"),
+            [3]
+        );
         assert_eq!(idx.doc_freq("pluto").expect("df"), 0);
         // |D3| with w = tf·log2(4/df): five terms of idf 2 and `mission` of idf 1 → √21.
         assert!((idx.norms().cosine_log2[2] - 21f64.sqrt()).abs() < 1e-12);
@@ -416,14 +530,24 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("idx");
         let corpus = isro();
-        let built = SparseIndex::build(&corpus, AnalyzerConfig::default(), &IndexLocation::Dir(path.clone()), &NoProgress)
-            .expect("builds");
+        let built = SparseIndex::build(
+            &corpus,
+            AnalyzerConfig::default(),
+            &IndexLocation::Dir(path.clone()),
+            &NoProgress,
+        )
+        .expect("builds");
         drop(built);
         let (idx, reopened) = SparseIndex::open(&path, &NoProgress).expect("opens");
         assert_eq!(reopened.fingerprint(), corpus.fingerprint());
         assert_eq!(idx.analyzer().config(), AnalyzerConfig::default());
         assert_eq!(idx.doc_freq("mission").expect("df"), 2);
-        let again = SparseIndex::build(&corpus, AnalyzerConfig::default(), &IndexLocation::Dir(path), &NoProgress);
+        let again = SparseIndex::build(
+            &corpus,
+            AnalyzerConfig::default(),
+            &IndexLocation::Dir(path),
+            &NoProgress,
+        );
         assert!(again.is_err(), "refuses to overwrite an existing index");
     }
 }

@@ -18,7 +18,10 @@ pub struct AnalyzerTokenizer {
 impl AnalyzerTokenizer {
     /// Wrap an analyzer.
     pub fn new(analyzer: Analyzer) -> Self {
-        Self { analyzer, token: Token::default() }
+        Self {
+            analyzer,
+            token: Token::default(),
+        }
     }
 }
 
@@ -33,7 +36,10 @@ impl Tokenizer for AnalyzerTokenizer {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> AnalyzerTokenStream<'a> {
         self.token.reset();
-        AnalyzerTokenStream { tokens: self.analyzer.tokens(text).into_iter(), token: &mut self.token }
+        AnalyzerTokenStream {
+            tokens: self.analyzer.tokens(text).into_iter(),
+            token: &mut self.token,
+        }
     }
 }
 

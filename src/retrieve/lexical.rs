@@ -3,7 +3,10 @@
 use std::sync::Arc;
 
 use super::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
-use super::{Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable, top_k};
+use super::{
+    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable,
+    top_k,
+};
 use crate::corpus::DocId;
 use crate::index::SparseIndex;
 use crate::{Error, Result};
@@ -67,7 +70,10 @@ impl LexicalRetriever {
         if let LexicalModel::Bm25 { variant, params } = model {
             params.validate()?;
             if variant == Bm25Variant::Tantivy {
-                return Err(Error::invalid("variant", "the tantivy variant is scored by the engine: use TantivyBm25"));
+                return Err(Error::invalid(
+                    "variant",
+                    "the tantivy variant is scored by the engine: use TantivyBm25",
+                ));
             }
         }
         Ok(Self { index, model })
@@ -86,16 +92,31 @@ impl LexicalRetriever {
             let df = self.index.doc_freq(&term)?;
             let idf = match self.model {
                 LexicalModel::TfIdf { variant, .. } => variant.idf(stats.n_docs, df),
-                LexicalModel::Bm25 { variant, params } => variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf),
+                LexicalModel::Bm25 { variant, params } => {
+                    variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf)
+                }
             };
             prepared.push(PreparedTerm { term, qtf, df, idf });
         }
-        let query_norm = prepared.iter().map(|t| (f64::from(t.qtf) * t.idf).powi(2)).sum::<f64>().sqrt();
-        Ok(PreparedQuery { terms: prepared, query_norm })
+        let query_norm = prepared
+            .iter()
+            .map(|t| (f64::from(t.qtf) * t.idf).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        Ok(PreparedQuery {
+            terms: prepared,
+            query_norm,
+        })
     }
 
     /// (tf weight, normaliser, contribution) of one term in one document.
-    fn score_term(&self, q: &PreparedQuery, t: &PreparedTerm, tf: u32, doc: DocId) -> (f64, Option<f64>, f64) {
+    fn score_term(
+        &self,
+        q: &PreparedQuery,
+        t: &PreparedTerm,
+        tf: u32,
+        doc: DocId,
+    ) -> (f64, Option<f64>, f64) {
         if tf == 0 {
             return (0.0, None, 0.0);
         }
@@ -103,20 +124,37 @@ impl LexicalRetriever {
         match self.model {
             LexicalModel::Bm25 { variant, params } => {
                 let stats = self.index.stats();
-                let w = variant.tf_weight(tf, f64::from(self.index.doc_len(doc)), stats.avgdl, &params);
+                let w =
+                    variant.tf_weight(tf, f64::from(self.index.doc_len(doc)), stats.avgdl, &params);
                 (w, None, f64::from(t.qtf) * t.idf * w)
             }
-            LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. } => {
+            LexicalModel::TfIdf {
+                variant: TfIdfVariant::CosineLog2,
+                ..
+            } => {
                 let norms = &self.index.norms().cosine_log2;
                 let norm = q.query_norm * norms.get(doc.index()).copied().unwrap_or(0.0);
-                let c = if norm > 0.0 { (f64::from(t.qtf) * t.idf) * (tf * t.idf) / norm } else { 0.0 };
+                let c = if norm > 0.0 {
+                    (f64::from(t.qtf) * t.idf) * (tf * t.idf) / norm
+                } else {
+                    0.0
+                };
                 (tf, Some(norm), c)
             }
-            LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize } => {
+            LexicalModel::TfIdf {
+                variant: TfIdfVariant::Textbook,
+                normalize,
+            } => {
                 let w = TfIdfVariant::Textbook.tf_weight(tf);
                 let raw = f64::from(t.qtf) * w * t.idf;
                 if normalize {
-                    let norm = self.index.norms().textbook.get(doc.index()).copied().unwrap_or(0.0);
+                    let norm = self
+                        .index
+                        .norms()
+                        .textbook
+                        .get(doc.index())
+                        .copied()
+                        .unwrap_or(0.0);
                     (w, Some(norm), if norm > 0.0 { raw / norm } else { 0.0 })
                 } else {
                     (w, None, raw)
@@ -144,11 +182,19 @@ impl Retriever for LexicalRetriever {
     fn label(&self) -> String {
         match self.model {
             LexicalModel::TfIdf { variant, normalize } => {
-                let norm = if variant == TfIdfVariant::Textbook && !normalize { ", no length norm" } else { "" };
+                let norm = if variant == TfIdfVariant::Textbook && !normalize {
+                    ", no length norm"
+                } else {
+                    ""
+                };
                 format!("TF-IDF ({variant}{norm})")
             }
             LexicalModel::Bm25 { variant, params } => {
-                let delta = if variant.uses_delta() { format!(", δ={}", params.delta) } else { String::new() };
+                let delta = if variant.uses_delta() {
+                    format!(", δ={}", params.delta)
+                } else {
+                    String::new()
+                };
                 format!("BM25 ({variant}, k1={}, b={}{delta})", params.k1, params.b)
             }
         }
@@ -177,13 +223,28 @@ impl Retriever for LexicalRetriever {
             })?;
         }
         let total_matches = touched.len();
-        let hits = touched.into_iter().map(|doc| Hit { doc, score: acc[doc.index()] }).collect();
-        Ok(Ranking { method: self.label(), kind: self.kind(), hits: top_k(hits, k), total_matches, unranked: false })
+        let hits = touched
+            .into_iter()
+            .map(|doc| Hit {
+                doc,
+                score: acc[doc.index()],
+            })
+            .collect();
+        Ok(Ranking {
+            method: self.label(),
+            kind: self.kind(),
+            hits: top_k(hits, k),
+            total_matches,
+            unranked: false,
+        })
     }
 
     fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
         if doc.index() >= self.index.num_docs() {
-            return Err(Error::invalid("document", format!("{doc} is not in the index")));
+            return Err(Error::invalid(
+                "document",
+                format!("{doc} is not in the index"),
+            ));
         }
         if !query.allows(doc) {
             return Ok(query.filtered_explanation(&self.label()));
@@ -198,7 +259,11 @@ impl Retriever for LexicalRetriever {
         let mut rows = Vec::with_capacity(q.terms.len());
         let mut value = 0.0;
         for t in &q.terms {
-            let tf = if t.df == 0 { 0 } else { self.index.term_freq(&t.term, doc)? };
+            let tf = if t.df == 0 {
+                0
+            } else {
+                self.index.term_freq(&t.term, doc)?
+            };
             let (tf_weight, norm, contribution) = self.score_term(&q, t, tf, doc);
             value += contribution;
             rows.push(TermRow {
@@ -226,12 +291,19 @@ impl Retriever for LexicalRetriever {
                 Explanation::new(
                     r.term.clone(),
                     r.contribution,
-                    format!("tf={} df={} idf={:.4} weight={:.4}", r.tf, r.df, r.idf, r.tf_weight),
+                    format!(
+                        "tf={} df={} idf={:.4} weight={:.4}",
+                        r.tf, r.df, r.idf, r.tf_weight
+                    ),
                     "",
                 )
             })
             .collect();
-        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows });
+        e.detail = Detail::Terms(TermTable {
+            n: stats.n_docs,
+            avgdl: stats.avgdl,
+            rows,
+        });
         Ok(e)
     }
 }
@@ -239,21 +311,36 @@ impl Retriever for LexicalRetriever {
 /// One sentence on a lexical score, shared with the tantivy variant.
 pub(crate) fn summarise(rows: &[TermRow], analyzer: &str) -> String {
     if rows.is_empty() {
-        return format!("The question has no terms left after the `{analyzer}` analyzer (only stop words or punctuation).");
+        return format!(
+            "The question has no terms left after the `{analyzer}` analyzer (only stop words or punctuation)."
+        );
     }
     let matched: Vec<&TermRow> = rows.iter().filter(|r| r.tf > 0).collect();
-    let terms = rows.iter().map(|r| r.term.as_str()).collect::<Vec<_>>().join(", ");
+    let terms = rows
+        .iter()
+        .map(|r| r.term.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
     if matched.is_empty() {
-        let unseen: Vec<&str> = rows.iter().filter(|r| r.df == 0).map(|r| r.term.as_str()).collect();
+        let unseen: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.df == 0)
+            .map(|r| r.term.as_str())
+            .collect();
         let extra = if unseen.is_empty() {
             String::new()
         } else {
             format!(" ({} occur nowhere in the collection)", unseen.join(", "))
         };
-        return format!("None of the query terms [{terms}] occur in this passage{extra}, so it scores 0.");
+        return format!(
+            "None of the query terms [{terms}] occur in this passage{extra}, so it scores 0."
+        );
     }
     let total: f64 = matched.iter().map(|r| r.contribution).sum();
-    let best = matched.iter().copied().max_by(|a, b| a.contribution.total_cmp(&b.contribution));
+    let best = matched
+        .iter()
+        .copied()
+        .max_by(|a, b| a.contribution.total_cmp(&b.contribution));
     match best {
         Some(best) if total > 0.0 => format!(
             "Matches {} of {} query terms; `{}` contributes most ({:.0}% of the score).",
@@ -262,7 +349,11 @@ pub(crate) fn summarise(rows: &[TermRow], analyzer: &str) -> String {
             best.term,
             100.0 * best.contribution / total
         ),
-        _ => format!("Matches {} of {} query terms, but they carry no weight here.", matched.len(), rows.len()),
+        _ => format!(
+            "Matches {} of {} query terms, but they carry no weight here.",
+            matched.len(),
+            rows.len()
+        ),
     }
 }
 
@@ -276,7 +367,9 @@ mod tests {
 
     fn index(config: AnalyzerConfig, docs: &[(&str, &str)]) -> Arc<SparseIndex> {
         let corpus = Corpus::from_texts("t", docs.iter().copied());
-        Arc::new(SparseIndex::build(&corpus, config, &IndexLocation::Ram, &NoProgress).expect("builds"))
+        Arc::new(
+            SparseIndex::build(&corpus, config, &IndexLocation::Ram, &NoProgress).expect("builds"),
+        )
     }
 
     const ISRO: [(&str, &str); 4] = [
@@ -287,31 +380,64 @@ mod tests {
     ];
 
     fn scores(r: &LexicalRetriever, q: &str) -> Vec<f64> {
-        (0..4).map(|d| r.explain(&QueryContext::new(q), DocId(d)).expect("explains").value).collect()
+        (0..4)
+            .map(|d| {
+                r.explain(&QueryContext::new(q), DocId(d))
+                    .expect("explains")
+                    .value
+            })
+            .collect()
     }
 
     fn round4(v: Vec<f64>) -> Vec<f64> {
-        v.into_iter().map(|x| (x * 10_000.0).round() / 10_000.0).collect()
+        v.into_iter()
+            .map(|x| (x * 10_000.0).round() / 10_000.0)
+            .collect()
     }
 
     #[test]
     fn isro_cosine_log2_textbook_values() {
-        let model = LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true };
-        let plain = LexicalRetriever::new(index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO), model).expect("ok");
-        assert_eq!(round4(scores(&plain, "mission mars atmosphere")), [0.0, 0.0, 0.6547, 0.0727]);
+        let model = LexicalModel::TfIdf {
+            variant: TfIdfVariant::CosineLog2,
+            normalize: true,
+        };
+        let plain = LexicalRetriever::new(
+            index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO),
+            model,
+        )
+        .expect("ok");
+        assert_eq!(
+            round4(scores(&plain, "mission mars atmosphere")),
+            [0.0, 0.0, 0.6547, 0.0727]
+        );
         let stop = AnalyzerConfig::preset(Preset::Whitespace).with_stopwords(true);
         let stopped = LexicalRetriever::new(index(stop, &ISRO), model).expect("ok");
-        assert_eq!(round4(scores(&stopped, "Which mission explored the Red Planet?")), [0.0, 0.0, 0.2182, 0.2182]);
+        assert_eq!(
+            round4(scores(&stopped, "Which mission explored the Red Planet?")),
+            [0.0, 0.0, 0.2182, 0.2182]
+        );
     }
 
     #[test]
     fn search_scores_equal_explanations_and_rows_sum_to_them() {
         let idx = index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO);
         let models = [
-            LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true },
-            LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize: true },
-            LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
-            LexicalModel::Bm25 { variant: Bm25Variant::Bm25l, params: Bm25Variant::Bm25l.default_params() },
+            LexicalModel::TfIdf {
+                variant: TfIdfVariant::CosineLog2,
+                normalize: true,
+            },
+            LexicalModel::TfIdf {
+                variant: TfIdfVariant::Textbook,
+                normalize: true,
+            },
+            LexicalModel::Bm25 {
+                variant: Bm25Variant::Lucene,
+                params: Bm25Variant::Lucene.default_params(),
+            },
+            LexicalModel::Bm25 {
+                variant: Bm25Variant::Bm25l,
+                params: Bm25Variant::Bm25l.default_params(),
+            },
         ];
         for model in models {
             let r = LexicalRetriever::new(idx.clone(), model).expect("ok");
@@ -325,7 +451,11 @@ mod tests {
             }
             let zero = r.explain(&q, DocId(0)).expect("explain");
             assert_eq!(zero.value, 0.0);
-            assert!(zero.summary.contains("None of the query terms"), "{}", zero.summary);
+            assert!(
+                zero.summary.contains("None of the query terms"),
+                "{}",
+                zero.summary
+            );
         }
     }
 
@@ -333,7 +463,10 @@ mod tests {
     fn filters_remove_documents_and_say_so() {
         let r = LexicalRetriever::new(
             index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO),
-            LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+            LexicalModel::Bm25 {
+                variant: Bm25Variant::Lucene,
+                params: Bm25Variant::Lucene.default_params(),
+            },
         )
         .expect("ok");
         let q = QueryContext::new("mission").with_filter(vec![true, true, false, true], "page = x");

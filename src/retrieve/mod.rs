@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 
 pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use explanation::{
-    ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
+    ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable,
+    TokenAlignment,
 };
 pub use formula::{Bm25Params, Bm25Variant, TfIdfVariant};
 pub use lexical::{LexicalModel, LexicalRetriever};
@@ -130,7 +131,10 @@ pub struct QueryContext {
 impl QueryContext {
     /// A plain question with no filter.
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into(), ..Default::default() }
+        Self {
+            text: text.into(),
+            ..Default::default()
+        }
     }
 
     /// Restrict results to the documents where `allowed[doc]` is true.
@@ -142,7 +146,9 @@ impl QueryContext {
 
     /// May this document be returned?
     pub fn allows(&self, doc: DocId) -> bool {
-        self.filter.as_ref().is_none_or(|f| f.get(doc.index()).copied().unwrap_or(false))
+        self.filter
+            .as_ref()
+            .is_none_or(|f| f.get(doc.index()).copied().unwrap_or(false))
     }
 
     /// The explanation of a document the filter removed.
@@ -151,7 +157,10 @@ impl QueryContext {
             method,
             0.0,
             "—",
-            format!("Excluded by the filter `{}` before ranking.", self.filter_label.as_deref().unwrap_or("?")),
+            format!(
+                "Excluded by the filter `{}` before ranking.",
+                self.filter_label.as_deref().unwrap_or("?")
+            ),
         )
     }
 }
@@ -187,12 +196,21 @@ mod tests {
     use super::*;
 
     fn hit(d: u32, s: f64) -> Hit {
-        Hit { doc: DocId(d), score: s }
+        Hit {
+            doc: DocId(d),
+            score: s,
+        }
     }
 
     #[test]
     fn top_k_orders_by_score_then_doc() {
-        let hits = vec![hit(3, 1.0), hit(1, 2.0), hit(2, 1.0), hit(0, 1.0), hit(4, 0.5)];
+        let hits = vec![
+            hit(3, 1.0),
+            hit(1, 2.0),
+            hit(2, 1.0),
+            hit(0, 1.0),
+            hit(4, 0.5),
+        ];
         let top = top_k(hits.clone(), 3);
         assert_eq!(top.iter().map(|h| h.doc.0).collect::<Vec<_>>(), [1, 0, 2]);
         assert_eq!(top_k(hits.clone(), 10).len(), 5);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# BM25 speed, RankLens vs bm25s, in one run on the same collection, reported as ratios.
+#   scripts/bench.sh [DATASET]      (default ../shared/data/scifact)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dataset="${1:-$root/../shared/data/scifact}"
+py="$("$root/scripts/venv.sh")"
+cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+echo "bm25s (Python, single thread)…" >&2
+ref="$(OMP_NUM_THREADS=1 "$py" "$root/scripts/bm25s_bench.py" --dataset "$dataset" --k1 1.2 --b 0.75)"
+echo "RankLens (single thread)…" >&2
+ours="$("$root/target/release/ranklens" bench --dataset "$dataset" --variant lucene --k1 1.2 --b 0.75 --format json)"
+"$py" - "$ref" "$ours" <<'PY'
+import json, sys
+ref, ours = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"BM25 lucene k1=1.2 b=0.75, {ours['documents']} documents, {ours['queries']} queries, 1 thread")
+print(f"{'':28}{'RankLens':>12}{'bm25s':>12}{'ratio':>10}")
+print(f"{'index build (s)':28}{ours['index_secs']:>12.3f}{ref['index_secs']:>12.3f}{ref['index_secs']/ours['index_secs']:>9.1f}x faster")
+for backend in ("numpy", "numba"):
+    for k in (10, 1000):
+        key = f"{backend}_qps_top{k}"
+        if key in ref:
+            mine = ours[f"qps_top{k}"]
+            print(f"{'queries/s top-'+str(k)+' vs '+backend:28}{mine:>12.1f}{ref[key]:>12.1f}{mine/ref[key]:>10.2f}x")
+for backend in ("numpy", "numba"):
+    if f"{backend}_ndcg10" in ref:
+        print(f"bm25s {backend} nDCG@10 (Snowball stemmer, its own stop words): {ref[backend + '_ndcg10']:.4f}")
+PY

@@ -1,0 +1,893 @@
+//! One function per subcommand.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use serde::Serialize;
+
+use super::Found;
+use super::args::{CorpusArgs, OutputFormat, RankArgs, report_load};
+use super::table::Table;
+use crate::compare::{Comparison, Outcome};
+use crate::config::Settings;
+use crate::corpus::{self, Corpus, LoadOptions};
+use crate::engine::{Engine, SparseSpec};
+use crate::eval::{EvalSummary, MetricSet, evaluate};
+use crate::index::{IndexLocation, SparseIndex};
+use crate::progress::{NoProgress, Progress};
+use crate::retrieve::{Detail, Explanation, MethodKind, Ranking, Retriever};
+
+/// Progress on stderr: a rewritten line on a terminal, one line per stage otherwise.
+struct TermProgress {
+    state: Mutex<(String, u64, u64, Instant)>,
+    tty: bool,
+}
+
+impl TermProgress {
+    fn new() -> Self {
+        Self {
+            state: Mutex::new((String::new(), 0, 0, Instant::now())),
+            tty: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+impl Progress for TermProgress {
+    fn stage(&self, name: &str, total: u64) {
+        if let Ok(mut s) = self.state.lock() {
+            if self.tty && !s.0.is_empty() {
+                eprintln!();
+            }
+            *s = (name.to_string(), 0, total, Instant::now());
+            if !self.tty {
+                eprintln!("{name}…");
+            }
+        }
+    }
+    fn advance(&self, n: u64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.1 += n;
+            if self.tty {
+                let pct = if s.2 > 0 {
+                    format!(" {:>3}%", 100 * s.1 / s.2)
+                } else {
+                    String::new()
+                };
+                eprint!("\r{} {}/{}{pct}", s.0, s.1, s.2);
+            }
+        }
+    }
+    fn is_cancelled(&self) -> bool {
+        false
+    }
+}
+
+impl Drop for TermProgress {
+    fn drop(&mut self) {
+        if self.tty && self.state.lock().map(|s| !s.0.is_empty()).unwrap_or(false) {
+            eprintln!();
+        }
+    }
+}
+
+/// Which single method `search` runs.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum MethodArg {
+    /// Boolean set retrieval (AND, OR, NOT, parentheses, "phrases").
+    Boolean,
+    /// TF-IDF (see --tfidf).
+    Tfidf,
+    /// BM25 (see --variant, --k1, --b).
+    Bm25,
+}
+
+/// `ranklens search`
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
+    rank: RankArgs,
+    /// Method to rank with.
+    #[arg(long, value_enum, default_value = "bm25")]
+    method: MethodArg,
+    /// Number of results.
+    #[arg(short = 'k', long = "top", default_value_t = 10)]
+    k: usize,
+    /// Show why each result scored what it did.
+    #[arg(long)]
+    explain: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// The question (or Boolean query).
+    question: String,
+}
+
+/// A hit as printed: external id, title and, when asked, the explanation.
+#[derive(Debug, Serialize)]
+struct HitView {
+    rank: usize,
+    id: String,
+    score: f64,
+    title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanation: Option<Explanation>,
+}
+
+#[derive(Debug, Serialize)]
+struct SearchView {
+    question: String,
+    method: String,
+    analyzer: String,
+    total_matches: usize,
+    unranked: bool,
+    hits: Vec<HitView>,
+}
+
+fn method_spec(method: MethodArg, s: &Settings) -> SparseSpec {
+    let kind = match method {
+        MethodArg::Boolean => MethodKind::Boolean,
+        MethodArg::Tfidf => MethodKind::TfIdf,
+        MethodArg::Bm25 => MethodKind::Bm25,
+    };
+    SparseSpec::from_settings(kind, s).unwrap_or(SparseSpec::Boolean)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= n {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(n - 1).collect::<String>())
+    }
+}
+
+fn hit_views(
+    corpus: &Corpus,
+    ranking: &Ranking,
+    explain: Option<(&dyn Retriever, &crate::retrieve::QueryContext)>,
+) -> anyhow::Result<Vec<HitView>> {
+    ranking
+        .hits
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let doc = corpus.doc(h.doc);
+            Ok(HitView {
+                rank: i + 1,
+                id: corpus.external_id(h.doc).to_string(),
+                score: h.score,
+                title: doc
+                    .map(|d| {
+                        if d.title.is_empty() {
+                            d.text.clone()
+                        } else {
+                            d.title.clone()
+                        }
+                    })
+                    .unwrap_or_default(),
+                explanation: match explain {
+                    Some((r, q)) => Some(r.explain(q, h.doc)?),
+                    None => None,
+                },
+            })
+        })
+        .collect()
+}
+
+/// Print an explanation's term table under a result.
+fn print_explanation(e: &Explanation) {
+    println!("      {}", e.formula);
+    println!("      {}", e.summary);
+    if let Detail::Terms(t) = &e.detail {
+        let mut table = Table::new(
+            [
+                "term",
+                "qtf",
+                "tf",
+                "df",
+                "idf",
+                "|d|",
+                "avgdl",
+                "k1",
+                "b",
+                "tf weight",
+                "contribution",
+            ]
+            .map(String::from)
+            .to_vec(),
+            1,
+        );
+        for r in &t.rows {
+            table.row(vec![
+                r.term.clone(),
+                r.qtf.to_string(),
+                r.tf.to_string(),
+                r.df.to_string(),
+                format!("{:.4}", r.idf),
+                format!("{}", r.dl),
+                format!("{:.2}", r.avgdl),
+                r.k1.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),
+                r.b.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),
+                format!("{:.4}", r.tf_weight),
+                format!("{:.4}", r.contribution),
+            ]);
+        }
+        for line in table.render().lines() {
+            println!("      {line}");
+        }
+        println!("      N = {}, Σ contributions = {:.4}", t.n, e.value);
+    }
+    if let Detail::Clauses { clauses } = &e.detail {
+        for c in clauses {
+            println!("      {} {}", if c.satisfied { "✓" } else { "✗" }, c.clause);
+        }
+    }
+}
+
+/// `ranklens search`
+pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
+    let settings = a.rank.settings(a.k)?;
+    let progress = TermProgress::new();
+    let engine = a.corpus.engine(&progress)?;
+    let retriever = engine.sparse(
+        method_spec(a.method, &settings),
+        settings.analyzer,
+        &progress,
+    )?;
+    drop(progress);
+    let q = engine.query_context(&a.question, &settings);
+    let ranking = retriever.search(&q, settings.k)?;
+    let corpus = engine.corpus();
+    let explain = a.explain || a.format == OutputFormat::Json;
+    let hits = hit_views(
+        corpus,
+        &ranking,
+        explain.then_some((retriever.as_ref(), &q)),
+    )?;
+    let view = SearchView {
+        question: a.question.clone(),
+        method: ranking.method.clone(),
+        analyzer: settings.analyzer.to_string(),
+        total_matches: ranking.total_matches,
+        unranked: ranking.unranked,
+        hits,
+    };
+    match a.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&view)?),
+        OutputFormat::Table | OutputFormat::Csv => {
+            println!(
+                "{} · analyzer {} · {} matching",
+                view.method, view.analyzer, view.total_matches
+            );
+            if view.unranked {
+                println!("(an unranked set, listed by document order)");
+            }
+            for h in &view.hits {
+                println!(
+                    "{:>3}. {:<16} {:>9.4}  {}",
+                    h.rank,
+                    h.id,
+                    h.score,
+                    truncate(&h.title, 70)
+                );
+                if a.explain {
+                    if let Some(e) = &h.explanation {
+                        print_explanation(e);
+                    }
+                }
+            }
+        }
+    }
+    Ok(if view.hits.is_empty() {
+        Found::Nothing
+    } else {
+        Found::Some
+    })
+}
+
+/// `ranklens compare`
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
+    rank: RankArgs,
+    /// Results per method.
+    #[arg(short = 'k', long = "top", default_value_t = 10)]
+    k: usize,
+    /// SQL to run next to the text methods (default: the statement tied to a shipped question).
+    #[arg(long)]
+    sql: Option<String>,
+    /// Graph pattern to run next to the text methods (default: the one tied to a shipped question).
+    #[arg(long)]
+    graph: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// The question.
+    question: String,
+}
+
+#[derive(Debug, Serialize)]
+struct ColumnView {
+    method: String,
+    kind: MethodKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_matches: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    hits: Vec<HitView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows: Option<crate::structured::SqlResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bindings: Option<crate::structured::GraphResult>,
+}
+
+#[derive(Debug, Serialize)]
+struct CompareView {
+    question: String,
+    analyzer: String,
+    k: usize,
+    methods: Vec<ColumnView>,
+}
+
+fn compare_view(
+    engine: &Engine,
+    cmp: &Comparison,
+    settings: &Settings,
+) -> anyhow::Result<CompareView> {
+    let corpus = engine.corpus();
+    let mut methods = Vec::new();
+    for run in &cmp.runs {
+        let mut column = ColumnView {
+            method: run.label.clone(),
+            kind: run.kind,
+            total_matches: None,
+            message: None,
+            hits: Vec::new(),
+            rows: None,
+            bindings: None,
+        };
+        match &run.outcome {
+            Outcome::Ranked(r) => {
+                column.hits = hit_views(corpus, r, None)?;
+                column.total_matches = Some(r.total_matches);
+            }
+            Outcome::Rows(r) => column.rows = Some(r.clone()),
+            Outcome::Bindings(b) => column.bindings = Some(b.clone()),
+            Outcome::Unavailable { message } | Outcome::Failed { message } => {
+                column.message = Some(message.clone())
+            }
+        }
+        methods.push(column);
+    }
+    Ok(CompareView {
+        question: cmp.question.clone(),
+        analyzer: settings.analyzer.to_string(),
+        k: cmp.k,
+        methods,
+    })
+}
+
+/// `ranklens compare`
+pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
+    let settings = a.rank.settings(a.k)?;
+    let progress = TermProgress::new();
+    let engine = a.corpus.engine(&progress)?;
+    let specs = SparseSpec::all_variants(settings.bm25_variant, settings.bm25);
+    let retrievers: Vec<Box<dyn Retriever>> = specs
+        .iter()
+        .map(|s| engine.sparse(*s, settings.analyzer, &progress))
+        .collect::<crate::Result<_>>()?;
+    drop(progress);
+    let refs: Vec<&dyn Retriever> = retrievers.iter().map(AsRef::as_ref).collect();
+    let q = engine.query_context(&a.question, &settings);
+    let mut cmp = Comparison::run(&q, settings.k, &refs);
+    let shipped = engine
+        .corpus()
+        .queries
+        .iter()
+        .find(|x| x.text.trim() == a.question.trim());
+    let templates = shipped
+        .and_then(|x| engine.corpus().templates.get(&x.id))
+        .cloned()
+        .unwrap_or_default();
+    let sql = a.sql.clone().or(templates.sql);
+    let graph = a.graph.clone().or(templates.graph);
+    if engine.structured().sql.is_some() || engine.structured().graph.is_some() {
+        cmp.add_structured(&engine, sql.as_deref(), graph.as_deref());
+    }
+    let view = compare_view(&engine, &cmp, &settings)?;
+    let found = view
+        .methods
+        .iter()
+        .any(|m| !m.hits.is_empty() || m.rows.as_ref().is_some_and(|r| !r.rows.is_empty()));
+    match a.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&view)?),
+        OutputFormat::Csv => {
+            let mut w = csv::Writer::from_writer(std::io::stdout());
+            w.write_record(["question", "method", "rank", "id", "score"])?;
+            for m in &view.methods {
+                for h in &m.hits {
+                    w.write_record([
+                        &view.question,
+                        &m.method,
+                        &h.rank.to_string(),
+                        &h.id,
+                        &format!("{:.6}", h.score),
+                    ])?;
+                }
+            }
+            w.flush()?;
+        }
+        OutputFormat::Table => {
+            println!("{} · analyzer {}", view.question, view.analyzer);
+            for m in view.methods.iter().filter(|m| {
+                m.rows.is_none()
+                    && m.bindings.is_none()
+                    && !matches!(m.kind, MethodKind::Sql | MethodKind::Graph)
+            }) {
+                let total = m
+                    .total_matches
+                    .map(|t| format!("{t} matching"))
+                    .unwrap_or_default();
+                println!("  [{}] {} {}", short_label(&m.method), m.method, total);
+            }
+            let text_methods: Vec<&ColumnView> = view
+                .methods
+                .iter()
+                .filter(|m| !matches!(m.kind, MethodKind::Sql | MethodKind::Graph))
+                .collect();
+            let mut header = vec!["rank".to_string()];
+            header.extend(text_methods.iter().map(|m| short_label(&m.method)));
+            let mut table = Table::new(header, 99);
+            for rank in 0..view.k {
+                let mut row = vec![(rank + 1).to_string()];
+                for m in &text_methods {
+                    row.push(
+                        m.hits
+                            .get(rank)
+                            .map(|h| format!("{} {:.3}", h.id, h.score))
+                            .unwrap_or_default(),
+                    );
+                }
+                if row.iter().skip(1).all(String::is_empty) {
+                    break;
+                }
+                table.row(row);
+            }
+            print!("{}", table.render());
+            for m in view
+                .methods
+                .iter()
+                .filter(|m| matches!(m.kind, MethodKind::Sql | MethodKind::Graph))
+            {
+                print_structured(m);
+            }
+            let overlap = cmp.overlap();
+            if overlap.labels.len() > 1 {
+                println!("\nRBO (p = 0.9) between ranked methods:");
+                let mut header = vec![String::new()];
+                header.extend(overlap.labels.iter().map(|l| short_label(l)));
+                let mut t = Table::new(header, 1);
+                for (i, l) in overlap.labels.iter().enumerate() {
+                    let mut row = vec![short_label(l)];
+                    row.extend(
+                        (0..overlap.labels.len())
+                            .map(|j| format!("{:.2}", overlap.get(&overlap.rbo, i, j))),
+                    );
+                    t.row(row);
+                }
+                print!("{}", t.render());
+            }
+        }
+    }
+    Ok(if found { Found::Some } else { Found::Nothing })
+}
+
+fn print_structured(m: &ColumnView) {
+    println!();
+    if let Some(r) = &m.rows {
+        println!("SQL (rows, not a ranking): {}", r.sql);
+        if !r.conditions.is_empty() {
+            println!("  conditions: {}", r.conditions.join("  AND  "));
+        }
+        let mut t = Table::new(r.columns.clone(), 99);
+        for row in &r.rows {
+            t.row(row.iter().map(ToString::to_string).collect());
+        }
+        for line in t.render().lines() {
+            println!("  {line}");
+        }
+        println!(
+            "  {} row(s){}",
+            r.rows.len(),
+            if r.truncated {
+                " (cut at the row cap)"
+            } else {
+                ""
+            }
+        );
+    } else if let Some(b) = &m.bindings {
+        println!("Graph: {}", b.pattern);
+        for g in &b.matches {
+            let vars: Vec<String> = g
+                .bindings
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            let path: Vec<String> = g
+                .path
+                .iter()
+                .map(|f| format!("{f} [{}]", f.passages.join(", ")))
+                .collect();
+            println!("  {}   via {}", vars.join(", "), path.join(" → "));
+        }
+        if b.matches.is_empty() {
+            println!("  no bindings");
+        }
+        println!("  {}", b.note);
+    } else if let Some(msg) = &m.message {
+        println!("{}: {msg}", m.method);
+    }
+}
+
+/// `BM25 (okapi, k1=1.5, b=0.75)` → `okapi`; `TF-IDF (textbook)` → `tfidf-textbook`.
+fn short_label(label: &str) -> String {
+    let inner = label
+        .split_once('(')
+        .map(|(_, r)| r.trim_end_matches(')'))
+        .unwrap_or("");
+    let variant = inner.split(',').next().unwrap_or("").trim();
+    if label.starts_with("TF-IDF") {
+        format!("tfidf-{variant}")
+    } else if label.starts_with("BM25") {
+        variant.to_string()
+    } else {
+        label.to_lowercase()
+    }
+}
+
+/// `ranklens eval`
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv), e.g. ../shared/data/scifact.
+    #[arg(long, value_name = "DIR")]
+    dataset: PathBuf,
+    #[command(flatten)]
+    rank: RankArgs,
+    /// Methods, comma-separated: boolean, tfidf, bm25 (default bm25).
+    #[arg(long, value_delimiter = ',', default_value = "bm25")]
+    method: Vec<MethodArg>,
+    /// Retrieval depth per query.
+    #[arg(long, default_value_t = 1000)]
+    depth: usize,
+    /// Write one TREC run file per method into this folder.
+    #[arg(long, value_name = "DIR")]
+    runs: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+}
+
+#[derive(Debug, Serialize)]
+struct EvalRow {
+    method: String,
+    queries: usize,
+    metrics: Vec<(String, f64)>,
+}
+
+/// `ranklens eval`
+pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
+    let settings = a.rank.settings(a.depth.max(1))?;
+    let corpus = corpus::load(&a.dataset, LoadOptions::default())?;
+    report_load(&corpus);
+    let Some(qrels) = corpus.qrels.clone() else {
+        bail!(
+            "{}: no qrels/test.tsv (or questions.tsv with judgements) found",
+            a.dataset.display()
+        );
+    };
+    if corpus.queries.is_empty() {
+        bail!("{}: no judged queries found", a.dataset.display());
+    }
+    let progress = TermProgress::new();
+    let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+    let metrics = MetricSet::standard();
+    let mut rows = Vec::new();
+    for m in &a.method {
+        let retriever = engine.sparse(method_spec(*m, &settings), settings.analyzer, &progress)?;
+        let run = engine.run_queries(retriever.as_ref(), &settings, a.depth, &progress)?;
+        if let Some(dir) = &a.runs {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            let path = dir.join(format!("{}.trec", file_name(&retriever.label())));
+            run.write_trec(&path)?;
+        }
+        let summary: EvalSummary = evaluate(&run, &qrels, &metrics);
+        rows.push(EvalRow {
+            method: retriever.label(),
+            queries: summary.num_queries,
+            metrics: metrics
+                .0
+                .iter()
+                .map(|m| (m.to_string(), summary.mean.get(m).copied().unwrap_or(0.0)))
+                .collect(),
+        });
+    }
+    drop(progress);
+    print_eval(&rows, a.format, &settings)?;
+    Ok(Found::Some)
+}
+
+fn file_name(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .replace("__", "_")
+}
+
+fn print_eval(rows: &[EvalRow], format: OutputFormat, settings: &Settings) -> anyhow::Result<()> {
+    match format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(rows)?),
+        OutputFormat::Csv => {
+            let mut w = csv::Writer::from_writer(std::io::stdout());
+            for r in rows {
+                for (m, v) in &r.metrics {
+                    w.write_record([r.method.as_str(), m.as_str(), &format!("{v:.4}")])?;
+                }
+            }
+            w.flush()?;
+        }
+        OutputFormat::Table => {
+            let Some(first) = rows.first() else {
+                return Ok(());
+            };
+            let mut header = vec!["method".to_string(), "queries".to_string()];
+            header.extend(first.metrics.iter().map(|(m, _)| m.clone()));
+            let mut t = Table::new(header, 1);
+            for r in rows {
+                let mut row = vec![r.method.clone(), r.queries.to_string()];
+                row.extend(r.metrics.iter().map(|(_, v)| format!("{v:.4}")));
+                t.row(row);
+            }
+            println!("analyzer {}", settings.analyzer);
+            print!("{}", t.render());
+        }
+    }
+    Ok(())
+}
+
+/// `ranklens index`
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    /// Analyzer to index with.
+    #[arg(long, default_value = "english")]
+    analyzer: String,
+    /// Folder to write the index into (must not hold an index yet).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// `ranklens index`
+pub fn index(a: IndexArgs) -> anyhow::Result<Found> {
+    let analyzer = a.analyzer.parse()?;
+    let path = a
+        .corpus
+        .corpus
+        .clone()
+        .unwrap_or_else(super::sample_corpus_dir);
+    let split = match a.corpus.split {
+        super::args::SplitArg::File => corpus::Split::File,
+        super::args::SplitArg::Paragraph => corpus::Split::Paragraph,
+    };
+    let corpus = corpus::load(
+        &path,
+        LoadOptions {
+            split,
+            format: None,
+        },
+    )?;
+    report_load(&corpus);
+    let progress = TermProgress::new();
+    let start = Instant::now();
+    let idx = SparseIndex::build(
+        &corpus,
+        analyzer,
+        &IndexLocation::Dir(a.out.clone()),
+        &progress,
+    )?;
+    drop(progress);
+    let s = idx.stats();
+    println!(
+        "indexed {} documents ({} tokens, {} terms, avgdl {:.1}) with {} into {} in {:.2} s",
+        s.n_docs,
+        s.total_tokens,
+        s.vocabulary,
+        s.avgdl,
+        analyzer,
+        a.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "search it with: ranklens search --corpus {} \"your question\"",
+        a.out.display()
+    );
+    Ok(Found::Some)
+}
+
+/// `ranklens bench`
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// A BEIR folder with queries, e.g. ../shared/data/scifact.
+    #[arg(long, value_name = "DIR")]
+    dataset: PathBuf,
+    #[command(flatten)]
+    rank: RankArgs,
+    /// Repetitions; the best time is reported.
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+}
+
+#[derive(Debug, Serialize)]
+struct BenchReport {
+    dataset: String,
+    documents: usize,
+    queries: usize,
+    method: String,
+    analyzer: String,
+    index_secs: f64,
+    qps_top10: f64,
+    qps_top1000: f64,
+    threads: usize,
+}
+
+/// `ranklens bench`: index build time and single-threaded queries per second.
+pub fn bench(a: BenchArgs) -> anyhow::Result<Found> {
+    let settings = a.rank.settings(10)?;
+    let corpus = corpus::load(&a.dataset, LoadOptions::default())?;
+    if corpus.queries.is_empty() {
+        bail!("{}: no queries to run", a.dataset.display());
+    }
+    let mut index_secs = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..a.repeat.max(1) {
+        let t = Instant::now();
+        let idx = SparseIndex::build(&corpus, settings.analyzer, &IndexLocation::Ram, &NoProgress)?;
+        index_secs = index_secs.min(t.elapsed().as_secs_f64());
+        last = Some(idx);
+    }
+    let Some(idx) = last else {
+        bail!("no index built")
+    };
+    let queries = corpus.queries.clone();
+    let engine = Engine::from_index(idx, corpus);
+    let retriever = engine.sparse(
+        method_spec(MethodArg::Bm25, &settings),
+        settings.analyzer,
+        &NoProgress,
+    )?;
+    let mut qps = [0.0f64; 2];
+    for (slot, k) in [10usize, 1000].into_iter().enumerate() {
+        for _ in 0..a.repeat.max(1) {
+            let t = Instant::now();
+            for q in &queries {
+                let ranking =
+                    retriever.search(&crate::retrieve::QueryContext::new(q.text.as_str()), k)?;
+                std::hint::black_box(ranking);
+            }
+            qps[slot] = qps[slot].max(queries.len() as f64 / t.elapsed().as_secs_f64());
+        }
+    }
+    let report = BenchReport {
+        dataset: a.dataset.display().to_string(),
+        documents: engine.corpus().len(),
+        queries: queries.len(),
+        method: retriever.label(),
+        analyzer: settings.analyzer.to_string(),
+        index_secs,
+        qps_top10: qps[0],
+        qps_top1000: qps[1],
+        threads: 1,
+    };
+    match a.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string(&report)?),
+        _ => {
+            println!(
+                "{} on {} ({} docs, {} queries, 1 thread)",
+                report.method, report.dataset, report.documents, report.queries
+            );
+            println!("index build      {:>10.3} s", report.index_secs);
+            println!("queries/s top-10 {:>10.1}", report.qps_top10);
+            println!("queries/s top-1000 {:>8.1}", report.qps_top1000);
+        }
+    }
+    Ok(Found::Some)
+}
+
+/// `ranklens sql`
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// One read-only SELECT statement over the corpus's tables.
+    statement: String,
+}
+
+/// `ranklens sql`: run a read-only statement over the tables that came with the corpus.
+pub fn sql(a: SqlArgs) -> anyhow::Result<Found> {
+    let engine = a.corpus.engine(&NoProgress)?;
+    let Some(db) = &engine.structured().sql else {
+        bail!("this corpus has no tables: put a .csv file next to the corpus");
+    };
+    let result = db.query(&a.statement, crate::structured::SqlLimits::default())?;
+    let found = !result.rows.is_empty();
+    match a.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&result)?),
+        _ => print_structured(&ColumnView {
+            method: "SQL".into(),
+            kind: MethodKind::Sql,
+            total_matches: None,
+            message: None,
+            hits: Vec::new(),
+            rows: Some(result),
+            bindings: None,
+        }),
+    }
+    Ok(if found { Found::Some } else { Found::Nothing })
+}
+
+/// `ranklens graph`
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// A pattern such as `desktop-app loads ?p . ?p depends_on libsodium`.
+    pattern: String,
+}
+
+/// `ranklens graph`: run a join pattern over the corpus's knowledge graph.
+pub fn graph(a: GraphArgs) -> anyhow::Result<Found> {
+    let engine = a.corpus.engine(&NoProgress)?;
+    let Some(g) = &engine.structured().graph else {
+        bail!("this corpus has no knowledge graph: put a graph.txt next to the corpus");
+    };
+    let result = g.query(&a.pattern)?;
+    let found = !result.matches.is_empty();
+    match a.format {
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&result)?),
+        _ => print_structured(&ColumnView {
+            method: "Graph".into(),
+            kind: MethodKind::Graph,
+            total_matches: None,
+            message: None,
+            hits: Vec::new(),
+            rows: None,
+            bindings: Some(result),
+        }),
+    }
+    Ok(if found { Found::Some } else { Found::Nothing })
+}

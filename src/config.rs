@@ -1,0 +1,213 @@
+//! One validated settings struct shared by the CLI and the GUI.
+//!
+//! The CLI turns flags into [`Settings`]; the GUI edits the same struct with widgets and persists
+//! it. Everything downstream reads only this, so both front ends rank identically.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::AnalyzerConfig;
+use crate::corpus::FieldFilter;
+use crate::retrieve::{Bm25Params, Bm25Variant, MethodKind, TfIdfVariant};
+use crate::{Error, Result};
+
+/// How fusion combines rankings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FusionMethod {
+    /// Reciprocal rank fusion: Σ w / (k + rank).
+    #[default]
+    Rrf,
+    /// Weighted sum of min-max normalised scores.
+    MinMax,
+    /// Weighted sum of z-score normalised scores.
+    ZScore,
+}
+
+impl FusionMethod {
+    /// Every method.
+    pub const ALL: [FusionMethod; 3] = [
+        FusionMethod::Rrf,
+        FusionMethod::MinMax,
+        FusionMethod::ZScore,
+    ];
+
+    /// Display / CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FusionMethod::Rrf => "rrf",
+            FusionMethod::MinMax => "min-max",
+            FusionMethod::ZScore => "z-score",
+        }
+    }
+}
+
+impl std::str::FromStr for FusionMethod {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        FusionMethod::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "fusion",
+                    format!("unknown fusion {s:?}; choose rrf, min-max or z-score"),
+                )
+            })
+    }
+}
+
+/// Fusion settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FusionSettings {
+    /// Combination rule.
+    pub method: FusionMethod,
+    /// RRF's k (60 by default).
+    pub rrf_k: f64,
+    /// Which method families are fused.
+    pub inputs: Vec<MethodKind>,
+    /// Weight per input family (missing = 1).
+    pub weights: Vec<(MethodKind, f64)>,
+    /// How deep each input list is read.
+    pub depth: usize,
+}
+
+impl Default for FusionSettings {
+    fn default() -> Self {
+        Self {
+            method: FusionMethod::Rrf,
+            rrf_k: 60.0,
+            inputs: vec![MethodKind::Bm25, MethodKind::Dense],
+            weights: Vec::new(),
+            depth: 100,
+        }
+    }
+}
+
+impl FusionSettings {
+    /// The weight of an input (1 when not set).
+    pub fn weight(&self, kind: MethodKind) -> f64 {
+        self.weights
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, w)| *w)
+            .unwrap_or(1.0)
+    }
+}
+
+/// Every knob that changes a ranking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Results per method.
+    pub k: usize,
+    /// Analyzer for the lexical methods.
+    pub analyzer: AnalyzerConfig,
+    /// TF-IDF variant.
+    pub tfidf: TfIdfVariant,
+    /// Divide textbook TF-IDF by |d|.
+    pub tfidf_normalize: bool,
+    /// BM25 variant.
+    pub bm25_variant: Bm25Variant,
+    /// BM25 parameters.
+    pub bm25: Bm25Params,
+    /// Fusion.
+    pub fusion: FusionSettings,
+    /// Methods to run, in column order.
+    pub methods: Vec<MethodKind>,
+    /// Keep only documents satisfying this before ranking.
+    pub filter: Option<FieldFilter>,
+    /// How many first-stage results the reranker reads.
+    pub rerank_depth: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            k: 10,
+            analyzer: AnalyzerConfig::default(),
+            tfidf: TfIdfVariant::CosineLog2,
+            tfidf_normalize: true,
+            bm25_variant: Bm25Variant::Lucene,
+            bm25: Bm25Variant::Lucene.default_params(),
+            fusion: FusionSettings::default(),
+            methods: vec![
+                MethodKind::Boolean,
+                MethodKind::TfIdf,
+                MethodKind::Bm25,
+                MethodKind::Splade,
+                MethodKind::Dense,
+                MethodKind::LateInteraction,
+                MethodKind::Fusion,
+                MethodKind::Rerank,
+                MethodKind::Sql,
+                MethodKind::Graph,
+            ],
+            filter: None,
+            rerank_depth: 20,
+        }
+    }
+}
+
+impl Settings {
+    /// Check every field a user can set, naming the one that is wrong.
+    pub fn validate(&self) -> Result<()> {
+        if self.k == 0 || self.k > 100_000 {
+            return Err(Error::invalid(
+                "k",
+                format!("k must be between 1 and 100000, got {}", self.k),
+            ));
+        }
+        self.bm25.validate()?;
+        if !(self.fusion.rrf_k.is_finite() && self.fusion.rrf_k >= 0.0) {
+            return Err(Error::invalid(
+                "rrf-k",
+                format!("RRF k must be ≥ 0, got {}", self.fusion.rrf_k),
+            ));
+        }
+        for (kind, w) in &self.fusion.weights {
+            if !w.is_finite() {
+                return Err(Error::invalid(
+                    "fusion weight",
+                    format!("weight of {kind} must be a number"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Switch the BM25 variant and take its reference parameters.
+    pub fn set_bm25_variant(&mut self, variant: Bm25Variant) {
+        self.bm25_variant = variant;
+        self.bm25 = variant.default_params();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_names_the_field() {
+        let mut s = Settings {
+            k: 0,
+            ..Settings::default()
+        };
+        assert!(s.validate().unwrap_err().to_string().starts_with("k:"));
+        s.k = 10;
+        s.fusion.rrf_k = -1.0;
+        assert!(s.validate().unwrap_err().to_string().starts_with("rrf-k:"));
+        s.fusion.rrf_k = 60.0;
+        assert!(s.validate().is_ok());
+    }
+
+    #[test]
+    fn settings_round_trip_through_json() {
+        let s = Settings::default();
+        let json = serde_json::to_string(&s).unwrap();
+        let back: Settings = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, s);
+        // Missing fields take defaults, so older saved settings still load.
+        let partial: Settings = serde_json::from_str("{\"k\": 5}").unwrap();
+        assert_eq!(partial.k, 5);
+    }
+}

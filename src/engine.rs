@@ -1,0 +1,323 @@
+//! The engine: one corpus with its indexes, and the retrievers built on them.
+//!
+//! Indexes are built on first use per analyzer and kept; small corpora index in RAM, large ones
+//! into the workspace folder, where a later run finds and reopens them instead of re-indexing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::AnalyzerConfig;
+use crate::config::Settings;
+use crate::corpus::{Corpus, LoadWarning};
+use crate::eval::Run;
+use crate::index::{IndexLocation, SparseIndex};
+use crate::progress::{Progress, check_cancel};
+use crate::retrieve::{
+    Bm25Params, Bm25Variant, BooleanRetriever, LexicalModel, LexicalRetriever, MethodKind,
+    QueryContext, Retriever, TantivyBm25, TfIdfVariant,
+};
+use crate::structured::{KnowledgeGraph, SqlDatabase};
+use crate::{Error, Result};
+
+/// Corpora larger than this (bytes of text) are indexed on disk in the workspace.
+pub const ON_DISK_THRESHOLD_BYTES: usize = 64 * 1024 * 1024;
+
+/// A lexical method with its variant and parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum SparseSpec {
+    /// Boolean set retrieval.
+    Boolean,
+    /// A TF-IDF variant.
+    TfIdf {
+        /// Which.
+        variant: TfIdfVariant,
+        /// Divide by |d| (textbook).
+        normalize: bool,
+    },
+    /// A BM25 variant.
+    Bm25 {
+        /// Which.
+        variant: Bm25Variant,
+        /// Parameters (ignored by `tantivy`).
+        params: Bm25Params,
+    },
+}
+
+impl SparseSpec {
+    /// The method family.
+    pub fn kind(&self) -> MethodKind {
+        match self {
+            SparseSpec::Boolean => MethodKind::Boolean,
+            SparseSpec::TfIdf { .. } => MethodKind::TfIdf,
+            SparseSpec::Bm25 { .. } => MethodKind::Bm25,
+        }
+    }
+
+    /// The specs the settings select for one family.
+    pub fn from_settings(kind: MethodKind, s: &Settings) -> Option<SparseSpec> {
+        match kind {
+            MethodKind::Boolean => Some(SparseSpec::Boolean),
+            MethodKind::TfIdf => Some(SparseSpec::TfIdf {
+                variant: s.tfidf,
+                normalize: s.tfidf_normalize,
+            }),
+            MethodKind::Bm25 => Some(SparseSpec::Bm25 {
+                variant: s.bm25_variant,
+                params: s.bm25,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Every lexical variant with its reference parameters (BM25 variants other than the selected
+    /// one use their library defaults; the selected one uses `params`).
+    pub fn all_variants(selected: Bm25Variant, params: Bm25Params) -> Vec<SparseSpec> {
+        let mut out = vec![SparseSpec::Boolean];
+        out.extend(
+            TfIdfVariant::ALL
+                .into_iter()
+                .map(|variant| SparseSpec::TfIdf {
+                    variant,
+                    normalize: true,
+                }),
+        );
+        out.extend(
+            Bm25Variant::ALL
+                .into_iter()
+                .map(|variant| SparseSpec::Bm25 {
+                    variant,
+                    params: if variant == selected {
+                        params
+                    } else {
+                        variant.default_params()
+                    },
+                }),
+        );
+        out
+    }
+}
+
+/// One corpus and the indexes and retrievers built on it.
+pub struct Engine {
+    corpus: Arc<Corpus>,
+    indexes: Mutex<BTreeMap<AnalyzerConfig, Arc<SparseIndex>>>,
+    workspace: Option<PathBuf>,
+    structured: Structured,
+}
+
+/// The structured sources that came with a corpus folder.
+#[derive(Debug, Clone, Default)]
+pub struct Structured {
+    /// Tables built from the folder's CSV files.
+    pub sql: Option<SqlDatabase>,
+    /// The knowledge graph from `graph.txt`.
+    pub graph: Option<KnowledgeGraph>,
+    /// Problems found while loading them.
+    pub warnings: Vec<LoadWarning>,
+}
+
+impl Engine {
+    /// An engine over a corpus; indexes go to RAM unless a workspace is set and the corpus is large.
+    pub fn new(corpus: Corpus) -> Self {
+        Self {
+            corpus: Arc::new(corpus),
+            indexes: Mutex::new(BTreeMap::new()),
+            workspace: None,
+            structured: Structured::default(),
+        }
+    }
+
+    /// An engine over an index opened from disk (with the corpus stored in it).
+    pub fn from_index(index: SparseIndex, corpus: Corpus) -> Self {
+        let engine = Self::new(corpus);
+        let config = index.analyzer().config();
+        if let Ok(mut m) = engine.indexes.lock() {
+            m.insert(config, Arc::new(index));
+        }
+        engine
+    }
+
+    /// Keep large indexes (and later caches) under this folder.
+    pub fn with_workspace(mut self, dir: PathBuf) -> Self {
+        self.workspace = Some(dir);
+        self
+    }
+
+    /// Load the structured sources next to a corpus: every `*.csv` becomes a table of a SQLite
+    /// database built in the workspace (or a temporary folder), and `graph.txt` the knowledge
+    /// graph. Bad lines become warnings; an unreadable file is an error naming it.
+    pub fn load_structured(&mut self, corpus_dir: &Path) -> Result<&Structured> {
+        let mut s = Structured::default();
+        let mut csvs: Vec<PathBuf> = std::fs::read_dir(corpus_dir)
+            .map_err(|e| Error::io(corpus_dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")))
+            .collect();
+        csvs.sort();
+        if !csvs.is_empty() {
+            let base = self
+                .workspace
+                .clone()
+                .unwrap_or_else(|| std::env::temp_dir().join("ranklens"));
+            let fp = self.corpus.fingerprint();
+            let path = base
+                .join("sql")
+                .join(format!("{}-{}.sqlite", self.corpus.name, &fp[..16]));
+            let (db, warnings) = SqlDatabase::create(&path, &csvs)?;
+            s.sql = Some(db);
+            s.warnings.extend(warnings);
+        }
+        let graph = corpus_dir.join("graph.txt");
+        if graph.is_file() {
+            let (g, warnings) = KnowledgeGraph::load(&graph)?;
+            s.graph = Some(g);
+            s.warnings.extend(warnings);
+        }
+        self.structured = s;
+        Ok(&self.structured)
+    }
+
+    /// The structured sources (empty when the corpus has none).
+    pub fn structured(&self) -> &Structured {
+        &self.structured
+    }
+
+    /// The workspace folder, if any.
+    pub fn workspace(&self) -> Option<&PathBuf> {
+        self.workspace.as_ref()
+    }
+
+    /// The corpus.
+    pub fn corpus(&self) -> &Arc<Corpus> {
+        &self.corpus
+    }
+
+    /// The index for an analyzer, building it on first use.
+    pub fn index(
+        &self,
+        analyzer: AnalyzerConfig,
+        progress: &dyn Progress,
+    ) -> Result<Arc<SparseIndex>> {
+        if let Some(idx) = self
+            .indexes
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&analyzer).cloned())
+        {
+            return Ok(idx);
+        }
+        let location = self.location_for(analyzer);
+        let built = match &location {
+            IndexLocation::Dir(dir) if dir.join("meta.json").exists() => {
+                let (idx, stored) = SparseIndex::open(dir, progress)?;
+                if stored.fingerprint() != self.corpus.fingerprint()
+                    || idx.analyzer().config() != analyzer
+                {
+                    return Err(Error::invalid(
+                        dir.display().to_string(),
+                        "a different index is stored here",
+                    ));
+                }
+                idx
+            }
+            _ => SparseIndex::build(&self.corpus, analyzer, &location, progress)?,
+        };
+        let idx = Arc::new(built);
+        if let Ok(mut m) = self.indexes.lock() {
+            m.insert(analyzer, idx.clone());
+        }
+        Ok(idx)
+    }
+
+    /// Is an index for this analyzer already built?
+    pub fn has_index(&self, analyzer: AnalyzerConfig) -> bool {
+        self.indexes
+            .lock()
+            .map(|m| m.contains_key(&analyzer))
+            .unwrap_or(false)
+    }
+
+    fn location_for(&self, analyzer: AnalyzerConfig) -> IndexLocation {
+        let bytes: usize = self
+            .corpus
+            .docs()
+            .iter()
+            .map(|d| d.text.len() + d.title.len())
+            .sum();
+        match &self.workspace {
+            Some(ws) if bytes > ON_DISK_THRESHOLD_BYTES => {
+                let fp = self.corpus.fingerprint();
+                IndexLocation::Dir(ws.join("indexes").join(format!("{}-{analyzer}", &fp[..16])))
+            }
+            _ => IndexLocation::Ram,
+        }
+    }
+
+    /// A lexical retriever.
+    pub fn sparse(
+        &self,
+        spec: SparseSpec,
+        analyzer: AnalyzerConfig,
+        progress: &dyn Progress,
+    ) -> Result<Box<dyn Retriever>> {
+        let index = self.index(analyzer, progress)?;
+        Ok(match spec {
+            SparseSpec::Boolean => Box::new(BooleanRetriever::new(index)),
+            SparseSpec::TfIdf { variant, normalize } => Box::new(LexicalRetriever::new(
+                index,
+                LexicalModel::TfIdf { variant, normalize },
+            )?),
+            SparseSpec::Bm25 {
+                variant: Bm25Variant::Tantivy,
+                ..
+            } => Box::new(TantivyBm25::new(index)),
+            SparseSpec::Bm25 { variant, params } => Box::new(LexicalRetriever::new(
+                index,
+                LexicalModel::Bm25 { variant, params },
+            )?),
+        })
+    }
+
+    /// The question with the settings' filter applied.
+    pub fn query_context(&self, text: &str, settings: &Settings) -> QueryContext {
+        let q = QueryContext::new(text);
+        match &settings.filter {
+            Some(f) => {
+                let allowed = self.corpus.docs().iter().map(|d| f.matches(d)).collect();
+                q.with_filter(allowed, f.to_string())
+            }
+            None => q,
+        }
+    }
+
+    /// Run a retriever over every query shipped with the corpus, `depth` results each, as a run
+    /// keyed by external ids (what trec_eval reads).
+    pub fn run_queries(
+        &self,
+        retriever: &dyn Retriever,
+        settings: &Settings,
+        depth: usize,
+        progress: &dyn Progress,
+    ) -> Result<Run> {
+        let mut run = Run::new(retriever.label());
+        progress.stage(
+            &format!("running {}", retriever.label()),
+            self.corpus.queries.len() as u64,
+        );
+        for q in &self.corpus.queries {
+            let ranking = retriever.search(&self.query_context(&q.text, settings), depth)?;
+            let ranked = ranking
+                .hits
+                .iter()
+                .map(|h| (self.corpus.external_id(h.doc).to_string(), h.score))
+                .collect();
+            run.insert(q.id.clone(), ranked);
+            progress.advance(1);
+            check_cancel(progress)?;
+        }
+        Ok(run)
+    }
+}
