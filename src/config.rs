@@ -25,11 +25,7 @@ pub enum FusionMethod {
 
 impl FusionMethod {
     /// Every method.
-    pub const ALL: [FusionMethod; 3] = [
-        FusionMethod::Rrf,
-        FusionMethod::MinMax,
-        FusionMethod::ZScore,
-    ];
+    pub const ALL: [FusionMethod; 3] = [FusionMethod::Rrf, FusionMethod::MinMax, FusionMethod::ZScore];
 
     /// Display / CLI name.
     pub fn name(self) -> &'static str {
@@ -47,12 +43,7 @@ impl std::str::FromStr for FusionMethod {
         FusionMethod::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "fusion",
-                    format!("unknown fusion {s:?}; choose rrf, min-max or z-score"),
-                )
-            })
+            .ok_or_else(|| Error::invalid("fusion", format!("unknown fusion {s:?}; choose rrf, min-max or z-score")))
     }
 }
 
@@ -86,11 +77,7 @@ impl Default for FusionSettings {
 impl FusionSettings {
     /// The weight of an input (1 when not set).
     pub fn weight(&self, kind: MethodKind) -> f64 {
-        self.weights
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, w)| *w)
-            .unwrap_or(1.0)
+        self.weights.iter().find(|(k, _)| *k == kind).map(|(_, w)| *w).unwrap_or(1.0)
     }
 }
 
@@ -152,24 +139,15 @@ impl Settings {
     /// Check every field a user can set, naming the one that is wrong.
     pub fn validate(&self) -> Result<()> {
         if self.k == 0 || self.k > 100_000 {
-            return Err(Error::invalid(
-                "k",
-                format!("k must be between 1 and 100000, got {}", self.k),
-            ));
+            return Err(Error::invalid("k", format!("k must be between 1 and 100000, got {}", self.k)));
         }
         self.bm25.validate()?;
         if !(self.fusion.rrf_k.is_finite() && self.fusion.rrf_k >= 0.0) {
-            return Err(Error::invalid(
-                "rrf-k",
-                format!("RRF k must be ≥ 0, got {}", self.fusion.rrf_k),
-            ));
+            return Err(Error::invalid("rrf-k", format!("RRF k must be ≥ 0, got {}", self.fusion.rrf_k)));
         }
         for (kind, w) in &self.fusion.weights {
             if !w.is_finite() {
-                return Err(Error::invalid(
-                    "fusion weight",
-                    format!("weight of {kind} must be a number"),
-                ));
+                return Err(Error::invalid("fusion weight", format!("weight of {kind} must be a number")));
             }
         }
         Ok(())
@@ -188,10 +166,7 @@ mod tests {
 
     #[test]
     fn validation_names_the_field() {
-        let mut s = Settings {
-            k: 0,
-            ..Settings::default()
-        };
+        let mut s = Settings { k: 0, ..Settings::default() };
         assert!(s.validate().unwrap_err().to_string().starts_with("k:"));
         s.k = 10;
         s.fusion.rrf_k = -1.0;

@@ -16,8 +16,8 @@ use crate::eval::Run;
 use crate::index::{IndexLocation, SparseIndex};
 use crate::progress::{Progress, check_cancel};
 use crate::retrieve::{
-    Bm25Params, Bm25Variant, BooleanRetriever, LexicalModel, LexicalRetriever, MethodKind,
-    QueryContext, Retriever, TantivyBm25, TfIdfVariant,
+    Bm25Params, Bm25Variant, BooleanRetriever, LexicalModel, LexicalRetriever, MethodKind, QueryContext, Retriever,
+    TantivyBm25, TfIdfVariant,
 };
 use crate::structured::{KnowledgeGraph, SqlDatabase};
 use crate::{Error, Result};
@@ -60,14 +60,8 @@ impl SparseSpec {
     pub fn from_settings(kind: MethodKind, s: &Settings) -> Option<SparseSpec> {
         match kind {
             MethodKind::Boolean => Some(SparseSpec::Boolean),
-            MethodKind::TfIdf => Some(SparseSpec::TfIdf {
-                variant: s.tfidf,
-                normalize: s.tfidf_normalize,
-            }),
-            MethodKind::Bm25 => Some(SparseSpec::Bm25 {
-                variant: s.bm25_variant,
-                params: s.bm25,
-            }),
+            MethodKind::TfIdf => Some(SparseSpec::TfIdf { variant: s.tfidf, normalize: s.tfidf_normalize }),
+            MethodKind::Bm25 => Some(SparseSpec::Bm25 { variant: s.bm25_variant, params: s.bm25 }),
             _ => None,
         }
     }
@@ -76,26 +70,11 @@ impl SparseSpec {
     /// one use their library defaults; the selected one uses `params`).
     pub fn all_variants(selected: Bm25Variant, params: Bm25Params) -> Vec<SparseSpec> {
         let mut out = vec![SparseSpec::Boolean];
-        out.extend(
-            TfIdfVariant::ALL
-                .into_iter()
-                .map(|variant| SparseSpec::TfIdf {
-                    variant,
-                    normalize: true,
-                }),
-        );
-        out.extend(
-            Bm25Variant::ALL
-                .into_iter()
-                .map(|variant| SparseSpec::Bm25 {
-                    variant,
-                    params: if variant == selected {
-                        params
-                    } else {
-                        variant.default_params()
-                    },
-                }),
-        );
+        out.extend(TfIdfVariant::ALL.into_iter().map(|variant| SparseSpec::TfIdf { variant, normalize: true }));
+        out.extend(Bm25Variant::ALL.into_iter().map(|variant| SparseSpec::Bm25 {
+            variant,
+            params: if variant == selected { params } else { variant.default_params() },
+        }));
         out
     }
 }
@@ -158,14 +137,9 @@ impl Engine {
             .collect();
         csvs.sort();
         if !csvs.is_empty() {
-            let base = self
-                .workspace
-                .clone()
-                .unwrap_or_else(|| std::env::temp_dir().join("ranklens"));
+            let base = self.workspace.clone().unwrap_or_else(|| std::env::temp_dir().join("ranklens"));
             let fp = self.corpus.fingerprint();
-            let path = base
-                .join("sql")
-                .join(format!("{}-{}.sqlite", self.corpus.name, &fp[..16]));
+            let path = base.join("sql").join(format!("{}-{}.sqlite", self.corpus.name, &fp[..16]));
             let (db, warnings) = SqlDatabase::create(&path, &csvs)?;
             s.sql = Some(db);
             s.warnings.extend(warnings);
@@ -196,30 +170,16 @@ impl Engine {
     }
 
     /// The index for an analyzer, building it on first use.
-    pub fn index(
-        &self,
-        analyzer: AnalyzerConfig,
-        progress: &dyn Progress,
-    ) -> Result<Arc<SparseIndex>> {
-        if let Some(idx) = self
-            .indexes
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&analyzer).cloned())
-        {
+    pub fn index(&self, analyzer: AnalyzerConfig, progress: &dyn Progress) -> Result<Arc<SparseIndex>> {
+        if let Some(idx) = self.indexes.lock().ok().and_then(|m| m.get(&analyzer).cloned()) {
             return Ok(idx);
         }
         let location = self.location_for(analyzer);
         let built = match &location {
             IndexLocation::Dir(dir) if dir.join("meta.json").exists() => {
                 let (idx, stored) = SparseIndex::open(dir, progress)?;
-                if stored.fingerprint() != self.corpus.fingerprint()
-                    || idx.analyzer().config() != analyzer
-                {
-                    return Err(Error::invalid(
-                        dir.display().to_string(),
-                        "a different index is stored here",
-                    ));
+                if stored.fingerprint() != self.corpus.fingerprint() || idx.analyzer().config() != analyzer {
+                    return Err(Error::invalid(dir.display().to_string(), "a different index is stored here"));
                 }
                 idx
             }
@@ -234,19 +194,11 @@ impl Engine {
 
     /// Is an index for this analyzer already built?
     pub fn has_index(&self, analyzer: AnalyzerConfig) -> bool {
-        self.indexes
-            .lock()
-            .map(|m| m.contains_key(&analyzer))
-            .unwrap_or(false)
+        self.indexes.lock().map(|m| m.contains_key(&analyzer)).unwrap_or(false)
     }
 
     fn location_for(&self, analyzer: AnalyzerConfig) -> IndexLocation {
-        let bytes: usize = self
-            .corpus
-            .docs()
-            .iter()
-            .map(|d| d.text.len() + d.title.len())
-            .sum();
+        let bytes: usize = self.corpus.docs().iter().map(|d| d.text.len() + d.title.len()).sum();
         match &self.workspace {
             Some(ws) if bytes > ON_DISK_THRESHOLD_BYTES => {
                 let fp = self.corpus.fingerprint();
@@ -266,18 +218,13 @@ impl Engine {
         let index = self.index(analyzer, progress)?;
         Ok(match spec {
             SparseSpec::Boolean => Box::new(BooleanRetriever::new(index)),
-            SparseSpec::TfIdf { variant, normalize } => Box::new(LexicalRetriever::new(
-                index,
-                LexicalModel::TfIdf { variant, normalize },
-            )?),
-            SparseSpec::Bm25 {
-                variant: Bm25Variant::Tantivy,
-                ..
-            } => Box::new(TantivyBm25::new(index)),
-            SparseSpec::Bm25 { variant, params } => Box::new(LexicalRetriever::new(
-                index,
-                LexicalModel::Bm25 { variant, params },
-            )?),
+            SparseSpec::TfIdf { variant, normalize } => {
+                Box::new(LexicalRetriever::new(index, LexicalModel::TfIdf { variant, normalize })?)
+            }
+            SparseSpec::Bm25 { variant: Bm25Variant::Tantivy, .. } => Box::new(TantivyBm25::new(index)),
+            SparseSpec::Bm25 { variant, params } => {
+                Box::new(LexicalRetriever::new(index, LexicalModel::Bm25 { variant, params })?)
+            }
         })
     }
 
@@ -303,17 +250,10 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<Run> {
         let mut run = Run::new(retriever.label());
-        progress.stage(
-            &format!("running {}", retriever.label()),
-            self.corpus.queries.len() as u64,
-        );
+        progress.stage(&format!("running {}", retriever.label()), self.corpus.queries.len() as u64);
         for q in &self.corpus.queries {
             let ranking = retriever.search(&self.query_context(&q.text, settings), depth)?;
-            let ranked = ranking
-                .hits
-                .iter()
-                .map(|h| (self.corpus.external_id(h.doc).to_string(), h.score))
-                .collect();
+            let ranked = ranking.hits.iter().map(|h| (self.corpus.external_id(h.doc).to_string(), h.score)).collect();
             run.insert(q.id.clone(), ranked);
             progress.advance(1);
             check_cancel(progress)?;

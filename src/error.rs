@@ -43,18 +43,12 @@ pub enum Error {
 impl Error {
     /// An I/O error that names the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io { path: path.into(), source }
     }
 
     /// Invalid input at a named location (file:line, field, flag).
     pub fn invalid(location: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::Invalid {
-            location: location.into(),
-            message: message.into(),
-        }
+        Error::Invalid { location: location.into(), message: message.into() }
     }
 }
 

@@ -41,7 +41,5 @@ pub fn workspace_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("RANKLENS_WORKSPACE") {
         return dir.into();
     }
-    dirs::data_local_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join("ranklens")
+    dirs::data_local_dir().unwrap_or_else(std::env::temp_dir).join("ranklens")
 }

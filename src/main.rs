@@ -25,8 +25,6 @@ fn open_app() -> ExitCode {
 
 #[cfg(not(feature = "gui"))]
 fn open_app() -> ExitCode {
-    eprintln!(
-        "this build has no desktop app (built without the `gui` feature); see `ranklens --help`"
-    );
+    eprintln!("this build has no desktop app (built without the `gui` feature); see `ranklens --help`");
     ExitCode::from(2)
 }

@@ -31,11 +31,7 @@ impl Progress for NoProgress {
 
 /// Return `Err(Cancelled)` when the progress sink says so.
 pub fn check_cancel(progress: &dyn Progress) -> crate::Result<()> {
-    if progress.is_cancelled() {
-        Err(crate::Error::Cancelled)
-    } else {
-        Ok(())
-    }
+    if progress.is_cancelled() { Err(crate::Error::Cancelled) } else { Ok(()) }
 }
 
 /// A thread-safe progress record that a UI can poll: stage name, done and total, cancel flag.
@@ -69,11 +65,7 @@ pub struct ProgressSnapshot {
 impl ProgressSnapshot {
     /// Fraction done in 0..=1 (0 when the total is unknown).
     pub fn fraction(&self) -> f32 {
-        if self.total == 0 {
-            0.0
-        } else {
-            (self.done as f64 / self.total as f64).clamp(0.0, 1.0) as f32
-        }
+        if self.total == 0 { 0.0 } else { (self.done as f64 / self.total as f64).clamp(0.0, 1.0) as f32 }
     }
 
     /// Estimated seconds left, from the rate so far.
@@ -99,19 +91,9 @@ impl SharedProgress {
 
     /// What the work is doing now.
     pub fn snapshot(&self) -> ProgressSnapshot {
-        let stage = self
-            .inner
-            .stage
-            .lock()
-            .map(|s| s.clone())
-            .unwrap_or_default();
-        let elapsed_secs = self
-            .inner
-            .started
-            .lock()
-            .ok()
-            .and_then(|s| s.map(|t| t.elapsed().as_secs_f64()))
-            .unwrap_or(0.0);
+        let stage = self.inner.stage.lock().map(|s| s.clone()).unwrap_or_default();
+        let elapsed_secs =
+            self.inner.started.lock().ok().and_then(|s| s.map(|t| t.elapsed().as_secs_f64())).unwrap_or(0.0);
         ProgressSnapshot {
             stage,
             done: self.inner.done.load(Ordering::Relaxed),

@@ -7,31 +7,16 @@ use ranklens::analysis::{AnalyzerConfig, Preset};
 use ranklens::corpus::{Corpus, DocId};
 use ranklens::index::{IndexLocation, SparseIndex};
 use ranklens::progress::NoProgress;
-use ranklens::retrieve::{
-    Bm25Variant, LexicalModel, LexicalRetriever, QueryContext, Retriever, TantivyBm25,
-};
+use ranklens::retrieve::{Bm25Variant, LexicalModel, LexicalRetriever, QueryContext, Retriever, TantivyBm25};
 
 fn index(docs: &[&str], preset: Preset) -> Arc<SparseIndex> {
     let ids: Vec<String> = (0..docs.len()).map(|i| format!("d{i}")).collect();
-    let corpus = Corpus::from_texts(
-        "t",
-        ids.iter().map(String::as_str).zip(docs.iter().copied()),
-    );
-    Arc::new(
-        SparseIndex::build(
-            &corpus,
-            AnalyzerConfig::preset(preset),
-            &IndexLocation::Ram,
-            &NoProgress,
-        )
-        .unwrap(),
-    )
+    let corpus = Corpus::from_texts("t", ids.iter().map(String::as_str).zip(docs.iter().copied()));
+    Arc::new(SparseIndex::build(&corpus, AnalyzerConfig::preset(preset), &IndexLocation::Ram, &NoProgress).unwrap())
 }
 
 fn all_scores(r: &dyn Retriever, n: usize, q: &str) -> Vec<f64> {
-    (0..n as u32)
-        .map(|d| r.explain(&QueryContext::new(q), DocId(d)).unwrap().value)
-        .collect()
+    (0..n as u32).map(|d| r.explain(&QueryContext::new(q), DocId(d)).unwrap().value).collect()
 }
 
 /// Expected values printed by rank_bm25 0.2.2 (`BM25Okapi(corpus_split).get_scores(query.split())`).
@@ -49,48 +34,15 @@ fn okapi_equals_rank_bm25() {
     assert!((idx.stats().okapi_mean_idf - 0.7469875880989975).abs() < 1e-12);
     let okapi = LexicalRetriever::new(
         idx,
-        LexicalModel::Bm25 {
-            variant: Bm25Variant::Okapi,
-            params: Bm25Variant::Okapi.default_params(),
-        },
+        LexicalModel::Bm25 { variant: Bm25Variant::Okapi, params: Bm25Variant::Okapi.default_params() },
     )
     .unwrap();
     let expected: [(&str, [f64; 5]); 5] = [
         // "the" is in 4 of 5 documents: negative RSJ idf, floored at ε × mean idf.
-        (
-            "the cat",
-            [
-                1.4026555288319857,
-                0.27225060158505604,
-                0.0,
-                0.23596843849129237,
-                0.1921511480640508,
-            ],
-        ),
-        (
-            "sat on the mat",
-            [
-                1.156820500252246,
-                0.8106111249506764,
-                0.0,
-                0.520436379624154,
-                0.3843022961281016,
-            ],
-        ),
-        (
-            "log",
-            [0.0, 0.3462093753015696, 0.0, 0.28446794113286167, 0.0],
-        ),
-        (
-            "the the dog",
-            [
-                0.5445012031701121,
-                1.6749061304170416,
-                0.0,
-                0.47193687698258474,
-                0.3843022961281016,
-            ],
-        ),
+        ("the cat", [1.4026555288319857, 0.27225060158505604, 0.0, 0.23596843849129237, 0.1921511480640508]),
+        ("sat on the mat", [1.156820500252246, 0.8106111249506764, 0.0, 0.520436379624154, 0.3843022961281016]),
+        ("log", [0.0, 0.3462093753015696, 0.0, 0.28446794113286167, 0.0]),
+        ("the the dog", [0.5445012031701121, 1.6749061304170416, 0.0, 0.47193687698258474, 0.3843022961281016]),
         ("is red", [0.0, 0.0, 0.0, 2.3169909827684756, 0.0]),
     ];
     for (q, want) in expected {
@@ -100,11 +52,7 @@ fn okapi_equals_rank_bm25() {
         }
         let ranking = okapi.search(&QueryContext::new(q), 10).unwrap();
         for h in &ranking.hits {
-            assert_eq!(
-                h.score,
-                got[h.doc.index()],
-                "search and explain agree for {q}"
-            );
+            assert_eq!(h.score, got[h.doc.index()], "search and explain agree for {q}");
         }
     }
 }
@@ -120,26 +68,15 @@ fn lucene_is_tantivy_over_k1_plus_1_up_to_40_tokens() {
     let idx = index(&docs, Preset::English);
     let lucene = LexicalRetriever::new(
         idx.clone(),
-        LexicalModel::Bm25 {
-            variant: Bm25Variant::Lucene,
-            params: Bm25Variant::Lucene.default_params(),
-        },
+        LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
     )
     .unwrap();
     let tantivy = TantivyBm25::new(idx.clone());
-    for q in [
-        "sync token",
-        "the plugin loads",
-        "cache minutes token",
-        "token token sync",
-    ] {
+    for q in ["sync token", "the plugin loads", "cache minutes token", "token token sync"] {
         let l = all_scores(&lucene, docs.len(), q);
         let t = all_scores(&tantivy, docs.len(), q);
         for (a, b) in l.iter().zip(&t) {
-            assert!(
-                (a * 2.2 - b).abs() <= 1e-5 * b.max(1.0),
-                "{q}: lucene×2.2 {l:?} vs tantivy {t:?}"
-            );
+            assert!((a * 2.2 - b).abs() <= 1e-5 * b.max(1.0), "{q}: lucene×2.2 {l:?} vs tantivy {t:?}");
         }
         let ranked = tantivy.search(&QueryContext::new(q), 10).unwrap();
         for h in ranked.hits {
@@ -151,44 +88,27 @@ fn lucene_is_tantivy_over_k1_plus_1_up_to_40_tokens() {
 #[test]
 fn beyond_40_tokens_only_the_length_norm_differs() {
     let long: String = (0..97).map(|i| format!("w{i} ")).collect::<String>() + "needle";
-    let docs = [
-        "needle in a short text",
-        long.as_str(),
-        "nothing here at all",
-    ];
+    let docs = ["needle in a short text", long.as_str(), "nothing here at all"];
     let idx = index(&docs, Preset::Whitespace);
     assert_eq!(idx.doc_len(DocId(1)), 98);
     let tantivy_len = idx.tantivy_doc_len(DocId(1)).unwrap();
-    assert!(
-        tantivy_len < 98,
-        "tantivy's one-byte norm rounds 98 down (got {tantivy_len})"
-    );
+    assert!(tantivy_len < 98, "tantivy's one-byte norm rounds 98 down (got {tantivy_len})");
     let lucene = LexicalRetriever::new(
         idx.clone(),
-        LexicalModel::Bm25 {
-            variant: Bm25Variant::Lucene,
-            params: Bm25Variant::Lucene.default_params(),
-        },
+        LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
     )
     .unwrap();
     let tantivy = TantivyBm25::new(idx.clone());
     let q = QueryContext::new("needle");
     let l = lucene.explain(&q, DocId(1)).unwrap().value;
     let t = tantivy.explain(&q, DocId(1)).unwrap().value;
-    assert!(
-        (l * 2.2 - t).abs() > 1e-4,
-        "the exact and the one-byte length give different scores"
-    );
+    assert!((l * 2.2 - t).abs() > 1e-4, "the exact and the one-byte length give different scores");
     // With tantivy's length put into Lucene's formula, the two agree again.
     let p = Bm25Variant::Lucene.default_params();
     let stats = idx.stats();
     let idf = Bm25Variant::Lucene.idf(stats.n_docs, 2, &p, 0.0);
-    let with_norm =
-        idf * Bm25Variant::Lucene.tf_weight(1.0, f64::from(tantivy_len), stats.avgdl, &p);
-    assert!(
-        (with_norm * 2.2 - t).abs() < 1e-5,
-        "{with_norm} × 2.2 vs {t}"
-    );
+    let with_norm = idf * Bm25Variant::Lucene.tf_weight(1.0, f64::from(tantivy_len), stats.avgdl, &p);
+    assert!((with_norm * 2.2 - t).abs() < 1e-5, "{with_norm} × 2.2 vs {t}");
     // Short documents are untouched.
     let l0 = lucene.explain(&q, DocId(0)).unwrap().value;
     let t0 = tantivy.explain(&q, DocId(0)).unwrap().value;

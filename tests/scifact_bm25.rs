@@ -17,33 +17,14 @@ fn lucene_bm25_matches_anserini_on_scifact() {
     assert_eq!(corpus.queries.len(), 300);
     let qrels = corpus.qrels.clone().unwrap();
     let engine = Engine::new(corpus);
-    let params = Bm25Params {
-        k1: 0.9,
-        b: 0.4,
-        ..Bm25Variant::Lucene.default_params()
-    };
+    let params = Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() };
     let bm25 = engine
-        .sparse(
-            SparseSpec::Bm25 {
-                variant: Bm25Variant::Lucene,
-                params,
-            },
-            AnalyzerConfig::default(),
-            &NoProgress,
-        )
+        .sparse(SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params }, AnalyzerConfig::default(), &NoProgress)
         .unwrap();
-    let run = engine
-        .run_queries(bm25.as_ref(), &Settings::default(), 1000, &NoProgress)
-        .unwrap();
+    let run = engine.run_queries(bm25.as_ref(), &Settings::default(), 1000, &NoProgress).unwrap();
     let summary = evaluate(&run, &qrels, &MetricSet::standard());
     let ndcg = summary.mean[&Metric::Ndcg(10)];
     let recall = summary.mean[&Metric::Recall(100)];
-    assert!(
-        (ndcg - 0.6789).abs() <= 0.005,
-        "nDCG@10 {ndcg:.4} vs Anserini 0.6789"
-    );
-    assert!(
-        (recall - 0.9253).abs() <= 0.01,
-        "R@100 {recall:.4} vs Anserini 0.9253"
-    );
+    assert!((ndcg - 0.6789).abs() <= 0.005, "nDCG@10 {ndcg:.4} vs Anserini 0.6789");
+    assert!((recall - 0.9253).abs() <= 0.01, "R@100 {recall:.4} vs Anserini 0.9253");
 }

@@ -6,7 +6,7 @@
 mod porter;
 mod stopwords;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -52,15 +52,9 @@ impl Preset {
 impl FromStr for Preset {
     type Err = crate::Error;
     fn from_str(s: &str) -> crate::Result<Self> {
-        Preset::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| {
-                crate::Error::invalid(
-                    "analyzer",
-                    format!("unknown analyzer {s:?}; choose whitespace, standard or english"),
-                )
-            })
+        Preset::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
+            crate::Error::invalid("analyzer", format!("unknown analyzer {s:?}; choose whitespace, standard or english"))
+        })
     }
 }
 
@@ -76,10 +70,7 @@ pub struct AnalyzerConfig {
 impl AnalyzerConfig {
     /// A preset with its default stop-word setting.
     pub fn preset(preset: Preset) -> Self {
-        Self {
-            preset,
-            stopwords: preset.default_stopwords(),
-        }
+        Self { preset, stopwords: preset.default_stopwords() }
     }
 
     /// The preset with stop-word removal set explicitly.
@@ -132,11 +123,16 @@ pub struct AnalyzedToken {
     pub offset_to: usize,
 }
 
+/// Word → stem memo, for analysing many documents: a corpus has far fewer distinct words than
+/// tokens, so indexing stems each word once.
+pub type StemCache = HashMap<String, String>;
+
 /// A ready-to-use analyzer. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Analyzer {
     config: AnalyzerConfig,
-    stop: Arc<HashSet<&'static str>>,
+    /// Sorted, for binary search (faster than hashing for lists this small).
+    stop: Arc<Vec<&'static str>>,
 }
 
 impl Analyzer {
@@ -147,10 +143,10 @@ impl Analyzer {
             (true, Preset::English) => LUCENE_ENGLISH,
             (true, _) => GENERAL_ENGLISH,
         };
-        Self {
-            config,
-            stop: Arc::new(list.iter().copied().collect()),
-        }
+        let mut stop: Vec<&'static str> = list.to_vec();
+        stop.sort_unstable();
+        stop.dedup();
+        Self { config, stop: Arc::new(stop) }
     }
 
     /// The configuration this analyzer implements.
@@ -160,7 +156,7 @@ impl Analyzer {
 
     /// Is `word` (already lower-cased) a stop word for this analyzer?
     pub fn is_stopword(&self, word: &str) -> bool {
-        self.stop.contains(word)
+        self.stop.binary_search(&word).is_ok()
     }
 
     /// The terms of `text`, in order.
@@ -170,24 +166,39 @@ impl Analyzer {
 
     /// The tokens of `text` with positions and offsets.
     pub fn tokens(&self, text: &str) -> Vec<AnalyzedToken> {
+        self.analyse(text, None)
+    }
+
+    /// As [`Analyzer::tokens`], remembering stems in `cache` across calls.
+    pub fn tokens_cached(&self, text: &str, cache: &mut StemCache) -> Vec<AnalyzedToken> {
+        self.analyse(text, Some(cache))
+    }
+
+    fn analyse(&self, text: &str, mut cache: Option<&mut StemCache>) -> Vec<AnalyzedToken> {
         let mut out = Vec::new();
+        let english = self.config.preset == Preset::English;
         for (position, (offset_from, word)) in self.words(text).into_iter().enumerate() {
-            let mut term = word.to_lowercase();
-            if self.config.preset == Preset::English {
+            let mut term = if word.is_ascii() { word.to_ascii_lowercase() } else { word.to_lowercase() };
+            if english {
                 strip_possessive(&mut term);
             }
             if term.is_empty() || self.is_stopword(&term) {
                 continue;
             }
-            if self.config.preset == Preset::English {
-                term = porter_stem(&term);
+            if english {
+                term = match cache.as_deref_mut() {
+                    Some(c) => match c.get(&term) {
+                        Some(stem) => stem.clone(),
+                        None => {
+                            let stem = porter_stem(&term);
+                            c.insert(term, stem.clone());
+                            stem
+                        }
+                    },
+                    None => porter_stem(&term),
+                };
             }
-            out.push(AnalyzedToken {
-                text: term,
-                position,
-                offset_from,
-                offset_to: offset_from + word.len(),
-            });
+            out.push(AnalyzedToken { text: term, position, offset_from, offset_to: offset_from + word.len() });
         }
         out
     }
@@ -234,20 +245,14 @@ mod tests {
     fn whitespace_strips_surrounding_punctuation_only() {
         let c = AnalyzerConfig::preset(Preset::Whitespace);
         assert_eq!(terms(c, "What is E140?"), ["what", "is", "e140"]);
-        assert_eq!(
-            terms(c, "(e2e-encrypt) loads, v4.2."),
-            ["e2e-encrypt", "loads", "v4.2"]
-        );
+        assert_eq!(terms(c, "(e2e-encrypt) loads, v4.2."), ["e2e-encrypt", "loads", "v4.2"]);
         assert_eq!(terms(c, " -- "), Vec::<String>::new());
     }
 
     #[test]
     fn whitespace_with_stopwords_removes_question_words() {
         let c = AnalyzerConfig::preset(Preset::Whitespace).with_stopwords(true);
-        assert_eq!(
-            terms(c, "Which mission explored the Red Planet?"),
-            ["mission", "explored", "red", "planet"]
-        );
+        assert_eq!(terms(c, "Which mission explored the Red Planet?"), ["mission", "explored", "red", "planet"]);
     }
 
     #[test]
@@ -262,10 +267,7 @@ mod tests {
     #[test]
     fn english_stems_and_drops_lucene_stopwords_and_possessives() {
         let c = AnalyzerConfig::preset(Preset::English);
-        assert_eq!(
-            terms(c, "The patient's caches are expiring"),
-            ["patient", "cach", "expir"]
-        );
+        assert_eq!(terms(c, "The patient's caches are expiring"), ["patient", "cach", "expir"]);
         // "which" is not in Lucene's list, so it stays (stemmed form of itself).
         assert_eq!(terms(c, "which"), ["which"]);
     }
@@ -275,21 +277,12 @@ mod tests {
         let a = Analyzer::new(AnalyzerConfig::preset(Preset::English));
         let toks = a.tokens("sign in again");
         assert_eq!(toks.iter().map(|t| t.position).collect::<Vec<_>>(), [0, 2]);
-        assert_eq!(
-            &"sign in again"[toks[1].offset_from..toks[1].offset_to],
-            "again"
-        );
+        assert_eq!(&"sign in again"[toks[1].offset_from..toks[1].offset_to], "again");
     }
 
     #[test]
     fn config_names_round_trip() {
-        for s in [
-            "english",
-            "whitespace",
-            "standard+stop",
-            "english-nostop",
-            "whitespace+stop",
-        ] {
+        for s in ["english", "whitespace", "standard+stop", "english-nostop", "whitespace+stop"] {
             let c: AnalyzerConfig = s.parse().expect("valid name");
             assert_eq!(c.to_string(), s);
         }

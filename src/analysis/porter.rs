@@ -10,11 +10,7 @@ pub fn stem(word: &str) -> String {
     if word.len() <= 2 || !word.is_ascii() {
         return word.to_string();
     }
-    let mut s = Stemmer {
-        b: word.as_bytes().to_vec(),
-        k: word.len() - 1,
-        j: 0,
-    };
+    let mut s = Stemmer { b: word.as_bytes().to_vec(), k: word.len() - 1, j: 0 };
     s.step1ab();
     if s.k > 0 {
         s.step1c();
@@ -169,20 +165,9 @@ impl Stemmer {
             b'a' => &[("ational", "ate"), ("tional", "tion")],
             b'c' => &[("enci", "ence"), ("anci", "ance")],
             b'e' => &[("izer", "ize")],
-            b'l' => &[
-                ("bli", "ble"),
-                ("alli", "al"),
-                ("entli", "ent"),
-                ("eli", "e"),
-                ("ousli", "ous"),
-            ],
+            b'l' => &[("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous")],
             b'o' => &[("ization", "ize"), ("ation", "ate"), ("ator", "ate")],
-            b's' => &[
-                ("alism", "al"),
-                ("iveness", "ive"),
-                ("fulness", "ful"),
-                ("ousness", "ous"),
-            ],
+            b's' => &[("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous")],
             b't' => &[("aliti", "al"), ("iviti", "ive"), ("biliti", "ble")],
             b'g' => &[("logi", "log")],
             _ => &[],
@@ -220,8 +205,7 @@ impl Stemmer {
             b'l' => self.ends("able") || self.ends("ible"),
             b'n' => self.ends("ant") || self.ends("ement") || self.ends("ment") || self.ends("ent"),
             b'o' => {
-                (self.ends("ion") && self.j >= 0 && matches!(self.b[self.j as usize], b's' | b't'))
-                    || self.ends("ou")
+                (self.ends("ion") && self.j >= 0 && matches!(self.b[self.j as usize], b's' | b't')) || self.ends("ou")
             }
             b's' => self.ends("ism"),
             b't' => self.ends("ate") || self.ends("iti"),

@@ -6,9 +6,8 @@
 
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`, used by the `english` preset.
 pub const LUCENE_ENGLISH: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of",
+    "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 ];
 
 /// The NLTK English list (179 words), used when stop-word removal is switched on for the

@@ -77,10 +77,7 @@ pub enum OutputFormat {
 impl RankArgs {
     /// Turn flags into validated settings.
     pub fn settings(&self, k: usize) -> anyhow::Result<Settings> {
-        let mut s = Settings {
-            k,
-            ..Settings::default()
-        };
+        let mut s = Settings { k, ..Settings::default() };
         s.analyzer = self.analyzer.parse::<AnalyzerConfig>()?;
         s.set_bm25_variant(self.variant.parse::<Bm25Variant>()?);
         if let Some(k1) = self.k1 {
@@ -93,17 +90,11 @@ impl RankArgs {
             s.bm25.delta = d;
         }
         if s.bm25_variant == Bm25Variant::Tantivy && (self.k1.is_some() || self.b.is_some()) {
-            bail!(
-                "--k1/--b: tantivy fixes k1 = 1.2 and b = 0.75; choose --variant lucene to change them"
-            );
+            bail!("--k1/--b: tantivy fixes k1 = 1.2 and b = 0.75; choose --variant lucene to change them");
         }
         s.tfidf = self.tfidf.parse::<TfIdfVariant>()?;
         s.tfidf_normalize = !self.no_length_norm;
-        s.filter = self
-            .filter
-            .as_deref()
-            .map(str::parse::<FieldFilter>)
-            .transpose()?;
+        s.filter = self.filter.as_deref().map(str::parse::<FieldFilter>).transpose()?;
         s.validate()?;
         Ok(s)
     }
@@ -116,9 +107,7 @@ pub fn sample_corpus_dir() -> PathBuf {
     if local.is_dir() {
         return local;
     }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sample-corpus")
-        .join("acme-sync")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus").join("acme-sync")
 }
 
 impl CorpusArgs {
@@ -126,21 +115,15 @@ impl CorpusArgs {
     pub fn engine(&self, progress: &dyn Progress) -> anyhow::Result<Engine> {
         let path = self.corpus.clone().unwrap_or_else(sample_corpus_dir);
         if path.join("ranklens-index.json").is_file() {
-            let (index, corpus) = SparseIndex::open(&path, progress)
-                .with_context(|| format!("opening index {}", path.display()))?;
+            let (index, corpus) =
+                SparseIndex::open(&path, progress).with_context(|| format!("opening index {}", path.display()))?;
             return Ok(Engine::from_index(index, corpus));
         }
         let split = match self.split {
             SplitArg::File => Split::File,
             SplitArg::Paragraph => Split::Paragraph,
         };
-        let corpus = corpus::load(
-            &path,
-            LoadOptions {
-                split,
-                format: None,
-            },
-        )?;
+        let corpus = corpus::load(&path, LoadOptions { split, format: None })?;
         report_load(&corpus);
         if corpus.is_empty() {
             bail!("{}: no documents could be loaded", path.display());

@@ -29,10 +29,7 @@ struct TermProgress {
 
 impl TermProgress {
     fn new() -> Self {
-        Self {
-            state: Mutex::new((String::new(), 0, 0, Instant::now())),
-            tty: std::io::stderr().is_terminal(),
-        }
+        Self { state: Mutex::new((String::new(), 0, 0, Instant::now())), tty: std::io::stderr().is_terminal() }
     }
 }
 
@@ -52,11 +49,7 @@ impl Progress for TermProgress {
         if let Ok(mut s) = self.state.lock() {
             s.1 += n;
             if self.tty {
-                let pct = if s.2 > 0 {
-                    format!(" {:>3}%", 100 * s.1 / s.2)
-                } else {
-                    String::new()
-                };
+                let pct = if s.2 > 0 { format!(" {:>3}%", 100 * s.1 / s.2) } else { String::new() };
                 eprint!("\r{} {}/{}{pct}", s.0, s.1, s.2);
             }
         }
@@ -140,11 +133,7 @@ fn method_spec(method: MethodArg, s: &Settings) -> SparseSpec {
 
 fn truncate(s: &str, n: usize) -> String {
     let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= n {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(n - 1).collect::<String>())
-    }
+    if flat.chars().count() <= n { flat } else { format!("{}…", flat.chars().take(n - 1).collect::<String>()) }
 }
 
 fn hit_views(
@@ -163,13 +152,7 @@ fn hit_views(
                 id: corpus.external_id(h.doc).to_string(),
                 score: h.score,
                 title: doc
-                    .map(|d| {
-                        if d.title.is_empty() {
-                            d.text.clone()
-                        } else {
-                            d.title.clone()
-                        }
-                    })
+                    .map(|d| if d.title.is_empty() { d.text.clone() } else { d.title.clone() })
                     .unwrap_or_default(),
                 explanation: match explain {
                     Some((r, q)) => Some(r.explain(q, h.doc)?),
@@ -186,21 +169,9 @@ fn print_explanation(e: &Explanation) {
     println!("      {}", e.summary);
     if let Detail::Terms(t) = &e.detail {
         let mut table = Table::new(
-            [
-                "term",
-                "qtf",
-                "tf",
-                "df",
-                "idf",
-                "|d|",
-                "avgdl",
-                "k1",
-                "b",
-                "tf weight",
-                "contribution",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ["term", "qtf", "tf", "df", "idf", "|d|", "avgdl", "k1", "b", "tf weight", "contribution"]
+                .map(String::from)
+                .to_vec(),
             1,
         );
         for r in &t.rows {
@@ -235,21 +206,13 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.k)?;
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
-    let retriever = engine.sparse(
-        method_spec(a.method, &settings),
-        settings.analyzer,
-        &progress,
-    )?;
+    let retriever = engine.sparse(method_spec(a.method, &settings), settings.analyzer, &progress)?;
     drop(progress);
     let q = engine.query_context(&a.question, &settings);
     let ranking = retriever.search(&q, settings.k)?;
     let corpus = engine.corpus();
     let explain = a.explain || a.format == OutputFormat::Json;
-    let hits = hit_views(
-        corpus,
-        &ranking,
-        explain.then_some((retriever.as_ref(), &q)),
-    )?;
+    let hits = hit_views(corpus, &ranking, explain.then_some((retriever.as_ref(), &q)))?;
     let view = SearchView {
         question: a.question.clone(),
         method: ranking.method.clone(),
@@ -261,21 +224,12 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
     match a.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&view)?),
         OutputFormat::Table | OutputFormat::Csv => {
-            println!(
-                "{} · analyzer {} · {} matching",
-                view.method, view.analyzer, view.total_matches
-            );
+            println!("{} · analyzer {} · {} matching", view.method, view.analyzer, view.total_matches);
             if view.unranked {
                 println!("(an unranked set, listed by document order)");
             }
             for h in &view.hits {
-                println!(
-                    "{:>3}. {:<16} {:>9.4}  {}",
-                    h.rank,
-                    h.id,
-                    h.score,
-                    truncate(&h.title, 70)
-                );
+                println!("{:>3}. {:<16} {:>9.4}  {}", h.rank, h.id, h.score, truncate(&h.title, 70));
                 if a.explain {
                     if let Some(e) = &h.explanation {
                         print_explanation(e);
@@ -284,11 +238,7 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
             }
         }
     }
-    Ok(if view.hits.is_empty() {
-        Found::Nothing
-    } else {
-        Found::Some
-    })
+    Ok(if view.hits.is_empty() { Found::Nothing } else { Found::Some })
 }
 
 /// `ranklens compare`
@@ -337,11 +287,7 @@ struct CompareView {
     methods: Vec<ColumnView>,
 }
 
-fn compare_view(
-    engine: &Engine,
-    cmp: &Comparison,
-    settings: &Settings,
-) -> anyhow::Result<CompareView> {
+fn compare_view(engine: &Engine, cmp: &Comparison, settings: &Settings) -> anyhow::Result<CompareView> {
     let corpus = engine.corpus();
     let mut methods = Vec::new();
     for run in &cmp.runs {
@@ -361,18 +307,11 @@ fn compare_view(
             }
             Outcome::Rows(r) => column.rows = Some(r.clone()),
             Outcome::Bindings(b) => column.bindings = Some(b.clone()),
-            Outcome::Unavailable { message } | Outcome::Failed { message } => {
-                column.message = Some(message.clone())
-            }
+            Outcome::Unavailable { message } | Outcome::Failed { message } => column.message = Some(message.clone()),
         }
         methods.push(column);
     }
-    Ok(CompareView {
-        question: cmp.question.clone(),
-        analyzer: settings.analyzer.to_string(),
-        k: cmp.k,
-        methods,
-    })
+    Ok(CompareView { question: cmp.question.clone(), analyzer: settings.analyzer.to_string(), k: cmp.k, methods })
 }
 
 /// `ranklens compare`
@@ -381,33 +320,21 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
     let specs = SparseSpec::all_variants(settings.bm25_variant, settings.bm25);
-    let retrievers: Vec<Box<dyn Retriever>> = specs
-        .iter()
-        .map(|s| engine.sparse(*s, settings.analyzer, &progress))
-        .collect::<crate::Result<_>>()?;
+    let retrievers: Vec<Box<dyn Retriever>> =
+        specs.iter().map(|s| engine.sparse(*s, settings.analyzer, &progress)).collect::<crate::Result<_>>()?;
     drop(progress);
     let refs: Vec<&dyn Retriever> = retrievers.iter().map(AsRef::as_ref).collect();
     let q = engine.query_context(&a.question, &settings);
     let mut cmp = Comparison::run(&q, settings.k, &refs);
-    let shipped = engine
-        .corpus()
-        .queries
-        .iter()
-        .find(|x| x.text.trim() == a.question.trim());
-    let templates = shipped
-        .and_then(|x| engine.corpus().templates.get(&x.id))
-        .cloned()
-        .unwrap_or_default();
+    let shipped = engine.corpus().queries.iter().find(|x| x.text.trim() == a.question.trim());
+    let templates = shipped.and_then(|x| engine.corpus().templates.get(&x.id)).cloned().unwrap_or_default();
     let sql = a.sql.clone().or(templates.sql);
     let graph = a.graph.clone().or(templates.graph);
     if engine.structured().sql.is_some() || engine.structured().graph.is_some() {
         cmp.add_structured(&engine, sql.as_deref(), graph.as_deref());
     }
     let view = compare_view(&engine, &cmp, &settings)?;
-    let found = view
-        .methods
-        .iter()
-        .any(|m| !m.hits.is_empty() || m.rows.as_ref().is_some_and(|r| !r.rows.is_empty()));
+    let found = view.methods.iter().any(|m| !m.hits.is_empty() || m.rows.as_ref().is_some_and(|r| !r.rows.is_empty()));
     match a.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&view)?),
         OutputFormat::Csv => {
@@ -429,33 +356,20 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
         OutputFormat::Table => {
             println!("{} · analyzer {}", view.question, view.analyzer);
             for m in view.methods.iter().filter(|m| {
-                m.rows.is_none()
-                    && m.bindings.is_none()
-                    && !matches!(m.kind, MethodKind::Sql | MethodKind::Graph)
+                m.rows.is_none() && m.bindings.is_none() && !matches!(m.kind, MethodKind::Sql | MethodKind::Graph)
             }) {
-                let total = m
-                    .total_matches
-                    .map(|t| format!("{t} matching"))
-                    .unwrap_or_default();
+                let total = m.total_matches.map(|t| format!("{t} matching")).unwrap_or_default();
                 println!("  [{}] {} {}", short_label(&m.method), m.method, total);
             }
-            let text_methods: Vec<&ColumnView> = view
-                .methods
-                .iter()
-                .filter(|m| !matches!(m.kind, MethodKind::Sql | MethodKind::Graph))
-                .collect();
+            let text_methods: Vec<&ColumnView> =
+                view.methods.iter().filter(|m| !matches!(m.kind, MethodKind::Sql | MethodKind::Graph)).collect();
             let mut header = vec!["rank".to_string()];
             header.extend(text_methods.iter().map(|m| short_label(&m.method)));
             let mut table = Table::new(header, 99);
             for rank in 0..view.k {
                 let mut row = vec![(rank + 1).to_string()];
                 for m in &text_methods {
-                    row.push(
-                        m.hits
-                            .get(rank)
-                            .map(|h| format!("{} {:.3}", h.id, h.score))
-                            .unwrap_or_default(),
-                    );
+                    row.push(m.hits.get(rank).map(|h| format!("{} {:.3}", h.id, h.score)).unwrap_or_default());
                 }
                 if row.iter().skip(1).all(String::is_empty) {
                     break;
@@ -463,11 +377,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
                 table.row(row);
             }
             print!("{}", table.render());
-            for m in view
-                .methods
-                .iter()
-                .filter(|m| matches!(m.kind, MethodKind::Sql | MethodKind::Graph))
-            {
+            for m in view.methods.iter().filter(|m| matches!(m.kind, MethodKind::Sql | MethodKind::Graph)) {
                 print_structured(m);
             }
             let overlap = cmp.overlap();
@@ -478,10 +388,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
                 let mut t = Table::new(header, 1);
                 for (i, l) in overlap.labels.iter().enumerate() {
                     let mut row = vec![short_label(l)];
-                    row.extend(
-                        (0..overlap.labels.len())
-                            .map(|j| format!("{:.2}", overlap.get(&overlap.rbo, i, j))),
-                    );
+                    row.extend((0..overlap.labels.len()).map(|j| format!("{:.2}", overlap.get(&overlap.rbo, i, j))));
                     t.row(row);
                 }
                 print!("{}", t.render());
@@ -505,28 +412,12 @@ fn print_structured(m: &ColumnView) {
         for line in t.render().lines() {
             println!("  {line}");
         }
-        println!(
-            "  {} row(s){}",
-            r.rows.len(),
-            if r.truncated {
-                " (cut at the row cap)"
-            } else {
-                ""
-            }
-        );
+        println!("  {} row(s){}", r.rows.len(), if r.truncated { " (cut at the row cap)" } else { "" });
     } else if let Some(b) = &m.bindings {
         println!("Graph: {}", b.pattern);
         for g in &b.matches {
-            let vars: Vec<String> = g
-                .bindings
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
-            let path: Vec<String> = g
-                .path
-                .iter()
-                .map(|f| format!("{f} [{}]", f.passages.join(", ")))
-                .collect();
+            let vars: Vec<String> = g.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            let path: Vec<String> = g.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
             println!("  {}   via {}", vars.join(", "), path.join(" → "));
         }
         if b.matches.is_empty() {
@@ -540,10 +431,7 @@ fn print_structured(m: &ColumnView) {
 
 /// `BM25 (okapi, k1=1.5, b=0.75)` → `okapi`; `TF-IDF (textbook)` → `tfidf-textbook`.
 fn short_label(label: &str) -> String {
-    let inner = label
-        .split_once('(')
-        .map(|(_, r)| r.trim_end_matches(')'))
-        .unwrap_or("");
+    let inner = label.split_once('(').map(|(_, r)| r.trim_end_matches(')')).unwrap_or("");
     let variant = inner.split(',').next().unwrap_or("").trim();
     if label.starts_with("TF-IDF") {
         format!("tfidf-{variant}")
@@ -589,10 +477,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     let corpus = corpus::load(&a.dataset, LoadOptions::default())?;
     report_load(&corpus);
     let Some(qrels) = corpus.qrels.clone() else {
-        bail!(
-            "{}: no qrels/test.tsv (or questions.tsv with judgements) found",
-            a.dataset.display()
-        );
+        bail!("{}: no qrels/test.tsv (or questions.tsv with judgements) found", a.dataset.display());
     };
     if corpus.queries.is_empty() {
         bail!("{}: no judged queries found", a.dataset.display());
@@ -613,11 +498,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         rows.push(EvalRow {
             method: retriever.label(),
             queries: summary.num_queries,
-            metrics: metrics
-                .0
-                .iter()
-                .map(|m| (m.to_string(), summary.mean.get(m).copied().unwrap_or(0.0)))
-                .collect(),
+            metrics: metrics.0.iter().map(|m| (m.to_string(), summary.mean.get(m).copied().unwrap_or(0.0))).collect(),
         });
     }
     drop(progress);
@@ -628,13 +509,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
 fn file_name(label: &str) -> String {
     label
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
         .collect::<String>()
         .replace("__", "_")
 }
@@ -686,31 +561,16 @@ pub struct IndexArgs {
 /// `ranklens index`
 pub fn index(a: IndexArgs) -> anyhow::Result<Found> {
     let analyzer = a.analyzer.parse()?;
-    let path = a
-        .corpus
-        .corpus
-        .clone()
-        .unwrap_or_else(super::sample_corpus_dir);
+    let path = a.corpus.corpus.clone().unwrap_or_else(super::sample_corpus_dir);
     let split = match a.corpus.split {
         super::args::SplitArg::File => corpus::Split::File,
         super::args::SplitArg::Paragraph => corpus::Split::Paragraph,
     };
-    let corpus = corpus::load(
-        &path,
-        LoadOptions {
-            split,
-            format: None,
-        },
-    )?;
+    let corpus = corpus::load(&path, LoadOptions { split, format: None })?;
     report_load(&corpus);
     let progress = TermProgress::new();
     let start = Instant::now();
-    let idx = SparseIndex::build(
-        &corpus,
-        analyzer,
-        &IndexLocation::Dir(a.out.clone()),
-        &progress,
-    )?;
+    let idx = SparseIndex::build(&corpus, analyzer, &IndexLocation::Dir(a.out.clone()), &progress)?;
     drop(progress);
     let s = idx.stats();
     println!(
@@ -723,10 +583,7 @@ pub fn index(a: IndexArgs) -> anyhow::Result<Found> {
         a.out.display(),
         start.elapsed().as_secs_f64()
     );
-    println!(
-        "search it with: ranklens search --corpus {} \"your question\"",
-        a.out.display()
-    );
+    println!("search it with: ranklens search --corpus {} \"your question\"", a.out.display());
     Ok(Found::Some)
 }
 
@@ -738,9 +595,12 @@ pub struct BenchArgs {
     dataset: PathBuf,
     #[command(flatten)]
     rank: RankArgs,
-    /// Repetitions; the best time is reported.
+    /// Index builds; the best time is reported.
     #[arg(long, default_value_t = 3)]
     repeat: usize,
+    /// Passes over the queries per depth; the best is reported.
+    #[arg(long, default_value_t = 5)]
+    query_repeat: usize,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
@@ -774,23 +634,16 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<Found> {
         index_secs = index_secs.min(t.elapsed().as_secs_f64());
         last = Some(idx);
     }
-    let Some(idx) = last else {
-        bail!("no index built")
-    };
+    let Some(idx) = last else { bail!("no index built") };
     let queries = corpus.queries.clone();
     let engine = Engine::from_index(idx, corpus);
-    let retriever = engine.sparse(
-        method_spec(MethodArg::Bm25, &settings),
-        settings.analyzer,
-        &NoProgress,
-    )?;
+    let retriever = engine.sparse(method_spec(MethodArg::Bm25, &settings), settings.analyzer, &NoProgress)?;
     let mut qps = [0.0f64; 2];
     for (slot, k) in [10usize, 1000].into_iter().enumerate() {
-        for _ in 0..a.repeat.max(1) {
+        for _ in 0..a.query_repeat.max(1) {
             let t = Instant::now();
             for q in &queries {
-                let ranking =
-                    retriever.search(&crate::retrieve::QueryContext::new(q.text.as_str()), k)?;
+                let ranking = retriever.search(&crate::retrieve::QueryContext::new(q.text.as_str()), k)?;
                 std::hint::black_box(ranking);
             }
             qps[slot] = qps[slot].max(queries.len() as f64 / t.elapsed().as_secs_f64());

@@ -10,10 +10,7 @@ pub struct Table {
 impl Table {
     /// A table whose columns from `right_align_from` on are numbers (right-aligned).
     pub fn new(header: Vec<String>, right_align_from: usize) -> Self {
-        Self {
-            rows: vec![header],
-            right_align_from,
-        }
+        Self { rows: vec![header], right_align_from }
     }
 
     /// Append a row.
@@ -24,14 +21,7 @@ impl Table {
     /// Render with two spaces between columns and a rule under the header.
     pub fn render(&self) -> String {
         let cols = self.rows.iter().map(Vec::len).max().unwrap_or(0);
-        let width = |c: usize| {
-            self.rows
-                .iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        };
+        let width = |c: usize| self.rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0);
         let widths: Vec<usize> = (0..cols).map(width).collect();
         let mut out = String::new();
         for (i, row) in self.rows.iter().enumerate() {
@@ -49,13 +39,7 @@ impl Table {
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
             if i == 0 {
-                out.push_str(
-                    &widths
-                        .iter()
-                        .map(|w| "─".repeat(*w))
-                        .collect::<Vec<_>>()
-                        .join("  "),
-                );
+                out.push_str(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
                 out.push('\n');
             }
         }

@@ -74,17 +74,11 @@ impl Comparison {
                 kind: r.kind(),
                 outcome: match r.search(question, k) {
                     Ok(ranking) => Outcome::Ranked(ranking),
-                    Err(e) => Outcome::Failed {
-                        message: e.to_string(),
-                    },
+                    Err(e) => Outcome::Failed { message: e.to_string() },
                 },
             })
             .collect();
-        Comparison {
-            question: question.text.clone(),
-            k,
-            runs,
-        }
+        Comparison { question: question.text.clone(), k, runs }
     }
 
     /// Add the SQL and graph columns: run `sql` on the engine's tables and `pattern` on its graph.
@@ -93,43 +87,25 @@ impl Comparison {
     pub fn add_structured(&mut self, engine: &Engine, sql: Option<&str>, pattern: Option<&str>) {
         let s = engine.structured();
         let sql_outcome = match (&s.sql, sql) {
-            (None, _) => Outcome::Unavailable {
-                message: "this corpus has no tables (add a .csv file next to it)".into(),
-            },
-            (Some(_), None) => Outcome::Unavailable {
-                message: "no SQL for this question: write a SELECT".into(),
-            },
+            (None, _) => {
+                Outcome::Unavailable { message: "this corpus has no tables (add a .csv file next to it)".into() }
+            }
+            (Some(_), None) => Outcome::Unavailable { message: "no SQL for this question: write a SELECT".into() },
             (Some(db), Some(q)) => match db.query(q, SqlLimits::default()) {
                 Ok(rows) => Outcome::Rows(rows),
-                Err(e) => Outcome::Failed {
-                    message: e.to_string(),
-                },
+                Err(e) => Outcome::Failed { message: e.to_string() },
             },
         };
-        self.runs.push(MethodRun {
-            label: "SQL".into(),
-            kind: MethodKind::Sql,
-            outcome: sql_outcome,
-        });
+        self.runs.push(MethodRun { label: "SQL".into(), kind: MethodKind::Sql, outcome: sql_outcome });
         let graph_outcome = match (&s.graph, pattern) {
-            (None, _) => Outcome::Unavailable {
-                message: "this corpus has no knowledge graph (graph.txt)".into(),
-            },
-            (Some(_), None) => Outcome::Unavailable {
-                message: "no graph pattern for this question: write one".into(),
-            },
+            (None, _) => Outcome::Unavailable { message: "this corpus has no knowledge graph (graph.txt)".into() },
+            (Some(_), None) => Outcome::Unavailable { message: "no graph pattern for this question: write one".into() },
             (Some(g), Some(p)) => match g.query(p) {
                 Ok(b) => Outcome::Bindings(b),
-                Err(e) => Outcome::Failed {
-                    message: e.to_string(),
-                },
+                Err(e) => Outcome::Failed { message: e.to_string() },
             },
         };
-        self.runs.push(MethodRun {
-            label: "Graph".into(),
-            kind: MethodKind::Graph,
-            outcome: graph_outcome,
-        });
+        self.runs.push(MethodRun { label: "Graph".into(), kind: MethodKind::Graph, outcome: graph_outcome });
     }
 
     /// Jaccard@k and RBO between every pair of ranked (not set-valued) columns.
@@ -137,11 +113,7 @@ impl Comparison {
         let ranked: Vec<(&str, &Ranking)> = self
             .runs
             .iter()
-            .filter_map(|r| {
-                r.ranking()
-                    .filter(|x| !x.unranked)
-                    .map(|x| (r.label.as_str(), x))
-            })
+            .filter_map(|r| r.ranking().filter(|x| !x.unranked).map(|x| (r.label.as_str(), x)))
             .collect();
         OverlapMatrix::new(&ranked, self.k)
     }

@@ -12,11 +12,7 @@ pub fn jaccard_at_k(a: &[DocId], b: &[DocId], k: usize) -> f64 {
     let a: HashSet<_> = a.iter().take(k).collect();
     let b: HashSet<_> = b.iter().take(k).collect();
     let union = a.union(&b).count();
-    if union == 0 {
-        1.0
-    } else {
-        a.intersection(&b).count() as f64 / union as f64
-    }
+    if union == 0 { 1.0 } else { a.intersection(&b).count() as f64 / union as f64 }
 }
 
 /// Rank-biased overlap (Webber, Moffat & Zobel 2010), extrapolated form RBO_ext, over the first
@@ -26,11 +22,7 @@ pub fn jaccard_at_k(a: &[DocId], b: &[DocId], k: usize) -> f64 {
 pub fn rank_biased_overlap(a: &[DocId], b: &[DocId], p: f64) -> f64 {
     let depth = a.len().min(b.len());
     if depth == 0 {
-        return if a.is_empty() && b.is_empty() {
-            1.0
-        } else {
-            0.0
-        };
+        return if a.is_empty() && b.is_empty() { 1.0 } else { 0.0 };
     }
     let mut seen_a = HashSet::new();
     let mut seen_b = HashSet::new();
@@ -73,10 +65,7 @@ impl OverlapMatrix {
     /// Compare every pair of rankings.
     pub fn new(rankings: &[(&str, &Ranking)], k: usize) -> Self {
         let n = rankings.len();
-        let docs: Vec<Vec<DocId>> = rankings
-            .iter()
-            .map(|(_, r)| r.docs().into_iter().take(k).collect())
-            .collect();
+        let docs: Vec<Vec<DocId>> = rankings.iter().map(|(_, r)| r.docs().into_iter().take(k).collect()).collect();
         let mut jaccard = vec![0.0; n * n];
         let mut rbo = vec![0.0; n * n];
         for i in 0..n {
@@ -85,12 +74,7 @@ impl OverlapMatrix {
                 rbo[i * n + j] = rank_biased_overlap(&docs[i], &docs[j], 0.9);
             }
         }
-        Self {
-            labels: rankings.iter().map(|(l, _)| l.to_string()).collect(),
-            jaccard,
-            rbo,
-            k,
-        }
+        Self { labels: rankings.iter().map(|(l, _)| l.to_string()).collect(), jaccard, rbo, k }
     }
 
     /// Value at (row, column).

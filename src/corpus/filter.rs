@@ -80,11 +80,7 @@ impl std::str::FromStr for FieldFilter {
                 if field.is_empty() || value.is_empty() {
                     break;
                 }
-                return Ok(FieldFilter {
-                    field: field.to_string(),
-                    op,
-                    value: value.to_string(),
-                });
+                return Ok(FieldFilter { field: field.to_string(), op, value: value.to_string() });
             }
         }
         Err(Error::invalid(
@@ -130,10 +126,7 @@ pub fn compare_versions(a: &str, b: &str) -> Option<Ordering> {
     let (a, b) = (version_parts(a)?, version_parts(b)?);
     let n = a.len().max(b.len());
     for i in 0..n {
-        let (x, y) = (
-            a.get(i).copied().unwrap_or(0),
-            b.get(i).copied().unwrap_or(0),
-        );
+        let (x, y) = (a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0));
         match x.cmp(&y) {
             Ordering::Equal => continue,
             other => return Some(other),
@@ -160,12 +153,7 @@ mod tests {
     fn doc(release: &str) -> Doc {
         let mut fields = BTreeMap::new();
         fields.insert("release".to_string(), release.to_string());
-        Doc {
-            id: "d".into(),
-            title: String::new(),
-            text: "t".into(),
-            fields,
-        }
+        Doc { id: "d".into(), title: String::new(), text: "t".into(), fields }
     }
 
     #[test]

@@ -50,15 +50,8 @@ pub fn load(path: &Path, options: LoadOptions) -> Result<Corpus> {
         Some(f) => f,
         None => detect(path)?,
     };
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "corpus".into());
-    let mut corpus = Corpus {
-        name,
-        source: Some(path.to_path_buf()),
-        ..Default::default()
-    };
+    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "corpus".into());
+    let mut corpus = Corpus { name, source: Some(path.to_path_buf()), ..Default::default() };
     match format {
         Format::Folder => load_folder(path, options.split, &mut corpus)?,
         Format::Jsonl => load_jsonl(path, &mut corpus)?,
@@ -77,10 +70,7 @@ fn detect(path: &Path) -> Result<Format> {
         }
         return Ok(Format::Folder);
     }
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
+    let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     match ext.as_str() {
         "jsonl" | "ndjson" | "json" => Ok(Format::Jsonl),
         "csv" => Ok(Format::Csv),
@@ -106,19 +96,11 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, std::result::Result<&str,
 
 fn add_doc(corpus: &mut Corpus, file: &Path, line: Option<usize>, doc: Doc) {
     if doc.title.trim().is_empty() && doc.text.trim().is_empty() {
-        corpus.report.skip(
-            file,
-            line,
-            format!("document {:?} is empty; skipped", doc.id),
-        );
+        corpus.report.skip(file, line, format!("document {:?} is empty; skipped", doc.id));
         return;
     }
     if corpus.by_id.contains_key(&doc.id) {
-        corpus.report.skip(
-            file,
-            line,
-            format!("duplicate id {:?}; the first one is kept", doc.id),
-        );
+        corpus.report.skip(file, line, format!("duplicate id {:?}; the first one is kept", doc.id));
         return;
     }
     corpus.push(doc);
@@ -138,9 +120,7 @@ fn load_jsonl(path: &Path, corpus: &mut Corpus) -> Result<()> {
     corpus.report.files += 1;
     for (n, line) in lines(&bytes) {
         let Ok(line) = line else {
-            corpus
-                .report
-                .skip(path, Some(n), "line is not valid UTF-8; skipped");
+            corpus.report.skip(path, Some(n), "line is not valid UTF-8; skipped");
             continue;
         };
         if line.trim().is_empty() {
@@ -149,68 +129,37 @@ fn load_jsonl(path: &Path, corpus: &mut Corpus) -> Result<()> {
         let obj = match serde_json::from_str::<Value>(line) {
             Ok(Value::Object(obj)) => obj,
             Ok(_) => {
-                corpus
-                    .report
-                    .skip(path, Some(n), "line is JSON but not an object; skipped");
+                corpus.report.skip(path, Some(n), "line is JSON but not an object; skipped");
                 continue;
             }
             Err(e) => {
-                corpus
-                    .report
-                    .skip(path, Some(n), format!("malformed JSON ({e}); skipped"));
+                corpus.report.skip(path, Some(n), format!("malformed JSON ({e}); skipped"));
                 continue;
             }
         };
-        let Some(id) = ["_id", "id", "docid", "doc_id"]
-            .iter()
-            .find_map(|k| obj.get(*k).and_then(json_string))
-        else {
-            corpus
-                .report
-                .skip(path, Some(n), "missing field \"_id\" (or \"id\"); skipped");
+        let Some(id) = ["_id", "id", "docid", "doc_id"].iter().find_map(|k| obj.get(*k).and_then(json_string)) else {
+            corpus.report.skip(path, Some(n), "missing field \"_id\" (or \"id\"); skipped");
             continue;
         };
-        let Some(text) = ["text", "contents", "body"]
-            .iter()
-            .find_map(|k| obj.get(*k).and_then(json_string))
-        else {
-            corpus.report.skip(
-                path,
-                Some(n),
-                format!("document {id:?}: missing field \"text\"; skipped"),
-            );
+        let Some(text) = ["text", "contents", "body"].iter().find_map(|k| obj.get(*k).and_then(json_string)) else {
+            corpus.report.skip(path, Some(n), format!("document {id:?}: missing field \"text\"; skipped"));
             continue;
         };
         let title = obj.get("title").and_then(json_string).unwrap_or_default();
         let fields = obj
             .iter()
             .filter(|(k, _)| {
-                !matches!(
-                    k.as_str(),
-                    "_id" | "id" | "docid" | "doc_id" | "text" | "contents" | "body" | "title"
-                )
+                !matches!(k.as_str(), "_id" | "id" | "docid" | "doc_id" | "text" | "contents" | "body" | "title")
             })
             .filter_map(|(k, v)| json_string(v).map(|s| (k.clone(), s)))
             .collect();
-        add_doc(
-            corpus,
-            path,
-            Some(n),
-            Doc {
-                id,
-                title,
-                text,
-                fields,
-            },
-        );
+        add_doc(corpus, path, Some(n), Doc { id, title, text, fields });
     }
     Ok(())
 }
 
 fn column(headers: &[String], names: &[&str]) -> Option<usize> {
-    headers
-        .iter()
-        .position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
+    headers.iter().position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)))
 }
 
 fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()> {
@@ -222,29 +171,17 @@ fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()>
         .quoting(delimiter == b',')
         .from_reader(bytes.as_slice());
     let headers: Vec<String> = match reader.byte_headers() {
-        Ok(h) => h
-            .iter()
-            .map(|f| String::from_utf8_lossy(f).trim().to_string())
-            .collect(),
+        Ok(h) => h.iter().map(|f| String::from_utf8_lossy(f).trim().to_string()).collect(),
         Err(e) => {
-            return Err(Error::invalid(
-                format!("{}:1", path.display()),
-                format!("cannot read the header: {e}"),
-            ));
+            return Err(Error::invalid(format!("{}:1", path.display()), format!("cannot read the header: {e}")));
         }
     };
     let id_col = column(&headers, &["id", "_id", "docid", "doc_id"]);
-    let text_col = column(
-        &headers,
-        &["text", "body", "contents", "content", "passage"],
-    );
+    let text_col = column(&headers, &["text", "body", "contents", "content", "passage"]);
     let (Some(id_col), Some(text_col)) = (id_col, text_col) else {
         return Err(Error::invalid(
             format!("{}:1", path.display()),
-            format!(
-                "the header must name an id column and a text column (found: {})",
-                headers.join(", ")
-            ),
+            format!("the header must name an id column and a text column (found: {})", headers.join(", ")),
         ));
     };
     let title_col = column(&headers, &["title"]);
@@ -255,9 +192,7 @@ fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()>
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
-                corpus
-                    .report
-                    .skip(path, Some(line), format!("unreadable row ({e}); skipped"));
+                corpus.report.skip(path, Some(line), format!("unreadable row ({e}); skipped"));
                 continue;
             }
         }
@@ -266,11 +201,7 @@ fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()>
             corpus.report.skip(
                 path,
                 Some(line),
-                format!(
-                    "row has {} fields, the header has {}; skipped",
-                    record.len(),
-                    headers.len()
-                ),
+                format!("row has {} fields, the header has {}; skipped", record.len(), headers.len()),
             );
             continue;
         }
@@ -283,18 +214,12 @@ fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()>
             }
         }
         if bad_utf8 {
-            corpus
-                .report
-                .skip(path, Some(line), "row is not valid UTF-8; skipped");
+            corpus.report.skip(path, Some(line), "row is not valid UTF-8; skipped");
             continue;
         }
         let id = values[id_col].trim().to_string();
         if id.is_empty() {
-            corpus.report.skip(
-                path,
-                Some(line),
-                format!("missing field {:?}; skipped", headers[id_col]),
-            );
+            corpus.report.skip(path, Some(line), format!("missing field {:?}; skipped", headers[id_col]));
             continue;
         }
         let fields = headers
@@ -319,18 +244,13 @@ fn text_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for p in paths {
-        let hidden = p
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        let hidden = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
         if hidden {
             continue;
         }
         if p.is_dir() {
             text_files(&p, out)?;
-        } else if p
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("txt") || e.eq_ignore_ascii_case("md"))
-        {
+        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("txt") || e.eq_ignore_ascii_case("md")) {
             out.push(p);
         }
     }
@@ -355,53 +275,27 @@ fn load_folder(dir: &Path, split: Split, corpus: &mut Corpus) -> Result<()> {
         let text = match std::str::from_utf8(&bytes) {
             Ok(s) => s.to_string(),
             Err(e) => {
-                let line = bytes[..e.valid_up_to()]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count()
-                    + 1;
-                corpus.report.warn(
-                    &file,
-                    Some(line),
-                    "invalid UTF-8; the bad bytes are replaced by U+FFFD",
-                );
+                let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+                corpus.report.warn(&file, Some(line), "invalid UTF-8; the bad bytes are replaced by U+FFFD");
                 String::from_utf8_lossy(&bytes).into_owned()
             }
         };
         let rel = file.strip_prefix(dir).unwrap_or(&file).with_extension("");
         let base_id = rel.to_string_lossy().replace('\\', "/");
-        let stem = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         match split {
             Split::File => {
                 let title = first_heading(&text).unwrap_or(stem);
                 let mut fields = BTreeMap::new();
                 fields.insert("page".to_string(), base_id.clone());
-                add_doc(
-                    corpus,
-                    &file,
-                    None,
-                    Doc {
-                        id: base_id,
-                        title,
-                        text,
-                        fields,
-                    },
-                );
+                add_doc(corpus, &file, None, Doc { id: base_id, title, text, fields });
             }
             Split::Paragraph => {
                 let page_title = first_heading(&text).unwrap_or(stem);
                 for (n, p) in paragraphs(&text, &page_title).into_iter().enumerate() {
                     let mut fields = BTreeMap::new();
                     fields.insert("page".to_string(), base_id.clone());
-                    let doc = Doc {
-                        id: format!("{base_id}-{}", n + 1),
-                        title: p.title,
-                        text: p.text,
-                        fields,
-                    };
+                    let doc = Doc { id: format!("{base_id}-{}", n + 1), title: p.title, text: p.text, fields };
                     add_doc(corpus, &file, Some(p.line), doc);
                 }
             }
@@ -413,11 +307,7 @@ fn load_folder(dir: &Path, split: Split, corpus: &mut Corpus) -> Result<()> {
 fn heading(line: &str) -> Option<&str> {
     let t = line.trim_start();
     let level = t.chars().take_while(|&c| c == '#').count();
-    if (1..=6).contains(&level) && t[level..].starts_with(' ') {
-        Some(t[level..].trim())
-    } else {
-        None
-    }
+    if (1..=6).contains(&level) && t[level..].starts_with(' ') { Some(t[level..].trim()) } else { None }
 }
 
 fn first_heading(text: &str) -> Option<String> {
@@ -443,11 +333,7 @@ pub(crate) fn paragraphs(text: &str, page_title: &str) -> Vec<Paragraph> {
     let mut start = 0;
     let flush = |current: &mut Vec<&str>, title: &str, start: usize, out: &mut Vec<Paragraph>| {
         if !current.is_empty() {
-            out.push(Paragraph {
-                title: title.to_string(),
-                text: current.join("\n"),
-                line: start,
-            });
+            out.push(Paragraph { title: title.to_string(), text: current.join("\n"), line: start });
             current.clear();
         }
     };
@@ -486,15 +372,10 @@ pub fn load_queries(path: &Path, report: &mut LoadReport) -> Result<Vec<Query>> 
             match serde_json::from_str::<Value>(line) {
                 Ok(v) => {
                     let id = v.get("_id").or_else(|| v.get("id")).and_then(json_string);
-                    let text = v
-                        .get("text")
-                        .or_else(|| v.get("query"))
-                        .and_then(json_string);
+                    let text = v.get("text").or_else(|| v.get("query")).and_then(json_string);
                     match (id, text) {
                         (Some(id), Some(text)) => out.push(Query { id, text }),
-                        _ => {
-                            report.skip(path, Some(n), "query needs \"_id\" and \"text\"; skipped")
-                        }
+                        _ => report.skip(path, Some(n), "query needs \"_id\" and \"text\"; skipped"),
                     }
                 }
                 Err(e) => report.skip(path, Some(n), format!("malformed JSON ({e}); skipped")),
@@ -502,10 +383,9 @@ pub fn load_queries(path: &Path, report: &mut LoadReport) -> Result<Vec<Query>> 
         } else {
             let mut parts = line.splitn(2, '\t');
             match (parts.next(), parts.next()) {
-                (Some(id), Some(text)) if !id.trim().is_empty() => out.push(Query {
-                    id: id.trim().to_string(),
-                    text: text.trim().to_string(),
-                }),
+                (Some(id), Some(text)) if !id.trim().is_empty() => {
+                    out.push(Query { id: id.trim().to_string(), text: text.trim().to_string() })
+                }
                 _ => report.skip(path, Some(n), "expected: query id<TAB>question; skipped"),
             }
         }
@@ -515,10 +395,7 @@ pub fn load_queries(path: &Path, report: &mut LoadReport) -> Result<Vec<Query>> 
 
 fn load_beir(dir: &Path, corpus: &mut Corpus) -> Result<()> {
     load_jsonl(&dir.join("corpus.jsonl"), corpus)?;
-    corpus.name = dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "beir".into());
+    corpus.name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "beir".into());
     let queries = dir.join("queries.jsonl");
     if queries.is_file() {
         corpus.queries = load_queries(&queries, &mut corpus.report)?;
@@ -548,9 +425,7 @@ pub fn load_questions_tsv(path: &Path, corpus: &mut Corpus) -> Result<()> {
     let mut qrels = corpus.qrels.take().unwrap_or_default();
     for (n, line) in lines(&bytes) {
         let Ok(line) = line else {
-            corpus
-                .report
-                .skip(path, Some(n), "line is not valid UTF-8; skipped");
+            corpus.report.skip(path, Some(n), "line is not valid UTF-8; skipped");
             continue;
         };
         if line.trim().is_empty() {
@@ -569,39 +444,19 @@ pub fn load_questions_tsv(path: &Path, corpus: &mut Corpus) -> Result<()> {
         }
         let get = |name: &str| -> Option<String> {
             let i = header.iter().position(|h| h == name)?;
-            fields
-                .get(i)
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
+            fields.get(i).map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
         };
         let (Some(id), Some(question)) = (get("id"), get("question")) else {
-            corpus.report.skip(
-                path,
-                Some(n),
-                "a question needs an id and a question; skipped",
-            );
+            corpus.report.skip(path, Some(n), "a question needs an id and a question; skipped");
             continue;
         };
         for judgement in get("judgements").unwrap_or_default().split_whitespace() {
-            match judgement
-                .rsplit_once(':')
-                .map(|(d, g)| (d, g.parse::<i32>()))
-            {
+            match judgement.rsplit_once(':').map(|(d, g)| (d, g.parse::<i32>())) {
                 Some((doc, Ok(grade))) => qrels.insert(&id, doc, grade),
-                _ => corpus.report.warn(
-                    path,
-                    Some(n),
-                    format!("judgement {judgement:?} is not doc:grade; ignored"),
-                ),
+                _ => corpus.report.warn(path, Some(n), format!("judgement {judgement:?} is not doc:grade; ignored")),
             }
         }
-        corpus.templates.insert(
-            id.clone(),
-            super::QueryTemplates {
-                sql: get("sql"),
-                graph: get("graph"),
-            },
-        );
+        corpus.templates.insert(id.clone(), super::QueryTemplates { sql: get("sql"), graph: get("graph") });
         corpus.queries.push(Query { id, text: question });
     }
     if !qrels.judgements.is_empty() {
@@ -626,9 +481,7 @@ mod tests {
     #[test]
     fn jsonl_loads_good_lines_and_warns_on_each_bad_one() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut bytes =
-            b"{\"_id\":\"d1\",\"title\":\"T\",\"text\":\"one\",\"page\":\"p\",\"release\":4.2}\n"
-                .to_vec();
+        let mut bytes = b"{\"_id\":\"d1\",\"title\":\"T\",\"text\":\"one\",\"page\":\"p\",\"release\":4.2}\n".to_vec();
         bytes.extend_from_slice(b"{\"_id\":\"d2\",\"text\":\n"); // 2: malformed
         bytes.extend_from_slice(b"{\"title\":\"no id\",\"text\":\"x\"}\n"); // 3: missing id
         bytes.extend_from_slice(b"{\"id\":\"d1\",\"text\":\"dup\"}\n"); // 4: duplicate
@@ -639,50 +492,25 @@ mod tests {
         bytes.extend_from_slice(b"{\"id\":5,\"text\":\"numeric id\"}"); // 9: fine
         let path = write(dir.path(), "c.jsonl", &bytes);
         let c = load(&path, LoadOptions::default()).expect("loads");
-        assert_eq!(
-            c.docs().iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
-            ["d1", "5"]
-        );
+        assert_eq!(c.docs().iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["d1", "5"]);
         let lines: Vec<_> = c.report.warnings.iter().map(|w| w.line).collect();
-        assert_eq!(
-            lines,
-            [
-                Some(2),
-                Some(3),
-                Some(4),
-                Some(5),
-                Some(6),
-                Some(7),
-                Some(8)
-            ]
-        );
+        assert_eq!(lines, [Some(2), Some(3), Some(4), Some(5), Some(6), Some(7), Some(8)]);
         assert_eq!(c.report.skipped, 7);
         assert!(c.report.warnings.iter().all(|w| w.file == path));
-        assert_eq!(
-            c.docs()[0].fields.get("release").map(String::as_str),
-            Some("4.2")
-        );
+        assert_eq!(c.docs()[0].fields.get("release").map(String::as_str), Some("4.2"));
         assert!(c.report.warnings[1].message.contains("\"_id\""));
     }
 
     #[test]
     fn csv_and_tsv_use_the_header_and_name_bad_rows() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let csv = write(
-            dir.path(),
-            "c.csv",
-            b"id,title,text,page\na,A,\"alpha, quoted\",p1\nb,B,beta\nc,C,gamma,p3\n",
-        );
+        let csv = write(dir.path(), "c.csv", b"id,title,text,page\na,A,\"alpha, quoted\",p1\nb,B,beta\nc,C,gamma,p3\n");
         let c = load(&csv, LoadOptions::default()).expect("loads");
         assert_eq!(c.len(), 2);
         assert_eq!(c.docs()[0].text, "alpha, quoted");
         assert_eq!(c.report.warnings.len(), 1);
         assert_eq!(c.report.warnings[0].line, Some(3));
-        let tsv = write(
-            dir.path(),
-            "c.tsv",
-            b"docid\ttext\nx\tone \"quoted\" word\n",
-        );
+        let tsv = write(dir.path(), "c.tsv", b"docid\ttext\nx\tone \"quoted\" word\n");
         let t = load(&tsv, LoadOptions::default()).expect("loads");
         assert_eq!(t.docs()[0].text, "one \"quoted\" word");
         let bad = write(dir.path(), "bad.csv", b"name,words\n");
@@ -693,54 +521,28 @@ mod tests {
     #[test]
     fn folder_by_file_and_by_paragraph() {
         let dir = tempfile::tempdir().expect("tempdir");
-        write(dir.path(), "b.md", b"# Caching\n\nCached results stay valid.\nThen replaced.\n\n## Limits\nAt most 5 devices.\n");
+        write(
+            dir.path(),
+            "b.md",
+            b"# Caching\n\nCached results stay valid.\nThen replaced.\n\n## Limits\nAt most 5 devices.\n",
+        );
         write(dir.path(), "a.txt", b"plain file");
         write(dir.path(), "sub/c.txt", b"bad \xff\nsecond");
         write(dir.path(), "ignored.pdf", b"%PDF");
         let files = load(dir.path(), LoadOptions::default()).expect("loads");
-        assert_eq!(
-            files
-                .docs()
-                .iter()
-                .map(|d| d.id.as_str())
-                .collect::<Vec<_>>(),
-            ["a", "b", "sub/c"]
-        );
+        assert_eq!(files.docs().iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["a", "b", "sub/c"]);
         assert_eq!(files.docs()[1].title, "Caching");
         assert_eq!(files.report.warnings.len(), 1);
         assert_eq!(files.report.warnings[0].line, Some(1));
-        let paras = load(
-            dir.path(),
-            LoadOptions {
-                split: Split::Paragraph,
-                ..Default::default()
-            },
-        )
-        .expect("loads");
-        let ids: Vec<_> = paras
-            .docs()
-            .iter()
-            .map(|d| (d.id.as_str(), d.title.as_str()))
-            .collect();
-        assert_eq!(
-            ids,
-            [
-                ("a-1", "a"),
-                ("b-1", "Caching"),
-                ("b-2", "Limits"),
-                ("sub/c-1", "c")
-            ]
-        );
-        assert_eq!(
-            paras.docs()[1].text,
-            "Cached results stay valid.\nThen replaced."
-        );
+        let paras = load(dir.path(), LoadOptions { split: Split::Paragraph, ..Default::default() }).expect("loads");
+        let ids: Vec<_> = paras.docs().iter().map(|d| (d.id.as_str(), d.title.as_str())).collect();
+        assert_eq!(ids, [("a-1", "a"), ("b-1", "Caching"), ("b-2", "Limits"), ("sub/c-1", "c")]);
+        assert_eq!(paras.docs()[1].text, "Cached results stay valid.\nThen replaced.");
     }
 
     #[test]
     fn unreadable_path_is_an_error_naming_it() {
-        let err =
-            load(Path::new("/no/such/corpus.jsonl"), LoadOptions::default()).expect_err("missing");
+        let err = load(Path::new("/no/such/corpus.jsonl"), LoadOptions::default()).expect_err("missing");
         assert!(err.to_string().contains("/no/such/corpus.jsonl"));
     }
 

@@ -18,9 +18,7 @@ pub use filter::{CompareOp, FieldFilter, compare_versions};
 pub use load::{Format, LoadOptions, Split, load, load_questions_tsv};
 
 /// Internal document number: the position in load order, stable across runs for the same input.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
 pub struct DocId(pub u32);
 
 impl DocId {
@@ -113,11 +111,7 @@ pub struct LoadReport {
 
 impl LoadReport {
     fn warn(&mut self, file: &Path, line: Option<usize>, message: impl Into<String>) {
-        self.warnings.push(LoadWarning {
-            file: file.to_path_buf(),
-            line,
-            message: message.into(),
-        });
+        self.warnings.push(LoadWarning { file: file.to_path_buf(), line, message: message.into() });
     }
 
     fn skip(&mut self, file: &Path, line: Option<usize>, message: impl Into<String>) {
@@ -161,17 +155,10 @@ pub struct Corpus {
 impl Corpus {
     /// A corpus from documents already in memory. Duplicate ids keep the first and are reported.
     pub fn from_docs(name: impl Into<String>, docs: impl IntoIterator<Item = Doc>) -> Self {
-        let mut corpus = Corpus {
-            name: name.into(),
-            ..Default::default()
-        };
+        let mut corpus = Corpus { name: name.into(), ..Default::default() };
         for doc in docs {
             if corpus.by_id.contains_key(&doc.id) {
-                corpus.report.skip(
-                    Path::new("<memory>"),
-                    None,
-                    format!("duplicate id {:?} skipped", doc.id),
-                );
+                corpus.report.skip(Path::new("<memory>"), None, format!("duplicate id {:?} skipped", doc.id));
                 continue;
             }
             corpus.push(doc);
@@ -216,10 +203,7 @@ impl Corpus {
 
     /// The external id of a document, or `?` for an id outside the corpus.
     pub fn external_id(&self, id: DocId) -> &str {
-        self.docs
-            .get(id.index())
-            .map(|d| d.id.as_str())
-            .unwrap_or("?")
+        self.docs.get(id.index()).map(|d| d.id.as_str()).unwrap_or("?")
     }
 
     /// Internal id for an external id.
@@ -234,10 +218,7 @@ impl Corpus {
 
     /// Every (DocId, Doc) pair.
     pub fn iter(&self) -> impl Iterator<Item = (DocId, &Doc)> {
-        self.docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (DocId(i as u32), d))
+        self.docs.iter().enumerate().map(|(i, d)| (DocId(i as u32), d))
     }
 
     /// A hash of every document's id, title, text and fields in order: two corpora with the same
@@ -266,11 +247,7 @@ impl Corpus {
 
     /// Distinct values of a field, sorted, for filter menus.
     pub fn field_values(&self, field: &str) -> Vec<String> {
-        let mut values: Vec<String> = self
-            .docs
-            .iter()
-            .filter_map(|d| d.fields.get(field).cloned())
-            .collect();
+        let mut values: Vec<String> = self.docs.iter().filter_map(|d| d.fields.get(field).cloned()).collect();
         values.sort();
         values.dedup();
         values
@@ -278,11 +255,7 @@ impl Corpus {
 
     /// Every field name used by some document, sorted.
     pub fn field_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .docs
-            .iter()
-            .flat_map(|d| d.fields.keys().cloned())
-            .collect();
+        let mut names: Vec<String> = self.docs.iter().flat_map(|d| d.fields.keys().cloned()).collect();
         names.sort();
         names.dedup();
         names

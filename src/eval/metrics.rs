@@ -62,11 +62,7 @@ impl FromStr for Metric {
     fn from_str(s: &str) -> Result<Self> {
         let lower = s.trim().to_lowercase();
         let cut = |prefixes: &[&str]| {
-            prefixes
-                .iter()
-                .find_map(|p| lower.strip_prefix(p))
-                .and_then(|k| k.parse::<usize>().ok())
-                .filter(|&k| k > 0)
+            prefixes.iter().find_map(|p| lower.strip_prefix(p)).and_then(|k| k.parse::<usize>().ok()).filter(|&k| k > 0)
         };
         if let Some(k) = cut(&["ndcg@", "ndcg_cut_", "ndcg_cut."]) {
             return Ok(Metric::Ndcg(k));
@@ -80,10 +76,7 @@ impl FromStr for Metric {
         match lower.as_str() {
             "map" | "ap" => Ok(Metric::Ap),
             "mrr" | "recip_rank" | "rr" => Ok(Metric::Mrr),
-            _ => Err(Error::invalid(
-                "metric",
-                format!("unknown metric {s:?}; use nDCG@k, MAP, R@k, P@k or MRR"),
-            )),
+            _ => Err(Error::invalid("metric", format!("unknown metric {s:?}; use nDCG@k, MAP, R@k, P@k or MRR"))),
         }
     }
 }
@@ -95,23 +88,12 @@ pub struct MetricSet(pub Vec<Metric>);
 impl MetricSet {
     /// The BEIR/Anserini set: nDCG@10, R@100, MAP, MRR.
     pub fn standard() -> Self {
-        MetricSet(vec![
-            Metric::Ndcg(10),
-            Metric::Recall(100),
-            Metric::Ap,
-            Metric::Mrr,
-        ])
+        MetricSet(vec![Metric::Ndcg(10), Metric::Recall(100), Metric::Ap, Metric::Mrr])
     }
 
     /// The set shown for one question at depth k: nDCG@k, AP, R@k, P@k, MRR.
     pub fn at(k: usize) -> Self {
-        MetricSet(vec![
-            Metric::Ndcg(k),
-            Metric::Ap,
-            Metric::Recall(k),
-            Metric::Precision(k),
-            Metric::Mrr,
-        ])
+        MetricSet(vec![Metric::Ndcg(k), Metric::Ap, Metric::Recall(k), Metric::Precision(k), Metric::Mrr])
     }
 }
 
@@ -142,10 +124,7 @@ pub fn evaluate_query(
     let empty = BTreeMap::new();
     let judged = judgements.unwrap_or(&empty);
     let ordered = trec_order(ranked);
-    let grades: Vec<i32> = ordered
-        .iter()
-        .map(|(d, _)| judged.get(d).copied().unwrap_or(0))
-        .collect();
+    let grades: Vec<i32> = ordered.iter().map(|(d, _)| judged.get(d).copied().unwrap_or(0)).collect();
     let num_rel = judged.values().filter(|&&g| g >= 1).count();
     let mut ideal: Vec<i32> = judged.values().copied().filter(|&g| g > 0).collect();
     ideal.sort_unstable_by(|a, b| b.cmp(a));
@@ -156,11 +135,7 @@ pub fn evaluate_query(
             let v = match m {
                 Metric::Ndcg(k) => {
                     let dcg = |g: &[i32]| -> f64 {
-                        g.iter()
-                            .take(k)
-                            .enumerate()
-                            .map(|(i, &g)| f64::from(g.max(0)) / ((i + 2) as f64).log2())
-                            .sum()
+                        g.iter().take(k).enumerate().map(|(i, &g)| f64::from(g.max(0)) / ((i + 2) as f64).log2()).sum()
                     };
                     let idcg = dcg(&ideal);
                     if idcg > 0.0 { dcg(&grades) / idcg } else { 0.0 }
@@ -182,20 +157,10 @@ pub fn evaluate_query(
                 }
                 Metric::Recall(k) => {
                     let hits = grades.iter().take(k).filter(|&&g| g >= 1).count();
-                    if num_rel == 0 {
-                        0.0
-                    } else {
-                        hits as f64 / num_rel as f64
-                    }
+                    if num_rel == 0 { 0.0 } else { hits as f64 / num_rel as f64 }
                 }
-                Metric::Precision(k) => {
-                    grades.iter().take(k).filter(|&&g| g >= 1).count() as f64 / k as f64
-                }
-                Metric::Mrr => grades
-                    .iter()
-                    .position(|&g| g >= 1)
-                    .map(|i| 1.0 / (i + 1) as f64)
-                    .unwrap_or(0.0),
+                Metric::Precision(k) => grades.iter().take(k).filter(|&&g| g >= 1).count() as f64 / k as f64,
+                Metric::Mrr => grades.iter().position(|&g| g >= 1).map(|i| 1.0 / (i + 1) as f64).unwrap_or(0.0),
             };
             (m, v)
         })
@@ -207,18 +172,12 @@ pub fn evaluate(run: &Run, qrels: &Qrels, metrics: &MetricSet) -> EvalSummary {
     let mut summary = EvalSummary::default();
     for (qid, judged) in &qrels.judgements {
         let ranked = run.results.get(qid).map(Vec::as_slice).unwrap_or(&[]);
-        summary
-            .per_query
-            .insert(qid.clone(), evaluate_query(ranked, Some(judged), metrics));
+        summary.per_query.insert(qid.clone(), evaluate_query(ranked, Some(judged), metrics));
     }
     summary.num_queries = summary.per_query.len();
     for &m in &metrics.0 {
         let sum: f64 = summary.per_query.values().filter_map(|v| v.get(&m)).sum();
-        let mean = if summary.num_queries == 0 {
-            0.0
-        } else {
-            sum / summary.num_queries as f64
-        };
+        let mean = if summary.num_queries == 0 { 0.0 } else { sum / summary.num_queries as f64 };
         summary.mean.insert(m, mean);
     }
     summary
@@ -260,11 +219,7 @@ mod tests {
         let (q, _) = Qrels::parse("1 0 a 1\n", Path::new("q"));
         // a and z tie; trec_eval puts z (greater docno) first, so the relevant a sits at rank 2.
         let run = ranked(&[("a", 1.0), ("z", 1.0)]);
-        let m = evaluate_query(
-            &run,
-            q.for_query("1"),
-            &MetricSet(vec![Metric::Mrr, Metric::Ndcg(10)]),
-        );
+        let m = evaluate_query(&run, q.for_query("1"), &MetricSet(vec![Metric::Mrr, Metric::Ndcg(10)]));
         assert_close!(m[&Metric::Mrr], 0.5);
         assert_close!(m[&Metric::Ndcg(10)], 1.0 / 3f64.log2());
     }
@@ -282,10 +237,7 @@ mod tests {
     #[test]
     fn metric_names_parse() {
         assert_eq!("nDCG@10".parse::<Metric>().ok(), Some(Metric::Ndcg(10)));
-        assert_eq!(
-            "recall_100".parse::<Metric>().ok(),
-            Some(Metric::Recall(100))
-        );
+        assert_eq!("recall_100".parse::<Metric>().ok(), Some(Metric::Recall(100)));
         assert_eq!("P@5".parse::<Metric>().ok(), Some(Metric::Precision(5)));
         assert_eq!("map".parse::<Metric>().ok(), Some(Metric::Ap));
         assert!("ndcg@0".parse::<Metric>().is_err());

@@ -41,10 +41,7 @@ impl Qrels {
                     warnings.push(LoadWarning {
                         file: path.to_path_buf(),
                         line: Some(n),
-                        message: format!(
-                            "expected 3 (BEIR) or 4 (TREC) fields, found {}; skipped",
-                            fields.len()
-                        ),
+                        message: format!("expected 3 (BEIR) or 4 (TREC) fields, found {}; skipped", fields.len()),
                     });
                     continue;
                 }
@@ -66,10 +63,7 @@ impl Qrels {
 
     /// Set one judgement (replacing any earlier grade).
     pub fn insert(&mut self, qid: &str, docid: &str, grade: i32) {
-        self.judgements
-            .entry(qid.to_string())
-            .or_default()
-            .insert(docid.to_string(), grade);
+        self.judgements.entry(qid.to_string()).or_default().insert(docid.to_string(), grade);
     }
 
     /// Remove one judgement.
@@ -99,10 +93,7 @@ impl Qrels {
 
     /// Number of relevant (grade ≥ 1) documents of a query.
     pub fn num_relevant(&self, qid: &str) -> usize {
-        self.judgements
-            .get(qid)
-            .map(|q| q.values().filter(|&&g| g >= 1).count())
-            .unwrap_or(0)
+        self.judgements.get(qid).map(|q| q.values().filter(|&&g| g >= 1).count()).unwrap_or(0)
     }
 
     /// TREC format: `qid 0 docid grade`, sorted by query then document.
@@ -123,10 +114,7 @@ mod tests {
 
     #[test]
     fn reads_beir_and_trec_and_warns_on_bad_lines() {
-        let (q, w) = Qrels::parse(
-            "query-id\tcorpus-id\tscore\n1\td1\t1\n1\td2\t0\n2\td3\tx\n",
-            Path::new("q.tsv"),
-        );
+        let (q, w) = Qrels::parse("query-id\tcorpus-id\tscore\n1\td1\t1\n1\td2\t0\n2\td3\tx\n", Path::new("q.tsv"));
         assert_eq!(q.grade("1", "d1"), Some(1));
         assert_eq!(q.num_relevant("1"), 1);
         assert_eq!(w.len(), 1);

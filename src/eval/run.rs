@@ -19,10 +19,7 @@ pub struct Run {
 impl Run {
     /// An empty run with a tag.
     pub fn new(tag: impl Into<String>) -> Self {
-        Self {
-            tag: tag.into(),
-            results: BTreeMap::new(),
-        }
+        Self { tag: tag.into(), results: BTreeMap::new() }
     }
 
     /// Set the ranked list of one query.
@@ -33,11 +30,7 @@ impl Run {
     /// TREC format: `qid Q0 docid rank score tag`, ranks from 1.
     pub fn to_trec(&self) -> String {
         let mut out = String::new();
-        let tag = if self.tag.is_empty() {
-            "ranklens"
-        } else {
-            self.tag.as_str()
-        };
+        let tag = if self.tag.is_empty() { "ranklens" } else { self.tag.as_str() };
         for (q, docs) in &self.results {
             for (i, (d, s)) in docs.iter().enumerate() {
                 out.push_str(&format!("{q} Q0 {d} {} {s:.6} {tag}\n", i + 1));
@@ -61,22 +54,13 @@ impl Run {
                 continue;
             }
             let [q, _, d, _rank, score, tag] = f.as_slice() else {
-                return Err(Error::invalid(
-                    format!("{source}:{}", i + 1),
-                    "expected `qid Q0 docid rank score tag`",
-                ));
+                return Err(Error::invalid(format!("{source}:{}", i + 1), "expected `qid Q0 docid rank score tag`"));
             };
             let score: f64 = score.parse().map_err(|_| {
-                Error::invalid(
-                    format!("{source}:{}", i + 1),
-                    format!("score {score:?} is not a number"),
-                )
+                Error::invalid(format!("{source}:{}", i + 1), format!("score {score:?} is not a number"))
             })?;
             run.tag = tag.to_string();
-            run.results
-                .entry(q.to_string())
-                .or_default()
-                .push((d.to_string(), score));
+            run.results.entry(q.to_string()).or_default().push((d.to_string(), score));
         }
         Ok(run)
     }
@@ -93,11 +77,6 @@ mod tests {
         let text = r.to_trec();
         assert_eq!(text, "1 Q0 a 1 2.500000 bm25\n1 Q0 b 2 1.000000 bm25\n");
         assert_eq!(Run::parse_trec(&text, "r").expect("parses"), r);
-        assert!(
-            Run::parse_trec("1 Q0 a 1 x t\n", "r.txt")
-                .expect_err("bad")
-                .to_string()
-                .contains("r.txt:1")
-        );
+        assert!(Run::parse_trec("1 Q0 a 1 x t\n", "r.txt").expect_err("bad").to_string().contains("r.txt:1"));
     }
 }

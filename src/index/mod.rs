@@ -2,23 +2,23 @@
 //! lexical formula needs.
 //!
 //! tantivy stores postings (term → documents with frequencies and positions) and its own one-byte
-//! length norms. RankLens also stores each document's exact token count in a fast field, so BM25
-//! and TF-IDF use exact |d| and avgdl; only the `tantivy` variant uses the engine's norms, to show
+//! length norms. RankLens also keeps each document's exact token count (Σ tf over its postings,
+//! read once when the index opens), so BM25 and TF-IDF use exact |d| and avgdl; only the `tantivy` variant uses the engine's norms, to show
 //! the difference. The index is built as a single segment in corpus order, so tantivy's document
 //! number *is* the [`DocId`].
 
 mod tokenizer;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::{MmapDirectory, RamDirectory};
 use tantivy::postings::Postings;
-use tantivy::schema::{
-    Field, IndexRecordOption, NumericOptions, STORED, Schema, TextFieldIndexing, TextOptions, Value,
-};
+use tantivy::postings::TermInfo;
+use tantivy::schema::{Field, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions, Value};
 use tantivy::tokenizer::TokenizerManager;
-use tantivy::{DocSet, Index, IndexReader, Searcher, TERMINATED, TantivyDocument, Term};
+use tantivy::{DocSet, Index, IndexReader, InvertedIndexReader, Searcher, TERMINATED, TantivyDocument, Term};
 
 use crate::analysis::{Analyzer, AnalyzerConfig};
 use crate::corpus::{Corpus, Doc, DocId};
@@ -78,6 +78,8 @@ pub struct SparseIndex {
     index: Index,
     _reader: IndexReader,
     searcher: Searcher,
+    /// The body field's postings in the single segment (`None` for an empty index).
+    inverted: Option<Arc<InvertedIndexReader>>,
     body: Field,
     doc_lens: Vec<u32>,
     stats: CollectionStats,
@@ -86,16 +88,12 @@ pub struct SparseIndex {
 
 impl std::fmt::Debug for SparseIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SparseIndex")
-            .field("analyzer", &self.analyzer.config())
-            .field("stats", &self.stats)
-            .finish()
+        f.debug_struct("SparseIndex").field("analyzer", &self.analyzer.config()).field("stats", &self.stats).finish()
     }
 }
 
 struct Fields {
     body: Field,
-    len: Field,
     id: Field,
     title: Field,
     text: Field,
@@ -107,34 +105,17 @@ fn schema() -> (Schema, Fields) {
     let indexing = TextFieldIndexing::default()
         .set_tokenizer(TOKENIZER_NAME)
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
-    let body = b.add_text_field(
-        "body",
-        TextOptions::default().set_indexing_options(indexing),
-    );
-    let len = b.add_u64_field("len", NumericOptions::default().set_fast());
+    let body = b.add_text_field("body", TextOptions::default().set_indexing_options(indexing));
     let id = b.add_text_field("id", STORED);
     let title = b.add_text_field("title", STORED);
     let text = b.add_text_field("text", STORED);
     let meta = b.add_text_field("meta", STORED);
-    (
-        b.build(),
-        Fields {
-            body,
-            len,
-            id,
-            title,
-            text,
-            meta,
-        },
-    )
+    (b.build(), Fields { body, id, title, text, meta })
 }
 
 fn tokenizers(analyzer: &Analyzer) -> TokenizerManager {
     let manager = TokenizerManager::default();
-    manager.register(
-        TOKENIZER_NAME,
-        tokenizer::AnalyzerTokenizer::new(analyzer.clone()),
-    );
+    manager.register(TOKENIZER_NAME, tokenizer::AnalyzerTokenizer::new(analyzer.clone()));
     manager
 }
 
@@ -148,14 +129,10 @@ impl SparseIndex {
     ) -> Result<SparseIndex> {
         let analyzer = Analyzer::new(config);
         let (schema, f) = schema();
-        let builder = Index::builder()
-            .schema(schema)
-            .tokenizers(tokenizers(&analyzer));
+        let builder = Index::builder().schema(schema).tokenizers(tokenizers(&analyzer));
         let store = matches!(location, IndexLocation::Dir(_));
         let mut writer = match location {
-            IndexLocation::Ram => {
-                builder.single_segment_index_writer(RamDirectory::create(), 50_000_000)?
-            }
+            IndexLocation::Ram => builder.single_segment_index_writer(RamDirectory::create(), 50_000_000)?,
             IndexLocation::Dir(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
                 if dir.join("meta.json").exists() {
@@ -164,26 +141,19 @@ impl SparseIndex {
                         "an index already exists here; choose an empty folder or delete it first",
                     ));
                 }
-                let mmap = MmapDirectory::open(dir)
-                    .map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+                let mmap = MmapDirectory::open(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
                 builder.single_segment_index_writer(mmap, 50_000_000)?
             }
         };
         progress.stage("indexing", corpus.len() as u64);
         for (i, (_, doc)) in corpus.iter().enumerate() {
-            let full = doc.full_text();
-            let len = analyzer.tokens(&full).len() as u64;
             let mut d = TantivyDocument::default();
-            d.add_text(f.body, &full);
-            d.add_u64(f.len, len);
+            d.add_text(f.body, doc.full_text());
             if store {
                 d.add_text(f.id, &doc.id);
                 d.add_text(f.title, &doc.title);
                 d.add_text(f.text, &doc.text);
-                d.add_text(
-                    f.meta,
-                    serde_json::to_string(&doc.fields).unwrap_or_default(),
-                );
+                d.add_text(f.meta, serde_json::to_string(&doc.fields).unwrap_or_default());
             }
             writer.add_document(d)?;
             if i % 256 == 255 {
@@ -203,39 +173,27 @@ impl SparseIndex {
                 n_docs: corpus.len() as u64,
             };
             let path = dir.join(META_FILE);
-            let json =
-                serde_json::to_string_pretty(&meta).map_err(|e| Error::Index(e.to_string()))?;
+            let json = serde_json::to_string_pretty(&meta).map_err(|e| Error::Index(e.to_string()))?;
             std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
         }
-        Self::from_index(index, analyzer, f.body, f.len, progress)
+        Self::from_index(index, analyzer, f.body, progress)
     }
 
     /// Open an index written by [`SparseIndex::build`] into a folder, with the corpus stored in it.
     pub fn open(dir: &Path, progress: &dyn Progress) -> Result<(SparseIndex, Corpus)> {
         let meta_path = dir.join(META_FILE);
         let bytes = std::fs::read(&meta_path).map_err(|e| Error::io(&meta_path, e))?;
-        let meta: IndexMeta = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::invalid(
-                meta_path.display().to_string(),
-                format!("not a RankLens index: {e}"),
-            )
-        })?;
+        let meta: IndexMeta = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::invalid(meta_path.display().to_string(), format!("not a RankLens index: {e}")))?;
         let analyzer = Analyzer::new(meta.analyzer);
-        let mut index =
-            Index::open_in_dir(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+        let mut index = Index::open_in_dir(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
         index.set_tokenizers(tokenizers(&analyzer));
         let (_, f) = schema();
-        let opened = Self::from_index(index, analyzer, f.body, f.len, progress)?;
+        let opened = Self::from_index(index, analyzer, f.body, progress)?;
         let mut docs = Vec::with_capacity(opened.doc_lens.len());
         for doc in 0..opened.doc_lens.len() as u32 {
             let stored: TantivyDocument = opened.searcher.doc(tantivy::DocAddress::new(0, doc))?;
-            let get = |field: Field| {
-                stored
-                    .get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("")
-                    .to_string()
-            };
+            let get = |field: Field| stored.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string();
             docs.push(Doc {
                 id: get(f.id),
                 title: get(f.title),
@@ -246,68 +204,40 @@ impl SparseIndex {
         let mut corpus = Corpus::from_docs(meta.corpus_name, docs);
         corpus.source = Some(dir.to_path_buf());
         if corpus.fingerprint() != meta.fingerprint {
-            return Err(Error::invalid(
-                dir.display().to_string(),
-                "stored documents do not match the index metadata",
-            ));
+            return Err(Error::invalid(dir.display().to_string(), "stored documents do not match the index metadata"));
         }
         Ok((opened, corpus))
     }
 
-    fn from_index(
-        index: Index,
-        analyzer: Analyzer,
-        body: Field,
-        len: Field,
-        progress: &dyn Progress,
-    ) -> Result<Self> {
+    /// Read the statistics every formula needs in one pass over the postings: exact document
+    /// lengths (Σ tf over a document's terms — tantivy itself only keeps a lossy one-byte norm),
+    /// the TF-IDF vector norms and the mean Okapi idf.
+    fn from_index(index: Index, analyzer: Analyzer, body: Field, progress: &dyn Progress) -> Result<Self> {
         let reader = index.reader()?;
         let searcher = reader.searcher();
         let segments = searcher.segment_readers();
         if segments.len() > 1 {
-            return Err(Error::Index(format!(
-                "expected one segment, found {}",
-                segments.len()
-            )));
+            return Err(Error::Index(format!("expected one segment, found {}", segments.len())));
         }
-        let mut doc_lens = Vec::new();
-        if let Some(segment) = segments.first() {
-            let column = segment.fast_fields().u64("len")?;
-            doc_lens = (0..segment.max_doc())
-                .map(|d| column.first(d).unwrap_or(0) as u32)
-                .collect();
-        }
-        let _ = len;
-        let n_docs = doc_lens.len() as u64;
-        let total_tokens: u64 = doc_lens.iter().map(|&l| u64::from(l)).sum();
-        let mut stats = CollectionStats {
-            n_docs,
-            total_tokens,
-            avgdl: if n_docs == 0 {
-                0.0
-            } else {
-                total_tokens as f64 / n_docs as f64
-            },
-            vocabulary: 0,
-            okapi_mean_idf: 0.0,
+        let inverted = match segments.first() {
+            Some(s) => Some(s.inverted_index(body)?),
+            None => None,
         };
-        let mut norms = DocNorms {
-            cosine_log2: vec![0.0; doc_lens.len()],
-            textbook: vec![0.0; doc_lens.len()],
-        };
-        if let Some(segment) = segments.first() {
+        let n = segments.first().map(|s| s.max_doc() as usize).unwrap_or(0);
+        let n_docs = n as u64;
+        let mut doc_lens = vec![0u32; n];
+        let mut norms = DocNorms { cosine_log2: vec![0.0; n], textbook: vec![0.0; n] };
+        let (mut vocabulary, mut idf_sum) = (0u64, 0.0);
+        if let Some(inverted) = &inverted {
             progress.stage("collection statistics", 0);
-            let inverted = segment.inverted_index(body)?;
-            let mut stream = inverted
-                .terms()
-                .stream()
-                .map_err(|e| Error::Index(e.to_string()))?;
-            let mut idf_sum = 0.0;
+            let mut stream = inverted.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
             while stream.advance() {
-                check_cancel(progress)?;
+                if vocabulary % 1024 == 0 {
+                    check_cancel(progress)?;
+                }
                 let info = stream.value().clone();
                 let df = u64::from(info.doc_freq);
-                stats.vocabulary += 1;
+                vocabulary += 1;
                 idf_sum += okapi_raw_idf(n_docs, df);
                 let idf2 = (n_docs as f64 / df as f64).log2();
                 let idf10 = (n_docs as f64 / df as f64).log10();
@@ -316,36 +246,28 @@ impl SparseIndex {
                     .map_err(|e| Error::Index(e.to_string()))?;
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
-                    let tf = f64::from(postings.term_freq());
+                    let tf = postings.term_freq();
                     let i = doc as usize;
+                    doc_lens[i] += tf;
+                    let tf = f64::from(tf);
                     norms.cosine_log2[i] += (tf * idf2).powi(2);
                     norms.textbook[i] += ((tf + 1.0).log10() * idf10).powi(2);
                     doc = postings.advance();
                 }
             }
-            stats.okapi_mean_idf = if stats.vocabulary == 0 {
-                0.0
-            } else {
-                idf_sum / stats.vocabulary as f64
-            };
-            for v in norms
-                .cosine_log2
-                .iter_mut()
-                .chain(norms.textbook.iter_mut())
-            {
+            for v in norms.cosine_log2.iter_mut().chain(norms.textbook.iter_mut()) {
                 *v = v.sqrt();
             }
         }
-        Ok(SparseIndex {
-            analyzer,
-            index,
-            _reader: reader,
-            searcher,
-            body,
-            doc_lens,
-            stats,
-            norms,
-        })
+        let total_tokens: u64 = doc_lens.iter().map(|&l| u64::from(l)).sum();
+        let stats = CollectionStats {
+            n_docs,
+            total_tokens,
+            avgdl: if n_docs == 0 { 0.0 } else { total_tokens as f64 / n_docs as f64 },
+            vocabulary,
+            okapi_mean_idf: if vocabulary == 0 { 0.0 } else { idf_sum / vocabulary as f64 },
+        };
+        Ok(SparseIndex { analyzer, index, _reader: reader, searcher, inverted, body, doc_lens, stats, norms })
     }
 
     /// The analyzer the index was built with.
@@ -382,11 +304,29 @@ impl SparseIndex {
         Term::from_field_text(self.body, term)
     }
 
-    fn inverted(&self) -> Result<Option<std::sync::Arc<tantivy::InvertedIndexReader>>> {
-        match self.searcher.segment_readers().first() {
-            Some(s) => Ok(Some(s.inverted_index(self.body)?)),
-            None => Ok(None),
+    fn inverted(&self) -> Result<Option<&Arc<InvertedIndexReader>>> {
+        Ok(self.inverted.as_ref())
+    }
+
+    /// The dictionary entry of a term (its document frequency and where its postings are).
+    pub fn term_info(&self, term: &str) -> Result<Option<TermInfo>> {
+        let Some(inv) = &self.inverted else { return Ok(None) };
+        inv.get_term_info(&self.term(term)).map_err(|e| Error::Index(e.to_string()))
+    }
+
+    /// Call `f(doc, tf)` for every posting of a looked-up term, in DocId order.
+    #[inline]
+    pub fn for_each_posting_of(&self, info: &TermInfo, mut f: impl FnMut(DocId, u32)) -> Result<()> {
+        let Some(inv) = &self.inverted else { return Ok(()) };
+        let mut postings = inv
+            .read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)
+            .map_err(|e| Error::Index(e.to_string()))?;
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            f(DocId(doc), postings.term_freq());
+            doc = postings.advance();
         }
+        Ok(())
     }
 
     /// Documents containing an (analysed) term.
@@ -394,10 +334,7 @@ impl SparseIndex {
         let Some(inv) = self.inverted()? else {
             return Ok(0);
         };
-        Ok(u64::from(
-            inv.doc_freq(&self.term(term))
-                .map_err(|e| Error::Index(e.to_string()))?,
-        ))
+        Ok(u64::from(inv.doc_freq(&self.term(term)).map_err(|e| Error::Index(e.to_string()))?))
     }
 
     /// Call `f(doc, tf)` for every posting of a term, in DocId order. Returns the document frequency.
@@ -456,16 +393,10 @@ impl SparseIndex {
         let Some(inv) = self.inverted()? else {
             return Ok(Vec::new());
         };
-        let mut stream = inv
-            .terms()
-            .stream()
-            .map_err(|e| Error::Index(e.to_string()))?;
+        let mut stream = inv.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
         let mut out = Vec::new();
         while stream.advance() {
-            out.push((
-                String::from_utf8_lossy(stream.key()).into_owned(),
-                u64::from(stream.value().doc_freq),
-            ));
+            out.push((String::from_utf8_lossy(stream.key()).into_owned(), u64::from(stream.value().doc_freq)));
         }
         Ok(out)
     }
@@ -500,26 +431,16 @@ mod tests {
 
     #[test]
     fn statistics_are_exact() {
-        let idx = SparseIndex::build(
-            &isro(),
-            AnalyzerConfig::preset(Preset::Whitespace),
-            &IndexLocation::Ram,
-            &NoProgress,
-        )
-        .expect("builds");
+        let idx =
+            SparseIndex::build(&isro(), AnalyzerConfig::preset(Preset::Whitespace), &IndexLocation::Ram, &NoProgress)
+                .expect("builds");
         assert_eq!(idx.stats().n_docs, 4);
         assert_eq!(idx.stats().total_tokens, 24);
         assert_eq!(idx.stats().avgdl, 6.0);
         assert_eq!(idx.stats().vocabulary, 23);
         assert_eq!(idx.doc_freq("mission").expect("df"), 2);
-        assert_eq!(
-            idx.postings("mission").expect("postings"),
-            [(DocId(2), 1), (DocId(3), 1)]
-        );
-        assert_eq!(
-            idx.positions("atmosphere", DocId(2)).expect("positions"),
-            [3]
-        );
+        assert_eq!(idx.postings("mission").expect("postings"), [(DocId(2), 1), (DocId(3), 1)]);
+        assert_eq!(idx.positions("atmosphere", DocId(2)).expect("positions"), [3]);
         assert_eq!(idx.doc_freq("pluto").expect("df"), 0);
         // |D3| with w = tf·log2(4/df): five terms of idf 2 and `mission` of idf 1 → √21.
         assert!((idx.norms().cosine_log2[2] - 21f64.sqrt()).abs() < 1e-12);
@@ -530,24 +451,15 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("idx");
         let corpus = isro();
-        let built = SparseIndex::build(
-            &corpus,
-            AnalyzerConfig::default(),
-            &IndexLocation::Dir(path.clone()),
-            &NoProgress,
-        )
-        .expect("builds");
+        let built =
+            SparseIndex::build(&corpus, AnalyzerConfig::default(), &IndexLocation::Dir(path.clone()), &NoProgress)
+                .expect("builds");
         drop(built);
         let (idx, reopened) = SparseIndex::open(&path, &NoProgress).expect("opens");
         assert_eq!(reopened.fingerprint(), corpus.fingerprint());
         assert_eq!(idx.analyzer().config(), AnalyzerConfig::default());
         assert_eq!(idx.doc_freq("mission").expect("df"), 2);
-        let again = SparseIndex::build(
-            &corpus,
-            AnalyzerConfig::default(),
-            &IndexLocation::Dir(path),
-            &NoProgress,
-        );
+        let again = SparseIndex::build(&corpus, AnalyzerConfig::default(), &IndexLocation::Dir(path), &NoProgress);
         assert!(again.is_err(), "refuses to overwrite an existing index");
     }
 }

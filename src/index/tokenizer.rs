@@ -3,7 +3,7 @@
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
-use crate::analysis::Analyzer;
+use crate::analysis::{Analyzer, StemCache};
 
 /// The name the analyzer is registered under in each index.
 pub const TOKENIZER_NAME: &str = "ranklens";
@@ -13,15 +13,14 @@ pub const TOKENIZER_NAME: &str = "ranklens";
 pub struct AnalyzerTokenizer {
     analyzer: Analyzer,
     token: Token,
+    /// Stems seen so far: a corpus has far fewer distinct words than tokens.
+    stems: StemCache,
 }
 
 impl AnalyzerTokenizer {
     /// Wrap an analyzer.
     pub fn new(analyzer: Analyzer) -> Self {
-        Self {
-            analyzer,
-            token: Token::default(),
-        }
+        Self { analyzer, token: Token::default(), stems: StemCache::new() }
     }
 }
 
@@ -36,10 +35,8 @@ impl Tokenizer for AnalyzerTokenizer {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> AnalyzerTokenStream<'a> {
         self.token.reset();
-        AnalyzerTokenStream {
-            tokens: self.analyzer.tokens(text).into_iter(),
-            token: &mut self.token,
-        }
+        let tokens = self.analyzer.tokens_cached(text, &mut self.stems);
+        AnalyzerTokenStream { tokens: tokens.into_iter(), token: &mut self.token }
     }
 }
 

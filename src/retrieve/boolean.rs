@@ -61,17 +61,9 @@ fn lex(input: &str) -> Result<Vec<Tok>> {
                 }
             }
             let Some(end) = end else {
-                return Err(Error::Query(format!(
-                    "unclosed quote starting at character {}",
-                    i + 1
-                )));
+                return Err(Error::Query(format!("unclosed quote starting at character {}", i + 1)));
             };
-            out.push(Tok::Phrase(
-                input[start..end]
-                    .split_whitespace()
-                    .map(str::to_string)
-                    .collect(),
-            ));
+            out.push(Tok::Phrase(input[start..end].split_whitespace().map(str::to_string).collect()));
         } else {
             let start = i;
             let mut end = input.len();
@@ -154,13 +146,8 @@ impl Parser {
                 Ok(inner)
             }
             Some(Tok::Close) => Err(Error::Query("unexpected `)`".into())),
-            Some(t) => Err(Error::Query(format!(
-                "expected a word, phrase or `(` but found {}",
-                tok_name(&t)
-            ))),
-            None => Err(Error::Query(
-                "the query ends where a word, phrase or `(` is expected".into(),
-            )),
+            Some(t) => Err(Error::Query(format!("expected a word, phrase or `(` but found {}", tok_name(&t)))),
+            None => Err(Error::Query("the query ends where a word, phrase or `(` is expected".into())),
         }
     }
 }
@@ -186,10 +173,7 @@ impl BooleanQuery {
         let mut p = Parser { toks, pos: 0 };
         let q = p.or()?;
         if p.pos < p.toks.len() {
-            return Err(Error::Query(format!(
-                "unexpected {} after a complete query",
-                tok_name(&p.toks[p.pos])
-            )));
+            return Err(Error::Query(format!("unexpected {} after a complete query", tok_name(&p.toks[p.pos]))));
         }
         Ok(q)
     }
@@ -232,10 +216,7 @@ fn analyse_leaf(index: &SparseIndex, leaf: &BooleanQuery) -> Vec<(String, u32)> 
     };
     let tokens = index.analyzer().tokens(&text);
     let first = tokens.first().map(|t| t.position).unwrap_or(0);
-    tokens
-        .into_iter()
-        .map(|t| (t.text, (t.position - first) as u32))
-        .collect()
+    tokens.into_iter().map(|t| (t.text, (t.position - first) as u32)).collect()
 }
 
 impl BooleanRetriever {
@@ -249,19 +230,9 @@ impl BooleanRetriever {
         let Some((first, _)) = terms.first() else {
             return Ok(None);
         };
-        let mut docs: BTreeSet<DocId> = self
-            .index
-            .postings(first)?
-            .into_iter()
-            .map(|(d, _)| d)
-            .collect();
+        let mut docs: BTreeSet<DocId> = self.index.postings(first)?.into_iter().map(|(d, _)| d).collect();
         for (t, _) in &terms[1..] {
-            let other: BTreeSet<DocId> = self
-                .index
-                .postings(t)?
-                .into_iter()
-                .map(|(d, _)| d)
-                .collect();
+            let other: BTreeSet<DocId> = self.index.postings(t)?.into_iter().map(|(d, _)| d).collect();
             docs = docs.intersection(&other).copied().collect();
         }
         if terms.len() > 1 {
@@ -285,19 +256,14 @@ impl BooleanRetriever {
         for (t, offset) in &terms[1..] {
             rest.push((self.index.positions(t, doc)?, *offset));
         }
-        Ok(starts.iter().any(|&s| {
-            rest.iter()
-                .all(|(pos, off)| pos.binary_search(&(s + off)).is_ok())
-        }))
+        Ok(starts.iter().any(|&s| rest.iter().all(|(pos, off)| pos.binary_search(&(s + off)).is_ok())))
     }
 
     /// Evaluate to a set; leaves that analyse to nothing are dropped (an AND/OR with one side
     /// missing becomes the other side; a query with nothing left matches nothing).
     fn eval(&self, q: &BooleanQuery, all: &BTreeSet<DocId>) -> Result<Option<BTreeSet<DocId>>> {
         Ok(match q {
-            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => {
-                self.leaf_docs(&analyse_leaf(&self.index, q))?
-            }
+            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => self.leaf_docs(&analyse_leaf(&self.index, q))?,
             BooleanQuery::And(a, b) => match (self.eval(a, all)?, self.eval(b, all)?) {
                 (Some(x), Some(y)) => Some(x.intersection(&y).copied().collect()),
                 (x, None) | (None, x) => x,
@@ -306,9 +272,7 @@ impl BooleanRetriever {
                 (Some(x), Some(y)) => Some(x.union(&y).copied().collect()),
                 (x, None) | (None, x) => x,
             },
-            BooleanQuery::Not(a) => self
-                .eval(a, all)?
-                .map(|x| all.difference(&x).copied().collect()),
+            BooleanQuery::Not(a) => self.eval(a, all)?.map(|x| all.difference(&x).copied().collect()),
         })
     }
 
@@ -316,10 +280,7 @@ impl BooleanRetriever {
     pub fn matching(&self, query: &str) -> Result<Vec<DocId>> {
         let q = BooleanQuery::parse(query)?;
         let all: BTreeSet<DocId> = (0..self.index.num_docs() as u32).map(DocId).collect();
-        Ok(self
-            .eval(&q, &all)?
-            .map(|s| s.into_iter().collect())
-            .unwrap_or_default())
+        Ok(self.eval(&q, &all)?.map(|s| s.into_iter().collect()).unwrap_or_default())
     }
 }
 
@@ -333,24 +294,10 @@ impl Retriever for BooleanRetriever {
     }
 
     fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
-        let docs: Vec<DocId> = self
-            .matching(&query.text)?
-            .into_iter()
-            .filter(|d| query.allows(*d))
-            .collect();
+        let docs: Vec<DocId> = self.matching(&query.text)?.into_iter().filter(|d| query.allows(*d)).collect();
         let total_matches = docs.len();
-        let hits = docs
-            .into_iter()
-            .take(k)
-            .map(|doc| Hit { doc, score: 1.0 })
-            .collect();
-        Ok(Ranking {
-            method: self.label(),
-            kind: self.kind(),
-            hits,
-            total_matches,
-            unranked: true,
-        })
+        let hits = docs.into_iter().take(k).map(|doc| Hit { doc, score: 1.0 }).collect();
+        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: true })
     }
 
     fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
@@ -369,11 +316,7 @@ impl Retriever for BooleanRetriever {
                 continue;
             }
             let present = self.leaf_docs(&terms)?.is_some_and(|s| s.contains(&doc));
-            let analysed = terms
-                .iter()
-                .map(|(t, _)| t.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
+            let analysed = terms.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(" ");
             let not = if negated { "NOT " } else { "" };
             clauses.push(ClauseMatch {
                 clause: format!("{not}{} → {analysed}", leaf.to_text()),
@@ -382,16 +325,9 @@ impl Retriever for BooleanRetriever {
         }
         let matched = self.matching(&query.text)?.binary_search(&doc).is_ok();
         let mut summary = if matched {
-            format!(
-                "Satisfies {} as parsed: {}.",
-                query.text.trim(),
-                q.to_text()
-            )
+            format!("Satisfies {} as parsed: {}.", query.text.trim(), q.to_text())
         } else {
-            format!(
-                "Does not satisfy {}: Boolean retrieval has no partial credit.",
-                q.to_text()
-            )
+            format!("Does not satisfy {}: Boolean retrieval has no partial credit.", q.to_text())
         };
         if !dropped.is_empty() {
             summary.push_str(&format!(
@@ -430,22 +366,14 @@ mod tests {
                 ("D4", "pslv rocket satellites launch mission orbit"),
             ],
         );
-        let idx = SparseIndex::build(
-            &corpus,
-            AnalyzerConfig::preset(Preset::English),
-            &IndexLocation::Ram,
-            &NoProgress,
-        )
-        .expect("builds");
+        let idx =
+            SparseIndex::build(&corpus, AnalyzerConfig::preset(Preset::English), &IndexLocation::Ram, &NoProgress)
+                .expect("builds");
         BooleanRetriever::new(Arc::new(idx))
     }
 
     fn ids(r: &BooleanRetriever, q: &str) -> Vec<u32> {
-        r.matching(q)
-            .expect("query")
-            .into_iter()
-            .map(|d| d.0)
-            .collect()
+        r.matching(q).expect("query").into_iter().map(|d| d.0).collect()
     }
 
     #[test]
@@ -480,17 +408,10 @@ mod tests {
     #[test]
     fn explanation_lists_clauses() {
         let r = retriever();
-        let e = r
-            .explain(&QueryContext::new("mission AND NOT mars"), DocId(2))
-            .expect("explains");
+        let e = r.explain(&QueryContext::new("mission AND NOT mars"), DocId(2)).expect("explains");
         assert_eq!(e.value, 0.0);
-        let Detail::Clauses { clauses } = e.detail else {
-            panic!("clauses")
-        };
-        assert_eq!(
-            clauses.iter().map(|c| c.satisfied).collect::<Vec<_>>(),
-            [true, false]
-        );
+        let Detail::Clauses { clauses } = e.detail else { panic!("clauses") };
+        assert_eq!(clauses.iter().map(|c| c.satisfied).collect::<Vec<_>>(), [true, false]);
         assert!(clauses[1].clause.starts_with("NOT mars"));
         let ranking = r.search(&QueryContext::new("mission"), 1).expect("search");
         assert_eq!(ranking.total_matches, 2);

@@ -180,12 +180,7 @@ pub struct Explanation {
 
 impl Explanation {
     /// A leaf explanation.
-    pub fn new(
-        method: impl Into<String>,
-        value: f64,
-        formula: impl Into<String>,
-        summary: impl Into<String>,
-    ) -> Self {
+    pub fn new(method: impl Into<String>, value: f64, formula: impl Into<String>, summary: impl Into<String>) -> Self {
         Self {
             method: method.into(),
             value,
@@ -202,13 +197,9 @@ impl Explanation {
     pub fn parts_sum(&self) -> Option<f64> {
         match &self.detail {
             Detail::Terms(t) => Some(t.rows.iter().map(|r| r.contribution).sum()),
-            Detail::MaxSim { alignments, .. } => {
-                Some(alignments.iter().map(|a| f64::from(a.similarity)).sum())
-            }
+            Detail::MaxSim { alignments, .. } => Some(alignments.iter().map(|a| f64::from(a.similarity)).sum()),
             Detail::Fusion { parts } => Some(parts.iter().map(|p| p.contribution).sum()),
-            Detail::Sparse { matches, .. } => {
-                Some(matches.iter().map(|m| f64::from(m.product)).sum())
-            }
+            Detail::Sparse { matches, .. } => Some(matches.iter().map(|m| f64::from(m.product)).sum()),
             _ => None,
         }
     }

@@ -67,12 +67,7 @@ impl Bm25Variant {
             Bm25Variant::Bm25l => (1.5, 0.75, 0.5),
             Bm25Variant::Bm25Plus => (1.5, 0.75, 1.0),
         };
-        Bm25Params {
-            k1,
-            b,
-            delta,
-            epsilon: 0.25,
-        }
+        Bm25Params { k1, b, delta, epsilon: 0.25 }
     }
 
     /// Whether δ means anything for this variant.
@@ -84,9 +79,7 @@ impl Bm25Variant {
     pub fn idf_formula(self) -> &'static str {
         match self {
             Bm25Variant::Lucene | Bm25Variant::Tantivy => "idf = ln(1 + (N − n + 0.5)/(n + 0.5))",
-            Bm25Variant::Okapi => {
-                "idf = ln((N − n + 0.5)/(n + 0.5)), or ε·mean idf where that is negative"
-            }
+            Bm25Variant::Okapi => "idf = ln((N − n + 0.5)/(n + 0.5)), or ε·mean idf where that is negative",
             Bm25Variant::Robertson => "idf = max(0, ln((N − n + 0.5)/(n + 0.5)))",
             Bm25Variant::Atire => "idf = ln(N/n)",
             Bm25Variant::Bm25l => "idf = ln((N + 1)/(n + 0.5))",
@@ -101,12 +94,8 @@ impl Bm25Variant {
             Bm25Variant::Lucene | Bm25Variant::Robertson | Bm25Variant::Textbook => {
                 "tf / (tf + k1·(1 − b + b·|d|/avgdl))"
             }
-            Bm25Variant::Tantivy => {
-                "(k1 + 1)·tf / (tf + k1·(1 − b + b·|d|₈/avgdl)), |d|₈ = one-byte length norm"
-            }
-            Bm25Variant::Okapi | Bm25Variant::Atire => {
-                "tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))"
-            }
+            Bm25Variant::Tantivy => "(k1 + 1)·tf / (tf + k1·(1 − b + b·|d|₈/avgdl)), |d|₈ = one-byte length norm",
+            Bm25Variant::Okapi | Bm25Variant::Atire => "tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))",
             Bm25Variant::Bm25l => "(k1 + 1)(c + δ)/(k1 + c + δ), c = tf/(1 − b + b·|d|/avgdl)",
             Bm25Variant::Bm25Plus => "tf·(k1 + 1)/(tf + k1·(1 − b + b·|d|/avgdl)) + δ",
         };
@@ -123,11 +112,7 @@ impl Bm25Variant {
             Bm25Variant::Lucene | Bm25Variant::Tantivy => (1.0 + (n - df + 0.5) / (df + 0.5)).ln(),
             Bm25Variant::Okapi => {
                 let raw = okapi_raw_idf(n_docs, df as u64);
-                if raw < 0.0 {
-                    params.epsilon * okapi_mean_idf
-                } else {
-                    raw
-                }
+                if raw < 0.0 { params.epsilon * okapi_mean_idf } else { raw }
             }
             Bm25Variant::Robertson => okapi_raw_idf(n_docs, df as u64).max(0.0),
             Bm25Variant::Atire => (n / df).ln(),
@@ -139,28 +124,97 @@ impl Bm25Variant {
 
     /// The term-frequency factor for a document of length `dl`.
     pub fn tf_weight(self, tf: f64, dl: f64, avgdl: f64, p: &Bm25Params) -> f64 {
+        self.tf_weight_normed(tf, length_norm(dl, avgdl, p.b), p)
+    }
+
+    /// The term-frequency factor given the length normaliser 1 − b + b·|d|/avgdl (which a
+    /// retriever computes once per document rather than once per posting).
+    #[inline]
+    pub fn tf_weight_normed(self, tf: f64, len_norm: f64, p: &Bm25Params) -> f64 {
         if tf <= 0.0 {
             return 0.0;
         }
-        let len_norm = if avgdl > 0.0 {
-            1.0 - p.b + p.b * dl / avgdl
-        } else {
-            1.0
-        };
-        match self {
-            Bm25Variant::Lucene | Bm25Variant::Robertson | Bm25Variant::Textbook => {
-                tf / (tf + p.k1 * len_norm)
-            }
-            Bm25Variant::Tantivy | Bm25Variant::Okapi | Bm25Variant::Atire => {
-                tf * (p.k1 + 1.0) / (tf + p.k1 * len_norm)
-            }
-            Bm25Variant::Bm25l => {
-                let c = tf / len_norm;
-                (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta)
-            }
-            Bm25Variant::Bm25Plus => tf * (p.k1 + 1.0) / (tf + p.k1 * len_norm) + p.delta,
+        match self.tf_shape() {
+            TfShape::Saturating => Saturating::weight(tf, len_norm, p),
+            TfShape::SaturatingK1Plus1 => SaturatingK1Plus1::weight(tf, len_norm, p),
+            TfShape::Shifted => Shifted::weight(tf, len_norm, p),
+            TfShape::LowerBounded => LowerBounded::weight(tf, len_norm, p),
         }
     }
+
+    /// Which of the four tf shapes this variant uses.
+    pub fn tf_shape(self) -> TfShape {
+        match self {
+            Bm25Variant::Lucene | Bm25Variant::Robertson | Bm25Variant::Textbook => TfShape::Saturating,
+            Bm25Variant::Tantivy | Bm25Variant::Okapi | Bm25Variant::Atire => TfShape::SaturatingK1Plus1,
+            Bm25Variant::Bm25l => TfShape::Shifted,
+            Bm25Variant::Bm25Plus => TfShape::LowerBounded,
+        }
+    }
+}
+
+/// The four term-frequency shapes of the BM25 family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TfShape {
+    /// tf / (tf + k1·L)
+    Saturating,
+    /// tf·(k1 + 1) / (tf + k1·L)
+    SaturatingK1Plus1,
+    /// (k1 + 1)(c + δ)/(k1 + c + δ), c = tf/L (BM25L)
+    Shifted,
+    /// tf·(k1 + 1)/(tf + k1·L) + δ (BM25+)
+    LowerBounded,
+}
+
+/// One tf shape as a type, so a scoring loop can be compiled once per shape with the formula
+/// inlined, while [`Bm25Variant::tf_weight_normed`] runs the very same arithmetic for explanations.
+pub trait TfWeight {
+    /// The weight of `tf` occurrences in a document with length normaliser `len_norm` (tf > 0).
+    fn weight(tf: f64, len_norm: f64, p: &Bm25Params) -> f64;
+}
+
+/// See [`TfShape::Saturating`].
+pub struct Saturating;
+/// See [`TfShape::SaturatingK1Plus1`].
+pub struct SaturatingK1Plus1;
+/// See [`TfShape::Shifted`].
+pub struct Shifted;
+/// See [`TfShape::LowerBounded`].
+pub struct LowerBounded;
+
+impl TfWeight for Saturating {
+    #[inline(always)]
+    fn weight(tf: f64, len_norm: f64, p: &Bm25Params) -> f64 {
+        tf / (tf + p.k1 * len_norm)
+    }
+}
+
+impl TfWeight for SaturatingK1Plus1 {
+    #[inline(always)]
+    fn weight(tf: f64, len_norm: f64, p: &Bm25Params) -> f64 {
+        tf * (p.k1 + 1.0) / (tf + p.k1 * len_norm)
+    }
+}
+
+impl TfWeight for Shifted {
+    #[inline(always)]
+    fn weight(tf: f64, len_norm: f64, p: &Bm25Params) -> f64 {
+        let c = tf / len_norm;
+        (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta)
+    }
+}
+
+impl TfWeight for LowerBounded {
+    #[inline(always)]
+    fn weight(tf: f64, len_norm: f64, p: &Bm25Params) -> f64 {
+        tf * (p.k1 + 1.0) / (tf + p.k1 * len_norm) + p.delta
+    }
+}
+
+/// BM25's length normaliser: 1 − b + b·|d|/avgdl (1 for an empty collection).
+#[inline]
+pub fn length_norm(dl: f64, avgdl: f64, b: f64) -> f64 {
+    if avgdl > 0.0 { 1.0 - b + b * dl / avgdl } else { 1.0 }
 }
 
 /// rank_bm25's raw idf: ln(N − n + 0.5) − ln(n + 0.5).
@@ -184,19 +238,10 @@ impl FromStr for Bm25Variant {
             "rank_bm25" => "okapi",
             other => other,
         };
-        Bm25Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = Bm25Variant::ALL.iter().map(|v| v.name()).collect();
-                Error::invalid(
-                    "variant",
-                    format!(
-                        "unknown BM25 variant {s:?}; choose one of {}",
-                        names.join(", ")
-                    ),
-                )
-            })
+        Bm25Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Bm25Variant::ALL.iter().map(|v| v.name()).collect();
+            Error::invalid("variant", format!("unknown BM25 variant {s:?}; choose one of {}", names.join(", ")))
+        })
     }
 }
 
@@ -217,22 +262,13 @@ impl Bm25Params {
     /// Check ranges a user could get wrong, naming the parameter.
     pub fn validate(&self) -> Result<()> {
         if !(self.k1.is_finite() && self.k1 >= 0.0) {
-            return Err(Error::invalid(
-                "k1",
-                format!("k1 must be ≥ 0, got {}", self.k1),
-            ));
+            return Err(Error::invalid("k1", format!("k1 must be ≥ 0, got {}", self.k1)));
         }
         if !(self.b.is_finite() && (0.0..=1.0).contains(&self.b)) {
-            return Err(Error::invalid(
-                "b",
-                format!("b must be in [0, 1], got {}", self.b),
-            ));
+            return Err(Error::invalid("b", format!("b must be in [0, 1], got {}", self.b)));
         }
         if !(self.delta.is_finite() && self.delta >= 0.0) {
-            return Err(Error::invalid(
-                "delta",
-                format!("delta must be ≥ 0, got {}", self.delta),
-            ));
+            return Err(Error::invalid("delta", format!("delta must be ≥ 0, got {}", self.delta)));
         }
         Ok(())
     }
@@ -287,12 +323,8 @@ impl TfIdfVariant {
             (TfIdfVariant::CosineLog2, _) => {
                 "cos(q, d) = Σ_t w(t,q)·w(t,d) / (|q|·|d|),  w = tf · log2(N/df)".to_string()
             }
-            (TfIdfVariant::Textbook, true) => {
-                "score = Σ_t qtf · log10(tf + 1) · log10(N/df) / |d|".to_string()
-            }
-            (TfIdfVariant::Textbook, false) => {
-                "score = Σ_t qtf · log10(tf + 1) · log10(N/df)".to_string()
-            }
+            (TfIdfVariant::Textbook, true) => "score = Σ_t qtf · log10(tf + 1) · log10(N/df) / |d|".to_string(),
+            (TfIdfVariant::Textbook, false) => "score = Σ_t qtf · log10(tf + 1) · log10(N/df)".to_string(),
         }
     }
 }
@@ -306,15 +338,9 @@ impl fmt::Display for TfIdfVariant {
 impl FromStr for TfIdfVariant {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        TfIdfVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == s.to_lowercase())
-            .ok_or_else(|| {
-                Error::invalid(
-                    "variant",
-                    format!("unknown TF-IDF variant {s:?}; choose cosine-log2 or textbook"),
-                )
-            })
+        TfIdfVariant::ALL.into_iter().find(|v| v.name() == s.to_lowercase()).ok_or_else(|| {
+            Error::invalid("variant", format!("unknown TF-IDF variant {s:?}; choose cosine-log2 or textbook"))
+        })
     }
 }
 
@@ -336,12 +362,7 @@ pub struct TermStats {
 }
 
 /// A BM25 contribution from given statistics: qtf · idf · tf-weight.
-pub fn bm25_contribution(
-    variant: Bm25Variant,
-    stats: &TermStats,
-    params: &Bm25Params,
-    okapi_mean_idf: f64,
-) -> f64 {
+pub fn bm25_contribution(variant: Bm25Variant, stats: &TermStats, params: &Bm25Params, okapi_mean_idf: f64) -> f64 {
     let idf = variant.idf(stats.n_docs, stats.df, params, okapi_mean_idf);
     let w = variant.tf_weight(f64::from(stats.tf), stats.dl, stats.avgdl, params);
     f64::from(stats.qtf) * idf * w
@@ -360,28 +381,13 @@ mod tests {
     /// The two-document example of the textbook: N = 100, df(love) = 10, df(tragic) = 5,
     /// avgdl = 120; d1 |d| = 40 with love×8, tragic×2; d2 |d| = 300 with love×40, tragic×2.
     fn doc_stats(dl: f64, love: u32, tragic: u32) -> [TermStats; 2] {
-        let s = |df, tf| TermStats {
-            n_docs: 100,
-            df,
-            tf,
-            qtf: 1,
-            dl,
-            avgdl: 120.0,
-        };
+        let s = |df, tf| TermStats { n_docs: 100, df, tf, qtf: 1, dl, avgdl: 120.0 };
         [s(10, love), s(5, tragic)]
     }
 
     fn textbook_bm25(dl: f64, love: u32, tragic: u32, k1: f64, b: f64) -> f64 {
-        let p = Bm25Params {
-            k1,
-            b,
-            delta: 0.0,
-            epsilon: 0.25,
-        };
-        doc_stats(dl, love, tragic)
-            .iter()
-            .map(|s| bm25_contribution(Bm25Variant::Textbook, s, &p, 0.0))
-            .sum()
+        let p = Bm25Params { k1, b, delta: 0.0, epsilon: 0.25 };
+        doc_stats(dl, love, tragic).iter().map(|s| bm25_contribution(Bm25Variant::Textbook, s, &p, 0.0)).sum()
     }
 
     fn round3(x: f64) -> f64 {
@@ -390,36 +396,18 @@ mod tests {
 
     #[test]
     fn textbook_tfidf_flips_towards_the_long_document() {
-        let d1: f64 = doc_stats(40.0, 8, 2)
-            .iter()
-            .map(tfidf_textbook_contribution)
-            .sum();
-        let d2: f64 = doc_stats(300.0, 40, 2)
-            .iter()
-            .map(tfidf_textbook_contribution)
-            .sum();
+        let d1: f64 = doc_stats(40.0, 8, 2).iter().map(tfidf_textbook_contribution).sum();
+        let d2: f64 = doc_stats(300.0, 40, 2).iter().map(tfidf_textbook_contribution).sum();
         assert_eq!((round3(d1), round3(d2)), (1.575, 2.234));
     }
 
     #[test]
     fn textbook_bm25_table() {
-        let cases = [
-            (1.2, 0.75, 1.931, 1.512),
-            (0.0, 0.75, 2.301, 2.301),
-            (1.2, 0.0, 1.683, 1.784),
-            (1.2, 1.0, 2.037, 1.451),
-        ];
+        let cases =
+            [(1.2, 0.75, 1.931, 1.512), (0.0, 0.75, 2.301, 2.301), (1.2, 0.0, 1.683, 1.784), (1.2, 1.0, 2.037, 1.451)];
         for (k1, b, d1, d2) in cases {
-            assert_eq!(
-                round3(textbook_bm25(40.0, 8, 2, k1, b)),
-                d1,
-                "d1 k1={k1} b={b}"
-            );
-            assert_eq!(
-                round3(textbook_bm25(300.0, 40, 2, k1, b)),
-                d2,
-                "d2 k1={k1} b={b}"
-            );
+            assert_eq!(round3(textbook_bm25(40.0, 8, 2, k1, b)), d1, "d1 k1={k1} b={b}");
+            assert_eq!(round3(textbook_bm25(300.0, 40, 2, k1, b)), d2, "d2 k1={k1} b={b}");
         }
     }
 
@@ -429,21 +417,13 @@ mod tests {
             assert_eq!(v.name().parse::<Bm25Variant>().ok(), Some(v));
         }
         assert!("bm99".parse::<Bm25Variant>().is_err());
-        assert_eq!(
-            "cosine-log2".parse::<TfIdfVariant>().ok(),
-            Some(TfIdfVariant::CosineLog2)
-        );
+        assert_eq!("cosine-log2".parse::<TfIdfVariant>().ok(), Some(TfIdfVariant::CosineLog2));
     }
 
     #[test]
     fn params_are_validated_by_name() {
         let mut p = Bm25Variant::Lucene.default_params();
         p.b = 1.5;
-        assert!(
-            p.validate()
-                .expect_err("b out of range")
-                .to_string()
-                .starts_with("b:")
-        );
+        assert!(p.validate().expect_err("b out of range").to_string().starts_with("b:"));
     }
 }

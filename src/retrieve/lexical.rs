@@ -2,10 +2,14 @@
 
 use std::sync::Arc;
 
-use super::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
+use tantivy::postings::TermInfo;
+
+use super::formula::{
+    Bm25Params, Bm25Variant, LowerBounded, Saturating, SaturatingK1Plus1, Shifted, TfIdfVariant, TfShape, TfWeight,
+    length_norm,
+};
 use super::{
-    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable,
-    top_k,
+    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable, rank_key, smallest_keys,
 };
 use crate::corpus::DocId;
 use crate::index::SparseIndex;
@@ -38,6 +42,7 @@ struct PreparedTerm {
     qtf: u32,
     df: u64,
     idf: f64,
+    info: Option<TermInfo>,
 }
 
 struct PreparedQuery {
@@ -50,6 +55,8 @@ struct PreparedQuery {
 pub struct LexicalRetriever {
     index: Arc<SparseIndex>,
     model: LexicalModel,
+    /// BM25's 1 − b + b·|d|/avgdl per document, computed once for the retriever's b.
+    len_norm: Vec<f64>,
 }
 
 /// Unique terms in first-occurrence order with their query counts.
@@ -70,13 +77,19 @@ impl LexicalRetriever {
         if let LexicalModel::Bm25 { variant, params } = model {
             params.validate()?;
             if variant == Bm25Variant::Tantivy {
-                return Err(Error::invalid(
-                    "variant",
-                    "the tantivy variant is scored by the engine: use TantivyBm25",
-                ));
+                return Err(Error::invalid("variant", "the tantivy variant is scored by the engine: use TantivyBm25"));
             }
         }
-        Ok(Self { index, model })
+        let len_norm = match model {
+            LexicalModel::Bm25 { params, .. } => {
+                let avgdl = index.stats().avgdl;
+                (0..index.num_docs())
+                    .map(|d| length_norm(f64::from(index.doc_len(DocId(d as u32))), avgdl, params.b))
+                    .collect()
+            }
+            LexicalModel::TfIdf { .. } => Vec::new(),
+        };
+        Ok(Self { index, model, len_norm })
     }
 
     /// The formula in use.
@@ -89,78 +102,84 @@ impl LexicalRetriever {
         let terms = self.index.analyzer().terms(text);
         let mut prepared = Vec::new();
         for (term, qtf) in query_term_counts(&terms) {
-            let df = self.index.doc_freq(&term)?;
+            let info = self.index.term_info(&term)?;
+            let df = info.as_ref().map(|i| u64::from(i.doc_freq)).unwrap_or(0);
             let idf = match self.model {
                 LexicalModel::TfIdf { variant, .. } => variant.idf(stats.n_docs, df),
-                LexicalModel::Bm25 { variant, params } => {
-                    variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf)
-                }
+                LexicalModel::Bm25 { variant, params } => variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf),
             };
-            prepared.push(PreparedTerm { term, qtf, df, idf });
+            prepared.push(PreparedTerm { term, qtf, df, idf, info });
         }
-        let query_norm = prepared
-            .iter()
-            .map(|t| (f64::from(t.qtf) * t.idf).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        Ok(PreparedQuery {
-            terms: prepared,
-            query_norm,
-        })
+        let query_norm = prepared.iter().map(|t| (f64::from(t.qtf) * t.idf).powi(2)).sum::<f64>().sqrt();
+        Ok(PreparedQuery { terms: prepared, query_norm })
     }
 
     /// (tf weight, normaliser, contribution) of one term in one document.
-    fn score_term(
-        &self,
-        q: &PreparedQuery,
-        t: &PreparedTerm,
-        tf: u32,
-        doc: DocId,
-    ) -> (f64, Option<f64>, f64) {
+    fn score_term(&self, q: &PreparedQuery, t: &PreparedTerm, tf: u32, doc: DocId) -> (f64, Option<f64>, f64) {
         if tf == 0 {
             return (0.0, None, 0.0);
         }
         let tf = f64::from(tf);
         match self.model {
             LexicalModel::Bm25 { variant, params } => {
-                let stats = self.index.stats();
-                let w =
-                    variant.tf_weight(tf, f64::from(self.index.doc_len(doc)), stats.avgdl, &params);
+                let len_norm = self.len_norm.get(doc.index()).copied().unwrap_or(1.0);
+                let w = variant.tf_weight_normed(tf, len_norm, &params);
                 (w, None, f64::from(t.qtf) * t.idf * w)
             }
-            LexicalModel::TfIdf {
-                variant: TfIdfVariant::CosineLog2,
-                ..
-            } => {
+            LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. } => {
                 let norms = &self.index.norms().cosine_log2;
                 let norm = q.query_norm * norms.get(doc.index()).copied().unwrap_or(0.0);
-                let c = if norm > 0.0 {
-                    (f64::from(t.qtf) * t.idf) * (tf * t.idf) / norm
-                } else {
-                    0.0
-                };
+                let c = if norm > 0.0 { (f64::from(t.qtf) * t.idf) * (tf * t.idf) / norm } else { 0.0 };
                 (tf, Some(norm), c)
             }
-            LexicalModel::TfIdf {
-                variant: TfIdfVariant::Textbook,
-                normalize,
-            } => {
+            LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize } => {
                 let w = TfIdfVariant::Textbook.tf_weight(tf);
                 let raw = f64::from(t.qtf) * w * t.idf;
                 if normalize {
-                    let norm = self
-                        .index
-                        .norms()
-                        .textbook
-                        .get(doc.index())
-                        .copied()
-                        .unwrap_or(0.0);
+                    let norm = self.index.norms().textbook.get(doc.index()).copied().unwrap_or(0.0);
                     (w, Some(norm), if norm > 0.0 { raw / norm } else { 0.0 })
                 } else {
                     (w, None, raw)
                 }
             }
         }
+    }
+
+    /// The BM25 inner loop for one query term, compiled once per tf shape (tf > 0 always holds
+    /// for a posting, so this is exactly `qw · tf_weight_normed`).
+    #[inline]
+    fn accumulate_bm25<W: TfWeight>(
+        &self,
+        info: &TermInfo,
+        allowed: Option<&[bool]>,
+        acc: &mut [f64],
+        seen: &mut [bool],
+        qw: f64,
+        params: &Bm25Params,
+    ) -> Result<()> {
+        let len_norm = &self.len_norm;
+        self.accumulate(info, allowed, acc, seen, |tf, i| qw * W::weight(f64::from(tf), len_norm[i], params))
+    }
+
+    /// Add `score(tf, doc)` for every posting of a term to the accumulators.
+    #[inline]
+    fn accumulate(
+        &self,
+        info: &TermInfo,
+        allowed: Option<&[bool]>,
+        acc: &mut [f64],
+        seen: &mut [bool],
+        score: impl Fn(u32, usize) -> f64,
+    ) -> Result<()> {
+        let n = acc.len();
+        self.index.for_each_posting_of(info, |doc, tf| {
+            let i = doc.index();
+            if i >= n || allowed.is_some_and(|a| !a.get(i).copied().unwrap_or(false)) {
+                return;
+            }
+            acc[i] += score(tf, i);
+            seen[i] = true;
+        })
     }
 
     fn formula(&self) -> String {
@@ -182,19 +201,11 @@ impl Retriever for LexicalRetriever {
     fn label(&self) -> String {
         match self.model {
             LexicalModel::TfIdf { variant, normalize } => {
-                let norm = if variant == TfIdfVariant::Textbook && !normalize {
-                    ", no length norm"
-                } else {
-                    ""
-                };
+                let norm = if variant == TfIdfVariant::Textbook && !normalize { ", no length norm" } else { "" };
                 format!("TF-IDF ({variant}{norm})")
             }
             LexicalModel::Bm25 { variant, params } => {
-                let delta = if variant.uses_delta() {
-                    format!(", δ={}", params.delta)
-                } else {
-                    String::new()
-                };
+                let delta = if variant.uses_delta() { format!(", δ={}", params.delta) } else { String::new() };
                 format!("BM25 ({variant}, k1={}, b={}{delta})", params.k1, params.b)
             }
         }
@@ -205,46 +216,58 @@ impl Retriever for LexicalRetriever {
         let n = self.index.num_docs();
         let mut acc = vec![0.0f64; n];
         let mut seen = vec![false; n];
-        let mut touched: Vec<DocId> = Vec::new();
+        let allowed = query.filter.as_deref().map(Vec::as_slice);
         for t in &q.terms {
-            if t.df == 0 {
-                continue;
+            let Some(info) = &t.info else { continue };
+            match self.model {
+                // The hot path: the same arithmetic as `score_term` ((qtf·idf)·w), without the
+                // per-posting dispatch, so search and explain give bit-identical scores.
+                LexicalModel::Bm25 { variant, params } => {
+                    let qw = f64::from(t.qtf) * t.idf;
+                    let (acc, seen) = (&mut acc, &mut seen);
+                    match variant.tf_shape() {
+                        TfShape::Saturating => {
+                            self.accumulate_bm25::<Saturating>(info, allowed, acc, seen, qw, &params)
+                        }
+                        TfShape::SaturatingK1Plus1 => {
+                            self.accumulate_bm25::<SaturatingK1Plus1>(info, allowed, acc, seen, qw, &params)
+                        }
+                        TfShape::Shifted => self.accumulate_bm25::<Shifted>(info, allowed, acc, seen, qw, &params),
+                        TfShape::LowerBounded => {
+                            self.accumulate_bm25::<LowerBounded>(info, allowed, acc, seen, qw, &params)
+                        }
+                    }?;
+                }
+                LexicalModel::TfIdf { .. } => {
+                    self.accumulate(info, allowed, &mut acc, &mut seen, |tf, i| {
+                        self.score_term(&q, t, tf, DocId(i as u32)).2
+                    })?;
+                }
             }
-            self.index.for_each_posting(&t.term, |doc, tf| {
-                let i = doc.index();
-                if i >= n || !query.allows(doc) {
-                    return;
-                }
-                acc[i] += self.score_term(&q, t, tf, doc).2;
-                if !seen[i] {
-                    seen[i] = true;
-                    touched.push(doc);
-                }
-            })?;
         }
-        let total_matches = touched.len();
-        let hits = touched
+        // Branch-free compaction: about half the documents match a typical query, so a branch
+        // per document would mispredict constantly.
+        let mut keys = vec![0u128; n];
+        let mut len = 0;
+        for (i, (&s, &score)) in seen.iter().zip(&acc).enumerate() {
+            keys[len] = rank_key(score, DocId(i as u32));
+            len += usize::from(s);
+        }
+        keys.truncate(len);
+        let total_matches = keys.len();
+        let hits = smallest_keys(keys, k)
             .into_iter()
-            .map(|doc| Hit {
-                doc,
-                score: acc[doc.index()],
+            .map(|key| {
+                let doc = DocId(key as u32);
+                Hit { doc, score: acc[doc.index()] }
             })
             .collect();
-        Ok(Ranking {
-            method: self.label(),
-            kind: self.kind(),
-            hits: top_k(hits, k),
-            total_matches,
-            unranked: false,
-        })
+        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
     }
 
     fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
         if doc.index() >= self.index.num_docs() {
-            return Err(Error::invalid(
-                "document",
-                format!("{doc} is not in the index"),
-            ));
+            return Err(Error::invalid("document", format!("{doc} is not in the index")));
         }
         if !query.allows(doc) {
             return Ok(query.filtered_explanation(&self.label()));
@@ -259,11 +282,7 @@ impl Retriever for LexicalRetriever {
         let mut rows = Vec::with_capacity(q.terms.len());
         let mut value = 0.0;
         for t in &q.terms {
-            let tf = if t.df == 0 {
-                0
-            } else {
-                self.index.term_freq(&t.term, doc)?
-            };
+            let tf = if t.df == 0 { 0 } else { self.index.term_freq(&t.term, doc)? };
             let (tf_weight, norm, contribution) = self.score_term(&q, t, tf, doc);
             value += contribution;
             rows.push(TermRow {
@@ -291,19 +310,12 @@ impl Retriever for LexicalRetriever {
                 Explanation::new(
                     r.term.clone(),
                     r.contribution,
-                    format!(
-                        "tf={} df={} idf={:.4} weight={:.4}",
-                        r.tf, r.df, r.idf, r.tf_weight
-                    ),
+                    format!("tf={} df={} idf={:.4} weight={:.4}", r.tf, r.df, r.idf, r.tf_weight),
                     "",
                 )
             })
             .collect();
-        e.detail = Detail::Terms(TermTable {
-            n: stats.n_docs,
-            avgdl: stats.avgdl,
-            rows,
-        });
+        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows });
         Ok(e)
     }
 }
@@ -316,31 +328,18 @@ pub(crate) fn summarise(rows: &[TermRow], analyzer: &str) -> String {
         );
     }
     let matched: Vec<&TermRow> = rows.iter().filter(|r| r.tf > 0).collect();
-    let terms = rows
-        .iter()
-        .map(|r| r.term.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let terms = rows.iter().map(|r| r.term.as_str()).collect::<Vec<_>>().join(", ");
     if matched.is_empty() {
-        let unseen: Vec<&str> = rows
-            .iter()
-            .filter(|r| r.df == 0)
-            .map(|r| r.term.as_str())
-            .collect();
+        let unseen: Vec<&str> = rows.iter().filter(|r| r.df == 0).map(|r| r.term.as_str()).collect();
         let extra = if unseen.is_empty() {
             String::new()
         } else {
             format!(" ({} occur nowhere in the collection)", unseen.join(", "))
         };
-        return format!(
-            "None of the query terms [{terms}] occur in this passage{extra}, so it scores 0."
-        );
+        return format!("None of the query terms [{terms}] occur in this passage{extra}, so it scores 0.");
     }
     let total: f64 = matched.iter().map(|r| r.contribution).sum();
-    let best = matched
-        .iter()
-        .copied()
-        .max_by(|a, b| a.contribution.total_cmp(&b.contribution));
+    let best = matched.iter().copied().max_by(|a, b| a.contribution.total_cmp(&b.contribution));
     match best {
         Some(best) if total > 0.0 => format!(
             "Matches {} of {} query terms; `{}` contributes most ({:.0}% of the score).",
@@ -349,11 +348,7 @@ pub(crate) fn summarise(rows: &[TermRow], analyzer: &str) -> String {
             best.term,
             100.0 * best.contribution / total
         ),
-        _ => format!(
-            "Matches {} of {} query terms, but they carry no weight here.",
-            matched.len(),
-            rows.len()
-        ),
+        _ => format!("Matches {} of {} query terms, but they carry no weight here.", matched.len(), rows.len()),
     }
 }
 
@@ -367,9 +362,7 @@ mod tests {
 
     fn index(config: AnalyzerConfig, docs: &[(&str, &str)]) -> Arc<SparseIndex> {
         let corpus = Corpus::from_texts("t", docs.iter().copied());
-        Arc::new(
-            SparseIndex::build(&corpus, config, &IndexLocation::Ram, &NoProgress).expect("builds"),
-        )
+        Arc::new(SparseIndex::build(&corpus, config, &IndexLocation::Ram, &NoProgress).expect("builds"))
     }
 
     const ISRO: [(&str, &str); 4] = [
@@ -380,64 +373,31 @@ mod tests {
     ];
 
     fn scores(r: &LexicalRetriever, q: &str) -> Vec<f64> {
-        (0..4)
-            .map(|d| {
-                r.explain(&QueryContext::new(q), DocId(d))
-                    .expect("explains")
-                    .value
-            })
-            .collect()
+        (0..4).map(|d| r.explain(&QueryContext::new(q), DocId(d)).expect("explains").value).collect()
     }
 
     fn round4(v: Vec<f64>) -> Vec<f64> {
-        v.into_iter()
-            .map(|x| (x * 10_000.0).round() / 10_000.0)
-            .collect()
+        v.into_iter().map(|x| (x * 10_000.0).round() / 10_000.0).collect()
     }
 
     #[test]
     fn isro_cosine_log2_textbook_values() {
-        let model = LexicalModel::TfIdf {
-            variant: TfIdfVariant::CosineLog2,
-            normalize: true,
-        };
-        let plain = LexicalRetriever::new(
-            index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO),
-            model,
-        )
-        .expect("ok");
-        assert_eq!(
-            round4(scores(&plain, "mission mars atmosphere")),
-            [0.0, 0.0, 0.6547, 0.0727]
-        );
+        let model = LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true };
+        let plain = LexicalRetriever::new(index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO), model).expect("ok");
+        assert_eq!(round4(scores(&plain, "mission mars atmosphere")), [0.0, 0.0, 0.6547, 0.0727]);
         let stop = AnalyzerConfig::preset(Preset::Whitespace).with_stopwords(true);
         let stopped = LexicalRetriever::new(index(stop, &ISRO), model).expect("ok");
-        assert_eq!(
-            round4(scores(&stopped, "Which mission explored the Red Planet?")),
-            [0.0, 0.0, 0.2182, 0.2182]
-        );
+        assert_eq!(round4(scores(&stopped, "Which mission explored the Red Planet?")), [0.0, 0.0, 0.2182, 0.2182]);
     }
 
     #[test]
     fn search_scores_equal_explanations_and_rows_sum_to_them() {
         let idx = index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO);
         let models = [
-            LexicalModel::TfIdf {
-                variant: TfIdfVariant::CosineLog2,
-                normalize: true,
-            },
-            LexicalModel::TfIdf {
-                variant: TfIdfVariant::Textbook,
-                normalize: true,
-            },
-            LexicalModel::Bm25 {
-                variant: Bm25Variant::Lucene,
-                params: Bm25Variant::Lucene.default_params(),
-            },
-            LexicalModel::Bm25 {
-                variant: Bm25Variant::Bm25l,
-                params: Bm25Variant::Bm25l.default_params(),
-            },
+            LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true },
+            LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize: true },
+            LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+            LexicalModel::Bm25 { variant: Bm25Variant::Bm25l, params: Bm25Variant::Bm25l.default_params() },
         ];
         for model in models {
             let r = LexicalRetriever::new(idx.clone(), model).expect("ok");
@@ -451,11 +411,7 @@ mod tests {
             }
             let zero = r.explain(&q, DocId(0)).expect("explain");
             assert_eq!(zero.value, 0.0);
-            assert!(
-                zero.summary.contains("None of the query terms"),
-                "{}",
-                zero.summary
-            );
+            assert!(zero.summary.contains("None of the query terms"), "{}", zero.summary);
         }
     }
 
@@ -463,10 +419,7 @@ mod tests {
     fn filters_remove_documents_and_say_so() {
         let r = LexicalRetriever::new(
             index(AnalyzerConfig::preset(Preset::Whitespace), &ISRO),
-            LexicalModel::Bm25 {
-                variant: Bm25Variant::Lucene,
-                params: Bm25Variant::Lucene.default_params(),
-            },
+            LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
         )
         .expect("ok");
         let q = QueryContext::new("mission").with_filter(vec![true, true, false, true], "page = x");

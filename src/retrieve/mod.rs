@@ -18,8 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use explanation::{
-    ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable,
-    TokenAlignment,
+    ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
 };
 pub use formula::{Bm25Params, Bm25Variant, TfIdfVariant};
 pub use lexical::{LexicalModel, LexicalRetriever};
@@ -131,10 +130,7 @@ pub struct QueryContext {
 impl QueryContext {
     /// A plain question with no filter.
     pub fn new(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            ..Default::default()
-        }
+        Self { text: text.into(), ..Default::default() }
     }
 
     /// Restrict results to the documents where `allowed[doc]` is true.
@@ -146,9 +142,7 @@ impl QueryContext {
 
     /// May this document be returned?
     pub fn allows(&self, doc: DocId) -> bool {
-        self.filter
-            .as_ref()
-            .is_none_or(|f| f.get(doc.index()).copied().unwrap_or(false))
+        self.filter.as_ref().is_none_or(|f| f.get(doc.index()).copied().unwrap_or(false))
     }
 
     /// The explanation of a document the filter removed.
@@ -157,10 +151,7 @@ impl QueryContext {
             method,
             0.0,
             "—",
-            format!(
-                "Excluded by the filter `{}` before ranking.",
-                self.filter_label.as_deref().unwrap_or("?")
-            ),
+            format!("Excluded by the filter `{}` before ranking.", self.filter_label.as_deref().unwrap_or("?")),
         )
     }
 }
@@ -178,17 +169,56 @@ pub trait Retriever: Send + Sync {
     fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation>;
 }
 
-/// Keep the k best (score desc, DocId asc) of scored candidates, sorted.
-pub fn top_k(mut scored: Vec<Hit>, k: usize) -> Vec<Hit> {
-    let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
-    if scored.len() > k && k > 0 {
-        scored.select_nth_unstable_by(k - 1, order);
-        scored.truncate(k);
-    } else if k == 0 {
-        scored.clear();
+/// A key whose ascending order is (score descending, DocId ascending): comparing one integer is
+/// much cheaper than a float comparison followed by a tie-break, and top-k selection is a large
+/// part of a lexical query's time.
+#[inline]
+pub fn rank_key(score: f64, doc: DocId) -> u128 {
+    let bits = score.to_bits();
+    // Map f64 to u64 preserving total order, then invert for descending.
+    let ordered = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
+    (u128::from(!ordered) << 32) | u128::from(doc.0)
+}
+
+/// The k smallest keys, sorted. Small k keeps a sorted buffer and rejects most candidates with
+/// one comparison against the current k-th key; large k uses quickselect.
+pub fn smallest_keys(mut keys: Vec<u128>, k: usize) -> Vec<u128> {
+    if k == 0 {
+        return Vec::new();
     }
-    scored.sort_unstable_by(order);
-    scored
+    if k <= 64 && keys.len() > 4 * k {
+        let mut best: Vec<u128> = Vec::with_capacity(k + 1);
+        for key in keys {
+            if best.len() == k {
+                if key >= best[k - 1] {
+                    continue;
+                }
+                best.pop();
+            }
+            let pos = best.partition_point(|&b| b < key);
+            best.insert(pos, key);
+        }
+        return best;
+    }
+    if keys.len() > k {
+        keys.select_nth_unstable(k - 1);
+        keys.truncate(k);
+    }
+    keys.sort_unstable();
+    keys
+}
+
+/// Keep the k best (score desc, DocId asc) of scored candidates, sorted.
+pub fn top_k(scored: Vec<Hit>, k: usize) -> Vec<Hit> {
+    let scores: std::collections::HashMap<u32, f64> = scored.iter().map(|h| (h.doc.0, h.score)).collect();
+    let keys = scored.iter().map(|h| rank_key(h.score, h.doc)).collect();
+    smallest_keys(keys, k)
+        .into_iter()
+        .map(|key| {
+            let doc = DocId(key as u32);
+            Hit { doc, score: scores.get(&doc.0).copied().unwrap_or(0.0) }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -196,21 +226,36 @@ mod tests {
     use super::*;
 
     fn hit(d: u32, s: f64) -> Hit {
-        Hit {
-            doc: DocId(d),
-            score: s,
+        Hit { doc: DocId(d), score: s }
+    }
+
+    #[test]
+    fn both_selection_paths_agree_with_a_full_sort() {
+        let mut seed = 7u64;
+        let keys: Vec<u128> = (0..500)
+            .map(|i| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                rank_key(((seed >> 40) % 50) as f64, DocId(i))
+            })
+            .collect();
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        for k in [1, 10, 64, 100, 499, 500, 600] {
+            assert_eq!(smallest_keys(keys.clone(), k), sorted[..k.min(500)].to_vec(), "k={k}");
         }
     }
 
     #[test]
+    fn rank_key_orders_negative_zero_and_positive_scores() {
+        let hits = vec![hit(5, -1.5), hit(2, 0.0), hit(1, 3.0), hit(0, -0.0), hit(3, 3.0)];
+        let top = top_k(hits, 5);
+        assert_eq!(top.iter().map(|h| h.doc.0).collect::<Vec<_>>(), [1, 3, 2, 0, 5]);
+        assert_eq!(top[4].score, -1.5);
+    }
+
+    #[test]
     fn top_k_orders_by_score_then_doc() {
-        let hits = vec![
-            hit(3, 1.0),
-            hit(1, 2.0),
-            hit(2, 1.0),
-            hit(0, 1.0),
-            hit(4, 0.5),
-        ];
+        let hits = vec![hit(3, 1.0), hit(1, 2.0), hit(2, 1.0), hit(0, 1.0), hit(4, 0.5)];
         let top = top_k(hits.clone(), 3);
         assert_eq!(top.iter().map(|h| h.doc.0).collect::<Vec<_>>(), [1, 0, 2]);
         assert_eq!(top_k(hits.clone(), 10).len(), 5);

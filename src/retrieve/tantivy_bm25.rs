@@ -13,10 +13,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, Term};
 
 use super::lexical::{query_term_counts, summarise};
-use super::{
-    Bm25Variant, Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow,
-    TermTable,
-};
+use super::{Bm25Variant, Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable};
 use crate::corpus::DocId;
 use crate::index::SparseIndex;
 use crate::{Error, Result};
@@ -34,10 +31,7 @@ impl TantivyBm25 {
 
     fn term_query(&self, term: &str) -> TermQuery {
         let (_, _, body) = self.index.tantivy();
-        TermQuery::new(
-            Term::from_field_text(body, term),
-            IndexRecordOption::WithFreqs,
-        )
+        TermQuery::new(Term::from_field_text(body, term), IndexRecordOption::WithFreqs)
     }
 
     fn query(&self, counts: &[(String, u32)]) -> BooleanQuery {
@@ -45,11 +39,7 @@ impl TantivyBm25 {
             .iter()
             .map(|(term, qtf)| {
                 let q: Box<dyn Query> = Box::new(self.term_query(term));
-                let q: Box<dyn Query> = if *qtf > 1 {
-                    Box::new(BoostQuery::new(q, *qtf as f32))
-                } else {
-                    q
-                };
+                let q: Box<dyn Query> = if *qtf > 1 { Box::new(BoostQuery::new(q, *qtf as f32)) } else { q };
                 (Occur::Should, q)
             })
             .collect();
@@ -59,17 +49,11 @@ impl TantivyBm25 {
 
 /// Find the value of the first node whose description starts with `prefix`.
 fn find_value(node: &Value, prefix: &str) -> Option<f64> {
-    let desc = node
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let desc = node.get("description").and_then(Value::as_str).unwrap_or("");
     if desc.starts_with(prefix) {
         return node.get("value").and_then(Value::as_f64);
     }
-    node.get("details")?
-        .as_array()?
-        .iter()
-        .find_map(|d| find_value(d, prefix))
+    node.get("details")?.as_array()?.iter().find_map(|d| find_value(d, prefix))
 }
 
 impl Retriever for TantivyBm25 {
@@ -95,42 +79,21 @@ impl Retriever for TantivyBm25 {
         }
         let bq = self.query(&counts);
         // With a filter the engine cannot see, fetch every match and filter after scoring.
-        let limit = if query.filter.is_some() {
-            self.index.num_docs()
-        } else {
-            k.max(1)
-        };
-        let (top, count) =
-            searcher.search(&bq, &(TopDocs::with_limit(limit).order_by_score(), Count))?;
+        let limit = if query.filter.is_some() { self.index.num_docs() } else { k.max(1) };
+        let (top, count) = searcher.search(&bq, &(TopDocs::with_limit(limit).order_by_score(), Count))?;
         let mut hits: Vec<Hit> = top
             .into_iter()
-            .map(|(score, addr)| Hit {
-                doc: DocId(addr.doc_id),
-                score: f64::from(score),
-            })
+            .map(|(score, addr)| Hit { doc: DocId(addr.doc_id), score: f64::from(score) })
             .filter(|h| query.allows(h.doc))
             .collect();
-        let total_matches = if query.filter.is_some() {
-            hits.len()
-        } else {
-            count
-        };
+        let total_matches = if query.filter.is_some() { hits.len() } else { count };
         hits = super::top_k(hits, k);
-        Ok(Ranking {
-            method: self.label(),
-            kind: self.kind(),
-            hits,
-            total_matches,
-            unranked: false,
-        })
+        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
     }
 
     fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
         if doc.index() >= self.index.num_docs() {
-            return Err(Error::invalid(
-                "document",
-                format!("{doc} is not in the index"),
-            ));
+            return Err(Error::invalid("document", format!("{doc} is not in the index")));
         }
         if !query.allows(doc) {
             return Ok(query.filtered_explanation(&self.label()));
@@ -173,20 +136,13 @@ impl Retriever for TantivyBm25 {
         let value = if counts.is_empty() {
             0.0
         } else {
-            self.query(&counts)
-                .explain(searcher, addr)
-                .map(|e| f64::from(e.value()))
-                .unwrap_or(0.0)
+            self.query(&counts).explain(searcher, addr).map(|e| f64::from(e.value())).unwrap_or(0.0)
         };
         let mut summary = summarise(&rows, &self.index.analyzer().config().to_string());
         summary.push_str(" Scored by tantivy in f32 with its one-byte length norm.");
         let mut e = Explanation::new(self.label(), value, Bm25Variant::Tantivy.formula(), summary);
         e.analyzer = Some(self.index.analyzer().config().to_string());
-        e.detail = Detail::Terms(TermTable {
-            n: stats.n_docs,
-            avgdl: stats.avgdl,
-            rows,
-        });
+        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows });
         Ok(e)
     }
 }

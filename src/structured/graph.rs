@@ -102,11 +102,7 @@ impl KnowledgeGraph {
         let mut g = KnowledgeGraph::default();
         let mut warnings = Vec::new();
         let mut warn = |line: usize, message: String| {
-            warnings.push(LoadWarning {
-                file: path.to_path_buf(),
-                line: Some(line),
-                message,
-            })
+            warnings.push(LoadWarning { file: path.to_path_buf(), line: Some(line), message })
         };
         let mut facts = Vec::new();
         for (i, raw) in text.lines().enumerate() {
@@ -119,26 +115,16 @@ impl KnowledgeGraph {
                 let parts: Vec<&str> = rest.split('|').map(str::trim).collect();
                 match parts.as_slice() {
                     [id, kind, names] if !id.is_empty() && !id.contains(' ') => {
-                        let mut names: Vec<String> = names
-                            .split(',')
-                            .map(|s| s.trim().to_string())
-                            .filter(|s| !s.is_empty())
-                            .collect();
+                        let mut names: Vec<String> =
+                            names.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
                         if names.is_empty() {
                             names.push(id.to_string());
                         }
                         if g.by_id.contains_key(*id) {
-                            warn(
-                                n,
-                                format!("node {id:?} is defined twice; the first is kept"),
-                            );
+                            warn(n, format!("node {id:?} is defined twice; the first is kept"));
                             continue;
                         }
-                        let idx = g.graph.add_node(Entity {
-                            id: id.to_string(),
-                            kind: kind.to_string(),
-                            names,
-                        });
+                        let idx = g.graph.add_node(Entity { id: id.to_string(), kind: kind.to_string(), names });
                         g.by_id.insert(id.to_string(), idx);
                     }
                     _ => warn(n, "expected `node <id> | <type> | <names>`; skipped".into()),
@@ -146,24 +132,14 @@ impl KnowledgeGraph {
             } else if let Some(rest) = line.strip_prefix("fact ") {
                 let (triple, sources) = rest.split_once('|').unwrap_or((rest, ""));
                 let terms: Vec<&str> = triple.split_whitespace().collect();
-                let passages: Vec<String> = sources
-                    .split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect();
+                let passages: Vec<String> =
+                    sources.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
                 match terms.as_slice() {
                     [s, r, o] if !passages.is_empty() => {
                         facts.push((n, s.to_string(), r.to_string(), o.to_string(), passages))
                     }
-                    [_, _, _] => warn(
-                        n,
-                        "a fact must cite at least one passage after `|`; skipped".into(),
-                    ),
-                    _ => warn(
-                        n,
-                        "expected `fact <subject> <relation> <object> | <passages>`; skipped"
-                            .into(),
-                    ),
+                    [_, _, _] => warn(n, "a fact must cite at least one passage after `|`; skipped".into()),
+                    _ => warn(n, "expected `fact <subject> <relation> <object> | <passages>`; skipped".into()),
                 }
             } else {
                 warn(n, "lines start with `node`, `fact` or `#`; skipped".into());
@@ -172,25 +148,11 @@ impl KnowledgeGraph {
         for (n, s, r, o, passages) in facts {
             match (g.by_id.get(&s), g.by_id.get(&o)) {
                 (Some(&a), Some(&b)) => {
-                    g.graph.add_edge(
-                        a,
-                        b,
-                        Fact {
-                            subject: s,
-                            relation: r,
-                            object: o,
-                            passages,
-                        },
-                    );
+                    g.graph.add_edge(a, b, Fact { subject: s, relation: r, object: o, passages });
                 }
                 _ => {
                     let missing = if g.by_id.contains_key(&s) { o } else { s };
-                    warn(
-                        n,
-                        format!(
-                            "unknown entity {missing:?} (declare it with a `node` line); fact skipped"
-                        ),
-                    );
+                    warn(n, format!("unknown entity {missing:?} (declare it with a `node` line); fact skipped"));
                 }
             }
         }
@@ -213,11 +175,7 @@ impl KnowledgeGraph {
 
     /// Relation names, sorted.
     pub fn relations(&self) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .graph
-            .edge_weights()
-            .map(|f| f.relation.clone())
-            .collect();
+        let mut v: Vec<String> = self.graph.edge_weights().map(|f| f.relation.clone()).collect();
         v.sort();
         v.dedup();
         v
@@ -230,10 +188,7 @@ impl KnowledgeGraph {
 
     /// Facts citing a passage.
     pub fn facts_from_passage(&self, passage: &str) -> Vec<&Fact> {
-        self.facts()
-            .into_iter()
-            .filter(|f| f.passages.iter().any(|p| p == passage))
-            .collect()
+        self.facts().into_iter().filter(|f| f.passages.iter().any(|p| p == passage)).collect()
     }
 
     /// Resolve an id or any name (case-insensitive) to an entity id.
@@ -244,9 +199,7 @@ impl KnowledgeGraph {
         let lower = name.to_lowercase().replace('_', " ");
         self.graph
             .node_weights()
-            .find(|e| {
-                e.id.to_lowercase() == lower || e.names.iter().any(|n| n.to_lowercase() == lower)
-            })
+            .find(|e| e.id.to_lowercase() == lower || e.names.iter().any(|n| n.to_lowercase() == lower))
             .map(|e| e.id.clone())
     }
 
@@ -256,11 +209,7 @@ impl KnowledgeGraph {
         let mut names: Vec<(String, String)> = self
             .graph
             .node_weights()
-            .flat_map(|e| {
-                e.names
-                    .iter()
-                    .map(move |n| (n.to_lowercase(), e.id.clone()))
-            })
+            .flat_map(|e| e.names.iter().map(move |n| (n.to_lowercase(), e.id.clone())))
             .collect();
         names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
         let mut taken = vec![false; lower.len()];
@@ -278,11 +227,7 @@ impl KnowledgeGraph {
                 let after = lower[end..].chars().next();
                 if boundary(before) && boundary(after) && !taken[start..end].iter().any(|&t| t) {
                     taken[start..end].iter_mut().for_each(|t| *t = true);
-                    out.push(Mention {
-                        entity: id.clone(),
-                        start,
-                        end,
-                    });
+                    out.push(Mention { entity: id.clone(), start, end });
                 }
                 from = end;
             }
@@ -303,17 +248,11 @@ impl KnowledgeGraph {
             if known.iter().any(|r| r == s) {
                 return Ok(Term::Const(s.to_string()));
             }
-            return Err(Error::Query(format!(
-                "unknown relation `{s}`; the graph has: {}",
-                known.join(", ")
-            )));
+            return Err(Error::Query(format!("unknown relation `{s}`; the graph has: {}", known.join(", "))));
         }
         self.resolve(s).map(Term::Const).ok_or_else(|| {
             let ids: Vec<String> = self.entities().iter().map(|e| e.id.clone()).collect();
-            Error::Query(format!(
-                "unknown entity `{s}`; the graph has: {}",
-                ids.join(", ")
-            ))
+            Error::Query(format!("unknown entity `{s}`; the graph has: {}", ids.join(", ")))
         })
     }
 
@@ -321,27 +260,15 @@ impl KnowledgeGraph {
     /// starting with `?` are variables shared across triples (a join).
     pub fn query(&self, pattern: &str) -> Result<GraphResult> {
         let mut triples = Vec::new();
-        for part in pattern
-            .split(" . ")
-            .map(|p| p.trim().trim_end_matches('.').trim())
-            .filter(|p| !p.is_empty())
-        {
+        for part in pattern.split(" . ").map(|p| p.trim().trim_end_matches('.').trim()).filter(|p| !p.is_empty()) {
             let t: Vec<&str> = part.split_whitespace().collect();
             let [s, r, o] = t.as_slice() else {
-                return Err(Error::Query(format!(
-                    "`{part}` is not a triple `subject relation object`"
-                )));
+                return Err(Error::Query(format!("`{part}` is not a triple `subject relation object`")));
             };
-            triples.push((
-                self.parse_term(s, false)?,
-                self.parse_term(r, true)?,
-                self.parse_term(o, false)?,
-            ));
+            triples.push((self.parse_term(s, false)?, self.parse_term(r, true)?, self.parse_term(o, false)?));
         }
         if triples.is_empty() {
-            return Err(Error::Query(
-                "the pattern is empty; write e.g. `desktop-app loads ?p`".into(),
-            ));
+            return Err(Error::Query("the pattern is empty; write e.g. `desktop-app loads ?p`".into()));
         }
         let mut variables = Vec::new();
         for (s, r, o) in &triples {
@@ -353,10 +280,7 @@ impl KnowledgeGraph {
                 }
             }
         }
-        let mut partial: Vec<GraphMatch> = vec![GraphMatch {
-            bindings: BTreeMap::new(),
-            path: Vec::new(),
-        }];
+        let mut partial: Vec<GraphMatch> = vec![GraphMatch { bindings: BTreeMap::new(), path: Vec::new() }];
         for (s, r, o) in &triples {
             let mut next = Vec::new();
             for m in &partial {
@@ -415,37 +339,19 @@ mod tests {
 
     #[test]
     fn join_returns_only_the_plugin_that_depends_on_the_library() {
-        let r = graph()
-            .query("app loads ?p . ?p depends_on sodium")
-            .unwrap();
+        let r = graph().query("app loads ?p . ?p depends_on sodium").unwrap();
         assert_eq!(r.matches.len(), 1);
         assert_eq!(r.matches[0].bindings["?p"], "enc");
-        assert_eq!(
-            r.matches[0]
-                .path
-                .iter()
-                .map(|f| f.passages[0].as_str())
-                .collect::<Vec<_>>(),
-            ["p1", "p3"]
-        );
+        assert_eq!(r.matches[0].path.iter().map(|f| f.passages[0].as_str()).collect::<Vec<_>>(), ["p1", "p3"]);
         let all = graph().query("app loads ?p").unwrap();
-        assert_eq!(
-            all.matches
-                .iter()
-                .map(|m| m.bindings["?p"].as_str())
-                .collect::<Vec<_>>(),
-            ["enc", "share"]
-        );
+        assert_eq!(all.matches.iter().map(|m| m.bindings["?p"].as_str()).collect::<Vec<_>>(), ["enc", "share"]);
     }
 
     #[test]
     fn names_resolve_and_unknowns_are_specific_errors() {
         let g = graph();
         assert_eq!(g.query("?x loads e2e-encrypt").unwrap().matches.len(), 1);
-        let e = g
-            .query("app loads ?p . ?p depends_on openssl")
-            .unwrap_err()
-            .to_string();
+        let e = g.query("app loads ?p . ?p depends_on openssl").unwrap_err().to_string();
         assert!(e.contains("unknown entity `openssl`"), "{e}");
         let e = g.query("app needs ?p").unwrap_err().to_string();
         assert!(e.contains("unknown relation `needs`"), "{e}");
@@ -454,22 +360,16 @@ mod tests {
 
     #[test]
     fn bad_lines_warn_with_their_line_number() {
-        let (g, w) = KnowledgeGraph::parse(
-            "node a | t | A\nnonsense\nfact a rel b | p\nfact a rel a\n",
-            Path::new("g.txt"),
-        );
-        assert_eq!(
-            w.iter().map(|w| w.line).collect::<Vec<_>>(),
-            [Some(2), Some(4), Some(3)]
-        );
+        let (g, w) =
+            KnowledgeGraph::parse("node a | t | A\nnonsense\nfact a rel b | p\nfact a rel a\n", Path::new("g.txt"));
+        assert_eq!(w.iter().map(|w| w.line).collect::<Vec<_>>(), [Some(2), Some(4), Some(3)]);
         assert_eq!(g.entities().len(), 1);
     }
 
     #[test]
     fn mentions_prefer_longest_names_at_word_boundaries() {
         let g = graph();
-        let m =
-            g.mentions("The desktop app loads e2e-encrypt; end-to-end encryption uses libsodium.");
+        let m = g.mentions("The desktop app loads e2e-encrypt; end-to-end encryption uses libsodium.");
         let ids: Vec<&str> = m.iter().map(|m| m.entity.as_str()).collect();
         assert_eq!(ids, ["app", "enc", "enc", "sodium"]);
         assert!(g.mentions("libsodiumx").is_empty());

@@ -32,10 +32,7 @@ pub struct SqlLimits {
 
 impl Default for SqlLimits {
     fn default() -> Self {
-        Self {
-            time_limit_ms: 2000,
-            max_rows: 1000,
-        }
+        Self { time_limit_ms: 2000, max_rows: 1000 }
     }
 }
 
@@ -128,11 +125,7 @@ fn value_text(v: rusqlite::types::Value) -> String {
 /// TEXT (they are not decimals: 4.10 ≠ 4.1).
 fn column_type(values: &[&str]) -> &'static str {
     let non_empty: Vec<&&str> = values.iter().filter(|v| !v.is_empty()).collect();
-    if !non_empty.is_empty() && non_empty.iter().all(|v| v.parse::<i64>().is_ok()) {
-        "INTEGER"
-    } else {
-        "TEXT"
-    }
+    if !non_empty.is_empty() && non_empty.iter().all(|v| v.parse::<i64>().is_ok()) { "INTEGER" } else { "TEXT" }
 }
 
 fn quote_ident(s: &str) -> String {
@@ -152,35 +145,20 @@ impl SqlDatabase {
         let mut warnings = Vec::new();
         let mut tables = Vec::new();
         {
-            let mut conn = Connection::open(&tmp)
-                .map_err(|e| Error::Sql(format!("{}: {e}", tmp.display())))?;
+            let mut conn = Connection::open(&tmp).map_err(|e| Error::Sql(format!("{}: {e}", tmp.display())))?;
             register_version_helpers(&conn)?;
             let tx = conn.transaction()?;
             for csv_path in csv_files {
-                let name = csv_path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                let name = csv_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 let (header, rows) = read_csv(csv_path, &mut warnings)?;
                 let types: Vec<&str> = (0..header.len())
-                    .map(|c| {
-                        column_type(&rows.iter().map(|(_, r)| r[c].as_str()).collect::<Vec<_>>())
-                    })
+                    .map(|c| column_type(&rows.iter().map(|(_, r)| r[c].as_str()).collect::<Vec<_>>()))
                     .collect();
-                let cols: Vec<String> = header
-                    .iter()
-                    .zip(&types)
-                    .map(|(h, t)| format!("{} {t}", quote_ident(h)))
-                    .collect();
-                tx.execute(
-                    &format!("CREATE TABLE {} ({})", quote_ident(&name), cols.join(", ")),
-                    [],
-                )?;
+                let cols: Vec<String> =
+                    header.iter().zip(&types).map(|(h, t)| format!("{} {t}", quote_ident(h))).collect();
+                tx.execute(&format!("CREATE TABLE {} ({})", quote_ident(&name), cols.join(", ")), [])?;
                 let placeholders = vec!["?"; header.len()].join(", ");
-                let mut insert = tx.prepare(&format!(
-                    "INSERT INTO {} VALUES ({placeholders})",
-                    quote_ident(&name)
-                ))?;
+                let mut insert = tx.prepare(&format!("INSERT INTO {} VALUES ({placeholders})", quote_ident(&name)))?;
                 for (_, row) in &rows {
                     let values: Vec<rusqlite::types::Value> = row
                         .iter()
@@ -198,27 +176,15 @@ impl SqlDatabase {
             tx.commit()?;
         }
         std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
-        Ok((
-            SqlDatabase {
-                path: path.to_path_buf(),
-                tables,
-            },
-            warnings,
-        ))
+        Ok((SqlDatabase { path: path.to_path_buf(), tables }, warnings))
     }
 
     /// Open an existing database file.
     pub fn open(path: &Path) -> Result<SqlDatabase> {
-        let db = SqlDatabase {
-            path: path.to_path_buf(),
-            tables: Vec::new(),
-        };
+        let db = SqlDatabase { path: path.to_path_buf(), tables: Vec::new() };
         let conn = db.read_only_connection(&Arc::new(Mutex::new(None)))?;
-        let mut stmt =
-            conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
-        let tables = stmt
-            .query_map([], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
+        let tables = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(SqlDatabase { tables, ..db })
     }
 
@@ -249,9 +215,7 @@ impl SqlDatabase {
     fn read_only_connection(&self, denied: &Arc<Mutex<Option<String>>>) -> Result<Connection> {
         let mut conn = Connection::open_with_flags(
             &self.path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                | OpenFlags::SQLITE_OPEN_URI,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
         )
         .map_err(|e| Error::Sql(format!("{}: {e}", self.path.display())))?;
         conn.pragma_update(None, "query_only", true)?;
@@ -260,9 +224,9 @@ impl SqlDatabase {
         conn.authorizer(Some(move |ctx: AuthContext<'_>| {
             let refused = match ctx.action {
                 AuthAction::Read { .. } | AuthAction::Select | AuthAction::Recursive => None,
-                AuthAction::Function { function_name } => (function_name
-                    .eq_ignore_ascii_case("load_extension"))
-                .then(|| "load_extension".to_string()),
+                AuthAction::Function { function_name } => {
+                    (function_name.eq_ignore_ascii_case("load_extension")).then(|| "load_extension".to_string())
+                }
                 AuthAction::Insert { .. } => Some("INSERT".into()),
                 AuthAction::Update { .. } => Some("UPDATE".into()),
                 AuthAction::Delete { .. } => Some("DELETE".into()),
@@ -312,9 +276,7 @@ impl SqlDatabase {
             return Err(Error::Sql("the statement is empty".into()));
         }
         if has_second_statement(trimmed) {
-            return Err(Error::Sql(
-                "run one statement at a time (found a `;` between statements)".into(),
-            ));
+            return Err(Error::Sql("run one statement at a time (found a `;` between statements)".into()));
         }
         let denied = Arc::new(Mutex::new(None));
         let mut conn = self.read_only_connection(&denied)?;
@@ -334,20 +296,14 @@ impl SqlDatabase {
                 over
             }),
         )?;
-        let first_word = trimmed
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_uppercase();
+        let first_word = trimmed.split_whitespace().next().unwrap_or("").to_uppercase();
         let refused = |e: rusqlite::Error| -> Error {
             if let Some(what) = denied.lock().ok().and_then(|d| d.clone()) {
                 // The authorizer sees the statement's inner steps (a DROP first deletes from the
                 // schema table); name what the user wrote when it is a known writing keyword.
                 let what = match first_word.as_str() {
-                    "INSERT" | "UPDATE" | "DELETE" | "DROP" | "CREATE" | "ALTER" | "ATTACH"
-                    | "DETACH" | "PRAGMA" | "REPLACE" | "VACUUM" | "REINDEX" | "ANALYZE" => {
-                        first_word.clone()
-                    }
+                    "INSERT" | "UPDATE" | "DELETE" | "DROP" | "CREATE" | "ALTER" | "ATTACH" | "DETACH" | "PRAGMA"
+                    | "REPLACE" | "VACUUM" | "REINDEX" | "ANALYZE" => first_word.clone(),
                     _ => what,
                 };
                 return Error::Sql(format!(
@@ -361,26 +317,16 @@ impl SqlDatabase {
                 ));
             }
             match e {
-                rusqlite::Error::MultipleStatement => {
-                    Error::Sql("run one statement at a time".into())
-                }
+                rusqlite::Error::MultipleStatement => Error::Sql("run one statement at a time".into()),
                 other => Error::Sql(other.to_string()),
             }
         };
         let mut stmt = conn.prepare(trimmed).map_err(&refused)?;
         if !stmt.readonly() {
-            return Err(Error::Sql(
-                "refused: only statements that read are allowed".into(),
-            ));
+            return Err(Error::Sql("refused: only statements that read are allowed".into()));
         }
-        let columns: Vec<String> = stmt
-            .column_names()
-            .into_iter()
-            .map(str::to_string)
-            .collect();
-        let passage_col = columns
-            .iter()
-            .position(|c| c.eq_ignore_ascii_case("passage"));
+        let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_string).collect();
+        let passage_col = columns.iter().position(|c| c.eq_ignore_ascii_case("passage"));
         let mut rows_out = Vec::new();
         let mut truncated = false;
         let mut rows = stmt.query([]).map_err(&refused)?;
@@ -407,13 +353,7 @@ impl SqlDatabase {
             rows_out.push(out);
         }
         let passages = passage_col
-            .map(|c| {
-                rows_out
-                    .iter()
-                    .filter_map(|r| r.get(c))
-                    .map(ToString::to_string)
-                    .collect()
-            })
+            .map(|c| rows_out.iter().filter_map(|r| r.get(c)).map(ToString::to_string).collect())
             .unwrap_or_default();
         Ok(SqlResult {
             sql: trimmed.to_string(),
@@ -428,30 +368,17 @@ impl SqlDatabase {
 }
 
 /// Read a CSV with a header; rows with the wrong number of fields become warnings.
-fn read_csv(
-    path: &Path,
-    warnings: &mut Vec<LoadWarning>,
-) -> Result<(Vec<String>, Vec<(usize, Vec<String>)>)> {
+fn read_csv(path: &Path, warnings: &mut Vec<LoadWarning>) -> Result<(Vec<String>, Vec<(usize, Vec<String>)>)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(bytes.as_slice());
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes.as_slice());
     let header: Vec<String> = reader
         .headers()
-        .map_err(|e| {
-            Error::invalid(
-                format!("{}:1", path.display()),
-                format!("cannot read the header: {e}"),
-            )
-        })?
+        .map_err(|e| Error::invalid(format!("{}:1", path.display()), format!("cannot read the header: {e}")))?
         .iter()
         .map(|h| h.trim().to_string())
         .collect();
     if header.is_empty() || header.iter().any(String::is_empty) {
-        return Err(Error::invalid(
-            format!("{}:1", path.display()),
-            "every column needs a name",
-        ));
+        return Err(Error::invalid(format!("{}:1", path.display()), "every column needs a name"));
     }
     let mut rows = Vec::new();
     for rec in reader.records() {
@@ -462,11 +389,7 @@ fn read_csv(
                     warnings.push(LoadWarning {
                         file: path.to_path_buf(),
                         line: Some(line),
-                        message: format!(
-                            "row has {} fields, the header has {}; skipped",
-                            r.len(),
-                            header.len()
-                        ),
+                        message: format!("row has {} fields, the header has {}; skipped", r.len(), header.len()),
                     });
                     continue;
                 }
@@ -548,9 +471,7 @@ fn find_keyword(upper: &str, keyword: &str, from: usize) -> Option<usize> {
             quote = !quote;
         } else if !quote && upper[i..].starts_with(keyword) {
             let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-            let after = bytes
-                .get(i + keyword.len())
-                .is_none_or(|b| !b.is_ascii_alphanumeric());
+            let after = bytes.get(i + keyword.len()).is_none_or(|b| !b.is_ascii_alphanumeric());
             if before && after {
                 return Some(i);
             }
@@ -569,14 +490,7 @@ mod tests {
         let c = where_conditions(
             "SELECT a FROM t WHERE x = 'a AND b' AND (y = 1 OR z = 2) AND version_cmp(v, '4') >= 0 ORDER BY a",
         );
-        assert_eq!(
-            c,
-            [
-                "x = 'a AND b'",
-                "(y = 1 OR z = 2)",
-                "version_cmp(v, '4') >= 0"
-            ]
-        );
+        assert_eq!(c, ["x = 'a AND b'", "(y = 1 OR z = 2)", "version_cmp(v, '4') >= 0"]);
         assert!(where_conditions("SELECT 1").is_empty());
         assert!(has_second_statement("SELECT 1; SELECT 2"));
         assert!(!has_second_statement("SELECT ';' FROM t"));

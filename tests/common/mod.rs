@@ -8,12 +8,7 @@ use std::path::PathBuf;
 pub fn shared_data(name: &str) -> PathBuf {
     let base = std::env::var_os("RANKLENS_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join("shared")
-                .join("data")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join("data"));
     let dir = base.join(name);
     assert!(
         dir.join("corpus.jsonl").is_file(),
@@ -25,7 +20,5 @@ pub fn shared_data(name: &str) -> PathBuf {
 
 /// The bundled sample corpus.
 pub fn sample(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("sample-corpus")
-        .join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-corpus").join(name)
 }
