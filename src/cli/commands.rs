@@ -49,7 +49,7 @@ impl Progress for TermProgress {
         if let Ok(mut s) = self.state.lock() {
             s.1 += n;
             if self.tty {
-                let pct = if s.2 > 0 { format!(" {:>3}%", 100 * s.1 / s.2) } else { String::new() };
+                let pct = (100 * s.1).checked_div(s.2).map(|p| format!(" {p:>3}%")).unwrap_or_default();
                 eprint!("\r{} {}/{}{pct}", s.0, s.1, s.2);
             }
         }
@@ -230,10 +230,8 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
             }
             for h in &view.hits {
                 println!("{:>3}. {:<16} {:>9.4}  {}", h.rank, h.id, h.score, truncate(&h.title, 70));
-                if a.explain {
-                    if let Some(e) = &h.explanation {
-                        print_explanation(e);
-                    }
+                if let Some(e) = h.explanation.as_ref().filter(|_| a.explain) {
+                    print_explanation(e);
                 }
             }
         }

@@ -273,10 +273,10 @@ impl KnowledgeGraph {
         let mut variables = Vec::new();
         for (s, r, o) in &triples {
             for t in [s, r, o] {
-                if let Term::Var(v) = t {
-                    if !variables.contains(v) {
-                        variables.push(v.clone());
-                    }
+                if let Term::Var(v) = t
+                    && !variables.contains(v)
+                {
+                    variables.push(v.clone());
                 }
             }
         }

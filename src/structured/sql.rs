@@ -80,6 +80,12 @@ pub struct SqlResult {
     pub elapsed_ms: f64,
 }
 
+/// A table name with its (column, declared type) pairs.
+pub type TableSchema = (String, Vec<(String, String)>);
+
+/// A CSV file's header and its (line, fields) rows.
+type CsvRows = (Vec<String>, Vec<(usize, Vec<String>)>);
+
 /// The workspace database holding the corpus's tables.
 #[derive(Debug, Clone)]
 pub struct SqlDatabase {
@@ -199,7 +205,7 @@ impl SqlDatabase {
     }
 
     /// Column names and types of a table, for the editor's schema list.
-    pub fn schema(&self) -> Result<Vec<(String, Vec<(String, String)>)>> {
+    pub fn schema(&self) -> Result<Vec<TableSchema>> {
         let conn = Connection::open_with_flags(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         let mut out = Vec::new();
         for t in &self.tables {
@@ -288,10 +294,8 @@ impl SqlDatabase {
             1000,
             Some(move || {
                 let over = start.elapsed() > budget;
-                if over {
-                    if let Ok(mut f) = flag.lock() {
-                        *f = true;
-                    }
+                if over && let Ok(mut f) = flag.lock() {
+                    *f = true;
                 }
                 over
             }),
@@ -325,7 +329,7 @@ impl SqlDatabase {
         if !stmt.readonly() {
             return Err(Error::Sql("refused: only statements that read are allowed".into()));
         }
-        let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_string).collect();
+        let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
         let passage_col = columns.iter().position(|c| c.eq_ignore_ascii_case("passage"));
         let mut rows_out = Vec::new();
         let mut truncated = false;
@@ -368,7 +372,7 @@ impl SqlDatabase {
 }
 
 /// Read a CSV with a header; rows with the wrong number of fields become warnings.
-fn read_csv(path: &Path, warnings: &mut Vec<LoadWarning>) -> Result<(Vec<String>, Vec<(usize, Vec<String>)>)> {
+fn read_csv(path: &Path, warnings: &mut Vec<LoadWarning>) -> Result<CsvRows> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes.as_slice());
     let header: Vec<String> = reader

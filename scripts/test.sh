@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need that cargo cannot (Debian packages for the
+# software renderer used by GUI snapshots, and Chromium for report rendering), then runs every
+# test. Model weights are fetched by the tests themselves through the model manager.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+dpkg -s mesa-vulkan-drivers >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
+dpkg -s libvulkan1 >/dev/null 2>&1 || need+=(libvulkan1)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "installing ${need[*]}" >&2
+        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+    else
+        echo "missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
+        exit 2
+    fi
+fi
+
+cargo test --all-targets "$@"
