@@ -1,0 +1,148 @@
+//! The BERT backbone shared by every encoder: tokenizer, config and weights from a model folder,
+//! and a padded batch forward pass.
+
+use std::path::Path;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
+
+use crate::{Error, Result};
+
+/// A tokenizer and a BERT encoder loaded from one folder.
+pub struct Backbone {
+    /// The encoder.
+    pub model: BertModel,
+    /// Its tokenizer, with truncation set and padding off (batches are padded here).
+    pub tokenizer: Tokenizer,
+    /// Its configuration.
+    pub config: Config,
+    /// Where tensors live (CPU).
+    pub device: Device,
+}
+
+/// Token ids of several inputs, to be padded into one forward pass.
+#[derive(Debug, Clone, Default)]
+pub struct Batch {
+    /// Token ids per input.
+    pub ids: Vec<Vec<u32>>,
+    /// Segment ids per input.
+    pub type_ids: Vec<Vec<u32>>,
+    /// Attention mask per input (1 = attend).
+    pub mask: Vec<Vec<u32>>,
+}
+
+impl Batch {
+    /// Add one encoding.
+    pub fn push(&mut self, e: &Encoding) {
+        self.ids.push(e.get_ids().to_vec());
+        self.type_ids.push(e.get_type_ids().to_vec());
+        self.mask.push(e.get_attention_mask().to_vec());
+    }
+
+    /// Longest input.
+    pub fn max_len(&self) -> usize {
+        self.ids.iter().map(Vec::len).max().unwrap_or(0)
+    }
+
+    fn padded(rows: &[Vec<u32>], len: usize) -> Vec<u32> {
+        rows.iter().flat_map(|r| r.iter().copied().chain(std::iter::repeat(0)).take(len)).collect()
+    }
+}
+
+fn model_err(dir: &Path, what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Model(format!("{}: {what}: {e}", dir.display()))
+}
+
+/// Load `tokenizer.json`, or build the standard BERT tokenizer from `vocab.txt`.
+pub fn load_tokenizer(dir: &Path, max_length: usize) -> Result<Tokenizer> {
+    let json = dir.join("tokenizer.json");
+    let mut tokenizer = if json.is_file() {
+        Tokenizer::from_file(&json).map_err(|e| model_err(dir, "tokenizer.json", e))?
+    } else {
+        let vocab = dir.join("vocab.txt");
+        let wordpiece = tokenizers::models::wordpiece::WordPiece::from_file(&vocab.to_string_lossy())
+            .unk_token("[UNK]".into())
+            .build()
+            .map_err(|e| model_err(dir, "vocab.txt", e))?;
+        let mut t = Tokenizer::new(wordpiece);
+        let _ = t.with_normalizer(Some(tokenizers::normalizers::BertNormalizer::default()));
+        t.with_pre_tokenizer(Some(tokenizers::pre_tokenizers::bert::BertPreTokenizer));
+        let id = |tok: &str| t.token_to_id(tok).ok_or_else(|| model_err(dir, "vocab.txt", format!("no {tok}")));
+        let (sep, cls) = (id("[SEP]")?, id("[CLS]")?);
+        t.with_post_processor(Some(tokenizers::processors::bert::BertProcessing::new(
+            ("[SEP]".into(), sep),
+            ("[CLS]".into(), cls),
+        )));
+        t
+    };
+    tokenizer
+        .with_truncation(Some(TruncationParams { max_length, ..Default::default() }))
+        .map_err(|e| model_err(dir, "truncation", e))?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
+}
+
+/// Weights from `model.safetensors`, or PyTorch's `pytorch_model.bin`.
+pub fn load_weights(dir: &Path, device: &Device) -> Result<VarBuilder<'static>> {
+    let st = dir.join("model.safetensors");
+    if st.is_file() {
+        let bytes = std::fs::read(&st).map_err(|e| Error::io(&st, e))?;
+        return VarBuilder::from_buffered_safetensors(bytes, DType::F32, device)
+            .map_err(|e| model_err(dir, "model.safetensors", e));
+    }
+    let bin = dir.join("pytorch_model.bin");
+    if bin.is_file() {
+        return VarBuilder::from_pth(&bin, DType::F32, device).map_err(|e| model_err(dir, "pytorch_model.bin", e));
+    }
+    Err(Error::Model(format!("{}: no model.safetensors or pytorch_model.bin", dir.display())))
+}
+
+impl Backbone {
+    /// Load the tokenizer, config and encoder of a folder. Returns the weights too, so a head can
+    /// load its own tensors from them.
+    pub fn load(dir: &Path, max_length: usize) -> Result<(Backbone, VarBuilder<'static>)> {
+        let device = Device::Cpu;
+        let cfg_path = dir.join("config.json");
+        let cfg_text = std::fs::read_to_string(&cfg_path).map_err(|e| Error::io(&cfg_path, e))?;
+        let config: Config = serde_json::from_str(&cfg_text).map_err(|e| model_err(dir, "config.json", e))?;
+        let max_length = max_length.min(config.max_position_embeddings);
+        let tokenizer = load_tokenizer(dir, max_length)?;
+        let vb = load_weights(dir, &device)?;
+        let model = BertModel::load(vb.clone(), &config).map_err(|e| model_err(dir, "BERT weights", e))?;
+        Ok((Backbone { model, tokenizer, config, device }, vb))
+    }
+
+    /// Tokenise one text (with [CLS]/[SEP], truncated).
+    pub fn encode(&self, text: &str) -> Result<Encoding> {
+        self.tokenizer.encode(text, true).map_err(|e| Error::Model(format!("tokenizer: {e}")))
+    }
+
+    /// Tokenise a (query, passage) pair.
+    pub fn encode_pair(&self, a: &str, b: &str) -> Result<Encoding> {
+        self.tokenizer.encode((a, b), true).map_err(|e| Error::Model(format!("tokenizer: {e}")))
+    }
+
+    /// The vocabulary string of a token id.
+    pub fn token(&self, id: u32) -> String {
+        self.tokenizer.id_to_token(id).unwrap_or_else(|| format!("[{id}]"))
+    }
+
+    /// Hidden states [batch, max_len, hidden] and the mask [batch, max_len] as f32.
+    pub fn forward(&self, batch: &Batch) -> Result<(Tensor, Tensor)> {
+        let (b, t) = (batch.ids.len(), batch.max_len());
+        let dev = &self.device;
+        let ids = Tensor::from_vec(Batch::padded(&batch.ids, t), (b, t), dev)?;
+        let types = Tensor::from_vec(Batch::padded(&batch.type_ids, t), (b, t), dev)?;
+        let mask = Tensor::from_vec(Batch::padded(&batch.mask, t), (b, t), dev)?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        Ok((hidden, mask.to_dtype(DType::F32)?))
+    }
+}
+
+/// L2-normalise the last dimension.
+pub fn l2_normalize(t: &Tensor) -> Result<Tensor> {
+    let norm = t.sqr()?.sum_keepdim(t.rank() - 1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+    Ok(t.broadcast_div(&norm)?)
+}

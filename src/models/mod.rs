@@ -1,0 +1,22 @@
+//! Neural models: the manifest, fetching and verification, and the candle encoders per role.
+//!
+//! Each role has one trait ([`TextEncoder`], [`SparseEncoder`], [`TokenEncoder`],
+//! [`PairScorer`]); the candle implementations are one backend, and a faster one (ONNX Runtime)
+//! can be added behind the same traits without touching the retrievers.
+
+mod bert;
+mod cache;
+mod encoders;
+mod fetch;
+mod manifest;
+
+pub use bert::{Backbone, Batch};
+pub use cache::{EmbeddingCache, bytes_to_f32s, f32s_to_bytes, text_hash};
+pub use encoders::{
+    BertCrossEncoder, BertDenseEncoder, BertSpladeEncoder, ColbertEncoder, InputKind, PairScorer, SparseEncoder,
+    SparseVector, TextEncoder, TokenEncoder, TokenVectors,
+};
+pub use fetch::{ModelManager, ModelSource, ModelStatus, ResolvedModel};
+pub use manifest::{
+    ArchSettings, ColbertSettings, HubSource, Manifest, ModelFile, ModelSpec, PipSource, Pooling, Role,
+};
