@@ -31,6 +31,7 @@ pub mod gui;
 pub mod index;
 pub mod models;
 pub mod progress;
+pub mod project;
 pub mod retrieve;
 pub mod structured;
 

@@ -18,6 +18,7 @@ use crate::corpus::{self, Corpus, LoadOptions};
 use crate::engine::{Engine, SparseSpec};
 use crate::eval::{EvalSummary, MetricSet, evaluate};
 use crate::index::{IndexLocation, SparseIndex};
+use crate::models::{ModelManager, Role};
 use crate::progress::{NoProgress, Progress};
 use crate::retrieve::{Detail, Explanation, MethodKind, Ranking, Retriever};
 
@@ -76,6 +77,120 @@ pub enum MethodArg {
     Tfidf,
     /// BM25 (see --variant, --k1, --b).
     Bm25,
+    /// Dense bi-encoder (cosine).
+    Dense,
+    /// Learned sparse (SPLADE).
+    Splade,
+    /// Late interaction (MaxSim).
+    Late,
+    /// Fusion of BM25 and dense (see --fusion, --rrf-k).
+    Fusion,
+    /// Cross-encoder rerank of the fused top results.
+    Rerank,
+}
+
+impl MethodArg {
+    fn kind(self) -> MethodKind {
+        match self {
+            MethodArg::Boolean => MethodKind::Boolean,
+            MethodArg::Tfidf => MethodKind::TfIdf,
+            MethodArg::Bm25 => MethodKind::Bm25,
+            MethodArg::Dense => MethodKind::Dense,
+            MethodArg::Splade => MethodKind::Splade,
+            MethodArg::Late => MethodKind::LateInteraction,
+            MethodArg::Fusion => MethodKind::Fusion,
+            MethodArg::Rerank => MethodKind::Rerank,
+        }
+    }
+}
+
+/// Model flags shared by commands that can run neural methods.
+#[derive(Debug, Args, Clone)]
+pub struct ModelArgs {
+    /// Never touch the network (no model downloads).
+    #[arg(long)]
+    offline: bool,
+    /// Download missing models for the methods shown (compare only; search and eval download the
+    /// models of the method asked for).
+    #[arg(long)]
+    fetch_models: bool,
+    /// A folder holding the dense model's files.
+    #[arg(long, value_name = "DIR")]
+    dense_model: Option<PathBuf>,
+    /// A folder holding the SPLADE model's files.
+    #[arg(long, value_name = "DIR")]
+    splade_model: Option<PathBuf>,
+    /// A folder holding the late-interaction (ColBERT) model's files.
+    #[arg(long, value_name = "DIR")]
+    late_model: Option<PathBuf>,
+    /// A folder holding the cross-encoder's files.
+    #[arg(long, value_name = "DIR")]
+    rerank_model: Option<PathBuf>,
+}
+
+impl ModelArgs {
+    fn manager(&self) -> ModelManager {
+        let mut m = ModelManager::from_env();
+        if self.offline {
+            m = m.offline(true);
+        }
+        for (role, dir) in [
+            (Role::Dense, &self.dense_model),
+            (Role::Splade, &self.splade_model),
+            (Role::LateInteraction, &self.late_model),
+            (Role::Reranker, &self.rerank_model),
+        ] {
+            if let Some(d) = dir {
+                m = m.with_explicit(role, d.clone());
+            }
+        }
+        m
+    }
+}
+
+/// The model roles a method family needs.
+fn roles_for(kind: MethodKind, settings: &Settings) -> Vec<Role> {
+    match kind {
+        MethodKind::Dense => vec![Role::Dense],
+        MethodKind::Splade => vec![Role::Splade],
+        MethodKind::LateInteraction => vec![Role::LateInteraction, Role::Dense],
+        MethodKind::Fusion => settings.fusion.inputs.iter().flat_map(|k| roles_for(*k, settings)).collect(),
+        MethodKind::Rerank => {
+            let mut r = vec![Role::Reranker];
+            r.extend(roles_for(MethodKind::Fusion, settings));
+            r
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Load the models the given families need (downloading when allowed) and encode the corpus.
+/// A model that cannot be had is reported and its methods show why; nothing else stops.
+fn prepare_neural(
+    engine: &Engine,
+    kinds: &[MethodKind],
+    settings: &Settings,
+    models: &ModelArgs,
+    download: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let mut roles: Vec<Role> = kinds.iter().flat_map(|k| roles_for(*k, settings)).collect();
+    roles.sort();
+    roles.dedup();
+    if roles.is_empty() {
+        return Ok(());
+    }
+    let manager = models.manager();
+    for role in &roles {
+        if let Err(e) = engine.load_model(&manager, *role, download && !models.offline, progress) {
+            let optional = *role == Role::LateInteraction && roles.contains(&Role::Dense);
+            if !optional {
+                eprintln!("note: {role} model unavailable: {}", e.to_string().lines().next().unwrap_or(""));
+            }
+        }
+    }
+    engine.build_neural(progress)?;
+    Ok(())
 }
 
 /// `ranklens search`
@@ -94,6 +209,8 @@ pub struct SearchArgs {
     /// Show why each result scored what it did.
     #[arg(long)]
     explain: bool,
+    #[command(flatten)]
+    models: ModelArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
@@ -123,12 +240,7 @@ struct SearchView {
 }
 
 fn method_spec(method: MethodArg, s: &Settings) -> SparseSpec {
-    let kind = match method {
-        MethodArg::Boolean => MethodKind::Boolean,
-        MethodArg::Tfidf => MethodKind::TfIdf,
-        MethodArg::Bm25 => MethodKind::Bm25,
-    };
-    SparseSpec::from_settings(kind, s).unwrap_or(SparseSpec::Boolean)
+    SparseSpec::from_settings(method.kind(), s).unwrap_or(SparseSpec::Boolean)
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -206,7 +318,8 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.k)?;
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
-    let retriever = engine.sparse(method_spec(a.method, &settings), settings.analyzer, &progress)?;
+    prepare_neural(&engine, &[a.method.kind()], &settings, &a.models, true, &progress)?;
+    let retriever = engine.retriever(a.method.kind(), &settings).map_err(|m| anyhow::anyhow!("{m}"))?;
     drop(progress);
     let q = engine.query_context(&a.question, &settings);
     let ranking = retriever.search(&q, settings.k)?;
@@ -255,6 +368,8 @@ pub struct CompareArgs {
     /// Graph pattern to run next to the text methods (default: the one tied to a shipped question).
     #[arg(long)]
     graph: Option<String>,
+    #[command(flatten)]
+    models: ModelArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
@@ -318,12 +433,19 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
     let specs = SparseSpec::all_variants(settings.bm25_variant, settings.bm25);
-    let retrievers: Vec<Box<dyn Retriever>> =
-        specs.iter().map(|s| engine.sparse(*s, settings.analyzer, &progress)).collect::<crate::Result<_>>()?;
+    let mut entries: Vec<(MethodKind, Result<std::sync::Arc<dyn Retriever>, String>)> = Vec::new();
+    for spec in &specs {
+        entries.push((spec.kind(), Ok(std::sync::Arc::from(engine.sparse(*spec, settings.analyzer, &progress)?))));
+    }
+    let neural =
+        [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank];
+    prepare_neural(&engine, &neural, &settings, &a.models, a.models.fetch_models, &progress)?;
+    for kind in neural {
+        entries.push((kind, engine.neural_retriever(kind, &settings)));
+    }
     drop(progress);
-    let refs: Vec<&dyn Retriever> = retrievers.iter().map(AsRef::as_ref).collect();
     let q = engine.query_context(&a.question, &settings);
-    let mut cmp = Comparison::run(&q, settings.k, &refs);
+    let mut cmp = Comparison::run_all(&q, settings.k, &entries);
     let shipped = engine.corpus().queries.iter().find(|x| x.text.trim() == a.question.trim());
     let templates = shipped.and_then(|x| engine.corpus().templates.get(&x.id)).cloned().unwrap_or_default();
     let sql = a.sql.clone().or(templates.sql);
@@ -353,14 +475,20 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
         }
         OutputFormat::Table => {
             println!("{} · analyzer {}", view.question, view.analyzer);
-            for m in view.methods.iter().filter(|m| {
-                m.rows.is_none() && m.bindings.is_none() && !matches!(m.kind, MethodKind::Sql | MethodKind::Graph)
-            }) {
+            for m in view.methods.iter().filter(|m| !matches!(m.kind, MethodKind::Sql | MethodKind::Graph)) {
                 let total = m.total_matches.map(|t| format!("{t} matching")).unwrap_or_default();
-                println!("  [{}] {} {}", short_label(&m.method), m.method, total);
+                match &m.message {
+                    Some(msg) => {
+                        println!("  [{}] unavailable: {}", short_label(&m.method), msg.lines().next().unwrap_or(""))
+                    }
+                    None => println!("  [{}] {} {}", short_label(&m.method), m.method, total),
+                }
             }
-            let text_methods: Vec<&ColumnView> =
-                view.methods.iter().filter(|m| !matches!(m.kind, MethodKind::Sql | MethodKind::Graph)).collect();
+            let text_methods: Vec<&ColumnView> = view
+                .methods
+                .iter()
+                .filter(|m| !matches!(m.kind, MethodKind::Sql | MethodKind::Graph) && m.message.is_none())
+                .collect();
             let mut header = vec!["rank".to_string()];
             header.extend(text_methods.iter().map(|m| short_label(&m.method)));
             let mut table = Table::new(header, 99);
@@ -436,7 +564,7 @@ fn short_label(label: &str) -> String {
     } else if label.starts_with("BM25") {
         variant.to_string()
     } else {
-        label.to_lowercase()
+        label.split(' ').next().unwrap_or(label).to_lowercase()
     }
 }
 
@@ -448,9 +576,11 @@ pub struct EvalArgs {
     dataset: PathBuf,
     #[command(flatten)]
     rank: RankArgs,
-    /// Methods, comma-separated: boolean, tfidf, bm25 (default bm25).
+    /// Methods, comma-separated: boolean, tfidf, bm25, dense, splade, late, fusion, rerank.
     #[arg(long, value_delimiter = ',', default_value = "bm25")]
     method: Vec<MethodArg>,
+    #[command(flatten)]
+    models: ModelArgs,
     /// Retrieval depth per query.
     #[arg(long, default_value_t = 1000)]
     depth: usize,
@@ -484,8 +614,10 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
     let metrics = MetricSet::standard();
     let mut rows = Vec::new();
-    for m in &a.method {
-        let retriever = engine.sparse(method_spec(*m, &settings), settings.analyzer, &progress)?;
+    let kinds: Vec<MethodKind> = a.method.iter().map(|m| m.kind()).collect();
+    prepare_neural(&engine, &kinds, &settings, &a.models, true, &progress)?;
+    for kind in kinds {
+        let retriever = engine.retriever(kind, &settings).map_err(|m| anyhow::anyhow!("{kind}: {m}"))?;
         let run = engine.run_queries(retriever.as_ref(), &settings, a.depth, &progress)?;
         if let Some(dir) = &a.runs {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -741,4 +873,93 @@ pub fn graph(a: GraphArgs) -> anyhow::Result<Found> {
         }),
     }
     Ok(if found { Found::Some } else { Found::Nothing })
+}
+
+/// `ranklens models`
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    #[command(subcommand)]
+    action: ModelsAction,
+}
+
+/// What to do with models.
+#[derive(Debug, clap::Subcommand)]
+pub enum ModelsAction {
+    /// Every model RankLens knows, per role, and whether it is here.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
+    /// Download and verify models (the preferred one of a role first, then its alternatives).
+    Fetch {
+        /// Only this role: dense, splade, late, reranker.
+        #[arg(long)]
+        role: Option<String>,
+        /// Only this model id.
+        #[arg(long)]
+        id: Option<String>,
+    },
+}
+
+/// `ranklens models list|fetch`
+pub fn models(a: ModelsArgs) -> anyhow::Result<Found> {
+    let manager = ModelManager::from_env();
+    match a.action {
+        ModelsAction::List { format } => {
+            let status = manager.status();
+            if format == OutputFormat::Json {
+                println!("{}", serde_json::to_string_pretty(&status)?);
+                return Ok(Found::Some);
+            }
+            println!("cache: {}", manager.cache_dir().display());
+            let mut t = Table::new(["role", "model", "here", "sources", "hashes"].map(String::from).to_vec(), 99);
+            for s in &status {
+                t.row(vec![
+                    s.role.to_string(),
+                    s.id.clone(),
+                    s.present.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "missing".into()),
+                    s.sources.join(", "),
+                    if s.pinned { "pinned".into() } else { "recorded on first download".into() },
+                ]);
+            }
+            print!("{}", t.render());
+            Ok(if status.iter().any(|s| s.present.is_some()) { Found::Some } else { Found::Nothing })
+        }
+        ModelsAction::Fetch { role, id } => {
+            let role: Option<Role> = role.as_deref().map(str::parse).transpose()?;
+            let progress = TermProgress::new();
+            let mut fetched = 0;
+            let mut failures = Vec::new();
+            for r in Role::ALL.into_iter().filter(|r| role.is_none_or(|x| x == *r)) {
+                let candidates = manager.manifest().for_role(r);
+                let wanted: Vec<_> =
+                    candidates.into_iter().filter(|s| id.as_deref().is_none_or(|i| i == s.id)).collect();
+                let mut got = None;
+                for spec in &wanted {
+                    match manager.fetch(spec, &progress) {
+                        Ok(m) => {
+                            got = Some(m);
+                            break;
+                        }
+                        Err(crate::Error::Cancelled) => bail!("cancelled"),
+                        Err(e) => failures.push(format!("{}: {e}", spec.id)),
+                    }
+                }
+                if let Some(m) = got {
+                    fetched += 1;
+                    eprintln!();
+                    println!("{r}: {} ready in {} ({:?})", m.spec.id, m.dir.display(), m.source);
+                }
+            }
+            drop(progress);
+            for f in &failures {
+                eprintln!("could not fetch {f}");
+            }
+            if fetched == 0 {
+                bail!("nothing fetched");
+            }
+            Ok(Found::Some)
+        }
+    }
 }

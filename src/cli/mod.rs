@@ -38,6 +38,8 @@ pub enum Command {
     Sql(commands::SqlArgs),
     /// Run a knowledge-graph pattern (joins with ?variables).
     Graph(commands::GraphArgs),
+    /// List or fetch the neural models.
+    Models(commands::ModelsArgs),
 }
 
 /// Outcome of a command: found something or not.
@@ -59,6 +61,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Bench(a) => commands::bench(a),
         Command::Sql(a) => commands::sql(a),
         Command::Graph(a) => commands::graph(a),
+        Command::Models(a) => commands::models(a),
     };
     match result {
         Ok(Found::Some) => ExitCode::SUCCESS,

@@ -81,6 +81,34 @@ impl Comparison {
         Comparison { question: question.text.clone(), k, runs }
     }
 
+    /// Run every entry; an entry that is `Err(message)` (a model missing, say) becomes an
+    /// `Unavailable` column with that message, so the other methods still run.
+    pub fn run_all(
+        question: &QueryContext,
+        k: usize,
+        entries: &[(MethodKind, std::result::Result<std::sync::Arc<dyn Retriever>, String>)],
+    ) -> Comparison {
+        let runs = entries
+            .iter()
+            .map(|(kind, r)| match r {
+                Ok(r) => MethodRun {
+                    label: r.label(),
+                    kind: r.kind(),
+                    outcome: match r.search(question, k) {
+                        Ok(ranking) => Outcome::Ranked(ranking),
+                        Err(e) => Outcome::Failed { message: e.to_string() },
+                    },
+                },
+                Err(message) => MethodRun {
+                    label: kind.label().to_string(),
+                    kind: *kind,
+                    outcome: Outcome::Unavailable { message: message.clone() },
+                },
+            })
+            .collect();
+        Comparison { question: question.text.clone(), k, runs }
+    }
+
     /// Add the SQL and graph columns: run `sql` on the engine's tables and `pattern` on its graph.
     /// With no statement (or pattern) the column says what to write; with no tables (or graph)
     /// it says the corpus has none.

@@ -7,6 +7,7 @@
 //! the difference. The index is built as a single segment in corpus order, so tantivy's document
 //! number *is* the [`DocId`].
 
+pub mod neural;
 mod tokenizer;
 
 use std::path::{Path, PathBuf};

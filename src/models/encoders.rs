@@ -35,6 +35,8 @@ pub trait TextEncoder: Send + Sync {
 /// Per-token vectors of one text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenVectors {
+    /// Vocabulary ids of the word pieces kept, in order.
+    pub ids: Vec<u32>,
     /// The word pieces kept, in order.
     pub tokens: Vec<String>,
     /// Each kept token's position in the model input.
@@ -70,6 +72,8 @@ pub trait TokenEncoder: Send + Sync {
     fn trained_late_interaction(&self) -> bool;
     /// Encode texts into token vectors.
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>>;
+    /// The vocabulary string of an id.
+    fn token(&self, id: u32) -> String;
 }
 
 /// A learned sparse vector over the vocabulary.
@@ -195,6 +199,7 @@ impl BertDenseEncoder {
                 for (b, p) in pooled.into_iter().enumerate() {
                     let rows: Vec<Vec<f32>> = tokens.i(b)?.to_vec2()?;
                     let mut tv = TokenVectors {
+                        ids: Vec::new(),
                         tokens: Vec::new(),
                         positions: Vec::new(),
                         dim: hidden.dim(2)?,
@@ -207,6 +212,7 @@ impl BertDenseEncoder {
                         if batch.mask[b][pos] == 0 || special || punct {
                             continue;
                         }
+                        tv.ids.push(id);
                         tv.tokens.push(tok);
                         tv.positions.push(pos);
                         tv.data.extend_from_slice(&rows[pos]);
@@ -261,6 +267,9 @@ impl TokenEncoder for BertDenseEncoder {
     }
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {
         Ok(self.encode_both(texts, kind)?.into_iter().map(|(_, t)| t).collect())
+    }
+    fn token(&self, id: u32) -> String {
+        self.backbone.token(id)
     }
 }
 
@@ -427,6 +436,10 @@ impl TokenEncoder for ColbertEncoder {
         true
     }
 
+    fn token(&self, id: u32) -> String {
+        self.backbone.token(id)
+    }
+
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
@@ -442,6 +455,7 @@ impl TokenEncoder for ColbertEncoder {
             for (b, ids) in batch.ids.iter().enumerate() {
                 let rows: Vec<Vec<f32>> = projected.i(b)?.to_vec2()?;
                 let mut tv = TokenVectors {
+                    ids: Vec::new(),
                     tokens: Vec::new(),
                     positions: Vec::new(),
                     dim: self.settings.projection_dim,
@@ -452,6 +466,7 @@ impl TokenEncoder for ColbertEncoder {
                     if kind == InputKind::Document && self.settings.mask_punctuation && is_punctuation(&tok) {
                         continue;
                     }
+                    tv.ids.push(id);
                     tv.tokens.push(tok);
                     tv.positions.push(pos);
                     tv.data.extend_from_slice(&rows[pos]);

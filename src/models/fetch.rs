@@ -352,15 +352,13 @@ impl ModelManager {
             });
         }
         let ids: Vec<&str> = candidates.iter().map(|s| s.id.as_str()).collect();
+        let files = candidates.first().map(|s| s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "));
         Err(Error::Model(format!(
-            "no {role} model available ({}). Tried:\n  - {}\nFix: run `ranklens models fetch --role {role}`, or set {} to a folder holding {}",
-            ids.join(", "),
-            tried.join("\n  - "),
+            "no {role} model here ({}): run `ranklens models fetch --role {role}`, or set {} to a folder holding {}.\nTried:\n  - {}",
+            ids.join(" or "),
             role.env_var(),
-            candidates
-                .first()
-                .map(|s| s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "))
-                .unwrap_or_default()
+            files.unwrap_or_default(),
+            tried.join("\n  - ")
         )))
     }
 

@@ -6,9 +6,14 @@
 //! is 0 and the summary says why.
 
 mod boolean;
+pub mod dense;
 mod explanation;
 pub mod formula;
+pub mod fusion;
+pub mod late;
 mod lexical;
+mod rerank;
+mod splade;
 mod tantivy_bm25;
 
 use std::fmt;
@@ -17,11 +22,16 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use boolean::{BooleanQuery, BooleanRetriever};
+pub use dense::DenseRetriever;
 pub use explanation::{
     ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
 };
 pub use formula::{Bm25Params, Bm25Variant, TfIdfVariant};
+pub use fusion::FusionRetriever;
+pub use late::LateInteractionRetriever;
 pub use lexical::{LexicalModel, LexicalRetriever};
+pub use rerank::RerankRetriever;
+pub use splade::SpladeRetriever;
 pub use tantivy_bm25::TantivyBm25;
 
 use crate::Result;

@@ -5,7 +5,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
+
+mod neural;
+pub use neural::{LATE_INDEX_MAX_DOCS, LATE_RERANK_DEPTH, Loaded, Neural, missing};
 
 use serde::{Deserialize, Serialize};
 
@@ -85,6 +88,7 @@ pub struct Engine {
     indexes: Mutex<BTreeMap<AnalyzerConfig, Arc<SparseIndex>>>,
     workspace: Option<PathBuf>,
     structured: Structured,
+    neural: RwLock<Neural>,
 }
 
 /// The structured sources that came with a corpus folder.
@@ -106,6 +110,7 @@ impl Engine {
             indexes: Mutex::new(BTreeMap::new()),
             workspace: None,
             structured: Structured::default(),
+            neural: RwLock::new(Neural::default()),
         }
     }
 

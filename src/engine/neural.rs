@@ -1,0 +1,327 @@
+//! The engine's neural side: which models are loaded, the indexes built with them, and the
+//! retrievers over those indexes. A role without a model is not an error: its column says what is
+//! missing and how to get it, and every other method keeps working.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::config::Settings;
+use crate::index::neural::{DenseIndex, LateIndex, SpladeIndex, build_dense, build_late, build_splade};
+use crate::models::{
+    BertCrossEncoder, BertDenseEncoder, BertSpladeEncoder, ColbertEncoder, EmbeddingCache, ModelManager, ResolvedModel,
+    Role, TextEncoder, TokenEncoder,
+};
+use crate::progress::Progress;
+use crate::project::PcaMap;
+use crate::retrieve::{
+    DenseRetriever, FusionRetriever, LateInteractionRetriever, MethodKind, RerankRetriever, Retriever, SpladeRetriever,
+};
+use crate::{Error, Result};
+
+/// Corpora up to this many passages keep every passage's token vectors for full late-interaction
+/// retrieval; larger ones use late interaction to rerank a BM25 shortlist.
+pub const LATE_INDEX_MAX_DOCS: usize = 20_000;
+
+/// How deep late interaction reranks on large corpora.
+pub const LATE_RERANK_DEPTH: usize = 100;
+
+/// A loaded model with where it came from.
+pub struct Loaded<T: ?Sized> {
+    /// The encoder.
+    pub encoder: Arc<T>,
+    /// Its files.
+    pub model: ResolvedModel,
+}
+
+// Cloning shares the encoder; a derive would wrongly require `T: Clone`.
+impl<T: ?Sized> Clone for Loaded<T> {
+    fn clone(&self) -> Self {
+        Self { encoder: self.encoder.clone(), model: self.model.clone() }
+    }
+}
+
+/// Models, indexes and messages for the neural methods.
+#[derive(Default, Clone)]
+pub struct Neural {
+    /// Dense bi-encoder.
+    pub dense: Option<Loaded<BertDenseEncoder>>,
+    /// SPLADE encoder.
+    pub splade: Option<Loaded<BertSpladeEncoder>>,
+    /// Trained late-interaction encoder.
+    pub late: Option<Loaded<ColbertEncoder>>,
+    /// Cross-encoder.
+    pub reranker: Option<Loaded<BertCrossEncoder>>,
+    /// Why a role has no model, and how to get one.
+    pub missing: BTreeMap<Role, String>,
+    /// Passage vectors.
+    pub dense_index: Option<Arc<DenseIndex>>,
+    /// Passage token vectors.
+    pub late_index: Option<Arc<LateIndex>>,
+    /// Passage SPLADE vectors.
+    pub splade_index: Option<Arc<SpladeIndex>>,
+    /// The 2-D map of the passage vectors.
+    pub map: Option<Arc<PcaMap>>,
+}
+
+impl Neural {
+    /// Resolve and load the model of one role (downloading only when allowed). On failure the
+    /// reason is kept in `missing` and returned.
+    pub fn load_role(
+        &mut self,
+        manager: &ModelManager,
+        role: Role,
+        allow_download: bool,
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        let result = (|| -> Result<()> {
+            let m = manager.resolve(role, allow_download, progress)?;
+            let (id, dir, arch) = (m.spec.id.clone(), m.dir.clone(), m.spec.arch.clone());
+            match role {
+                Role::Dense => {
+                    self.dense = Some(Loaded { encoder: Arc::new(BertDenseEncoder::load(&id, &dir, &arch)?), model: m })
+                }
+                Role::Splade => {
+                    self.splade =
+                        Some(Loaded { encoder: Arc::new(BertSpladeEncoder::load(&id, &dir, &arch)?), model: m })
+                }
+                Role::LateInteraction => {
+                    self.late = Some(Loaded { encoder: Arc::new(ColbertEncoder::load(&id, &dir, &arch)?), model: m })
+                }
+                Role::Reranker => {
+                    self.reranker =
+                        Some(Loaded { encoder: Arc::new(BertCrossEncoder::load(&id, &dir, &arch)?), model: m })
+                }
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => {
+                self.missing.remove(&role);
+                Ok(())
+            }
+            Err(e) => {
+                self.missing.insert(role, e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// Whether late interaction runs on a trained model or on the dense model's token vectors.
+    pub fn late_encoder(&self) -> Option<Arc<dyn TokenEncoder>> {
+        if let Some(l) = &self.late {
+            return Some(l.encoder.clone());
+        }
+        self.dense.as_ref().map(|d| d.encoder.clone() as Arc<dyn TokenEncoder>)
+    }
+
+    /// Model ids and file hashes of everything loaded, for reports.
+    pub fn fingerprints(&self) -> BTreeMap<String, BTreeMap<String, String>> {
+        let mut out = BTreeMap::new();
+        let models = [
+            self.dense.as_ref().map(|l| &l.model),
+            self.splade.as_ref().map(|l| &l.model),
+            self.late.as_ref().map(|l| &l.model),
+            self.reranker.as_ref().map(|l| &l.model),
+        ];
+        for m in models.into_iter().flatten() {
+            out.insert(m.spec.id.clone(), m.hashes.clone());
+        }
+        out
+    }
+}
+
+impl super::Engine {
+    /// The encoding cache in the workspace (none without a workspace).
+    pub fn embedding_cache(&self) -> Option<EmbeddingCache> {
+        let ws = self.workspace()?;
+        EmbeddingCache::open(&ws.join("encodings.sqlite")).ok()
+    }
+
+    /// A snapshot of the neural state.
+    pub fn neural(&self) -> Neural {
+        self.neural.read().map(|n| n.clone()).unwrap_or_default()
+    }
+
+    /// Change the neural state.
+    fn with_neural<T>(&self, f: impl FnOnce(&mut Neural) -> T) -> Result<T> {
+        let mut n = self.neural.write().map_err(|_| Error::Model("neural state poisoned".into()))?;
+        Ok(f(&mut n))
+    }
+
+    /// Load (and, when allowed, download) the model of every role. Failures are recorded per
+    /// role, never fatal.
+    pub fn load_models(&self, manager: &ModelManager, allow_download: bool, progress: &dyn Progress) -> Result<()> {
+        for role in Role::ALL {
+            self.load_model(manager, role, allow_download, progress).ok();
+        }
+        Ok(())
+    }
+
+    /// Load the model of one role.
+    pub fn load_model(
+        &self,
+        manager: &ModelManager,
+        role: Role,
+        allow_download: bool,
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        let mut n = self.neural();
+        let r = n.load_role(manager, role, allow_download, progress);
+        self.with_neural(|state| {
+            match role {
+                Role::Dense => state.dense = n.dense.clone(),
+                Role::Splade => state.splade = n.splade.clone(),
+                Role::LateInteraction => state.late = n.late.clone(),
+                Role::Reranker => state.reranker = n.reranker.clone(),
+            }
+            state.missing = n.missing.clone();
+        })?;
+        r
+    }
+
+    /// Encode the corpus with the dense model (and keep its token vectors for late interaction
+    /// when no trained ColBERT is loaded and the corpus is small), then fit the map.
+    pub fn build_dense(&self, progress: &dyn Progress) -> Result<()> {
+        let n = self.neural();
+        let Some(dense) = n.dense else { return Err(Error::Model(missing(&n.missing, Role::Dense))) };
+        let with_tokens = n.late.is_none() && self.corpus().len() <= LATE_INDEX_MAX_DOCS;
+        let cache = self.embedding_cache();
+        let (index, late) = build_dense(self.corpus(), &dense.encoder, cache.as_ref(), with_tokens, progress)?;
+        let map = PcaMap::fit(&index).ok().map(Arc::new);
+        self.with_neural(|s| {
+            s.dense_index = Some(Arc::new(index));
+            if late.is_some() {
+                s.late_index = late.map(Arc::new);
+            }
+            s.map = map;
+        })
+    }
+
+    /// Encode the corpus with SPLADE.
+    pub fn build_splade(&self, progress: &dyn Progress) -> Result<()> {
+        let n = self.neural();
+        let Some(splade) = n.splade else { return Err(Error::Model(missing(&n.missing, Role::Splade))) };
+        let cache = self.embedding_cache();
+        let index = build_splade(self.corpus(), splade.encoder.as_ref(), cache.as_ref(), progress)?;
+        self.with_neural(|s| s.splade_index = Some(Arc::new(index)))
+    }
+
+    /// Encode the corpus's token vectors with the trained late-interaction model (small corpora).
+    pub fn build_late(&self, progress: &dyn Progress) -> Result<()> {
+        let n = self.neural();
+        let Some(late) = n.late else { return Ok(()) };
+        if self.corpus().len() > LATE_INDEX_MAX_DOCS {
+            return Ok(());
+        }
+        let cache = self.embedding_cache();
+        let index = build_late(self.corpus(), late.encoder.as_ref(), cache.as_ref(), progress)?;
+        self.with_neural(|s| s.late_index = Some(Arc::new(index)))
+    }
+
+    /// Build every neural index whose model is loaded.
+    pub fn build_neural(&self, progress: &dyn Progress) -> Result<()> {
+        let n = self.neural();
+        if n.late.is_some() {
+            self.build_late(progress)?;
+        }
+        if n.dense.is_some() {
+            self.build_dense(progress)?;
+        }
+        if n.splade.is_some() {
+            self.build_splade(progress)?;
+        }
+        Ok(())
+    }
+
+    /// A retriever of a neural family or a combination (fusion, rerank), or why it cannot run.
+    pub fn neural_retriever(
+        &self,
+        kind: MethodKind,
+        settings: &Settings,
+    ) -> std::result::Result<Arc<dyn Retriever>, String> {
+        let n = self.neural();
+        let corpus = self.corpus().clone();
+        match kind {
+            MethodKind::Dense => match (&n.dense, &n.dense_index) {
+                (Some(d), Some(i)) => {
+                    Ok(Arc::new(DenseRetriever::new(i.clone(), d.encoder.clone() as Arc<dyn TextEncoder>)))
+                }
+                (Some(_), None) => Err("the passages are not encoded yet".into()),
+                (None, _) => Err(missing(&n.missing, Role::Dense)),
+            },
+            MethodKind::Splade => match (&n.splade, &n.splade_index) {
+                (Some(s), Some(i)) => Ok(Arc::new(SpladeRetriever::new(i.clone(), s.encoder.clone(), corpus))),
+                (Some(_), None) => Err("the passages are not encoded yet".into()),
+                (None, _) => Err(missing(&n.missing, Role::Splade)),
+            },
+            MethodKind::LateInteraction => {
+                let Some(encoder) = n.late_encoder() else {
+                    return Err(format!(
+                        "{} (and no dense model to fall back on: {})",
+                        missing(&n.missing, Role::LateInteraction),
+                        missing(&n.missing, Role::Dense)
+                    ));
+                };
+                let index_matches = n.late_index.as_ref().filter(|i| i.model_id == encoder.model_id()).cloned();
+                match index_matches {
+                    Some(i) if corpus.len() <= LATE_INDEX_MAX_DOCS => {
+                        Ok(Arc::new(LateInteractionRetriever::over_index(i, encoder, corpus)))
+                    }
+                    other => {
+                        let first = self.sparse_arc(settings).map_err(|e| e.to_string())?;
+                        Ok(Arc::new(LateInteractionRetriever::reranking(
+                            first,
+                            LATE_RERANK_DEPTH,
+                            other,
+                            encoder,
+                            corpus,
+                        )))
+                    }
+                }
+            }
+            MethodKind::Fusion => {
+                let inputs: Vec<Arc<dyn Retriever>> =
+                    settings.fusion.inputs.iter().filter_map(|k| self.retriever(*k, settings).ok()).collect();
+                if inputs.len() < 2 {
+                    return Err(format!(
+                        "fusion needs two of its inputs ({}) available",
+                        settings.fusion.inputs.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+                Ok(Arc::new(FusionRetriever::new(inputs, settings.fusion.clone())))
+            }
+            MethodKind::Rerank => {
+                let Some(r) = &n.reranker else { return Err(missing(&n.missing, Role::Reranker)) };
+                let first = self
+                    .neural_retriever(MethodKind::Fusion, settings)
+                    .or_else(|_| self.sparse_arc(settings).map_err(|e| e.to_string()))?;
+                Ok(Arc::new(RerankRetriever::new(first, r.encoder.clone(), corpus, settings.rerank_depth)))
+            }
+            other => Err(format!("{other} is not a neural method")),
+        }
+    }
+
+    fn sparse_arc(&self, settings: &Settings) -> Result<Arc<dyn Retriever>> {
+        let spec = super::SparseSpec::from_settings(MethodKind::Bm25, settings)
+            .ok_or_else(|| Error::invalid("method", "BM25 is always available"))?;
+        Ok(Arc::from(self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)?))
+    }
+
+    /// A retriever of any ranked family, or why it cannot run.
+    pub fn retriever(&self, kind: MethodKind, settings: &Settings) -> std::result::Result<Arc<dyn Retriever>, String> {
+        match super::SparseSpec::from_settings(kind, settings) {
+            Some(spec) => self
+                .sparse(spec, settings.analyzer, &crate::progress::NoProgress)
+                .map(Arc::from)
+                .map_err(|e| e.to_string()),
+            None => self.neural_retriever(kind, settings),
+        }
+    }
+}
+
+/// The message for a role with no model.
+pub fn missing(missing: &BTreeMap<Role, String>, role: Role) -> String {
+    missing.get(&role).cloned().unwrap_or_else(|| {
+        format!("no {role} model loaded: run `ranklens models fetch --role {role}` or use the Fetch button")
+    })
+}

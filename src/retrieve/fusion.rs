@@ -1,0 +1,181 @@
+//! Fusion: several rankings combined into one — reciprocal rank fusion, or a weighted sum of
+//! min-max or z-score normalised scores. The explanation shows each input's part.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use super::{
+    Detail, Explanation, FusionPart, Hit, MethodKind, QueryContext, Ranking, Retriever, rank_key, smallest_keys,
+};
+use crate::Result;
+use crate::config::{FusionMethod, FusionSettings};
+use crate::corpus::DocId;
+
+/// Fuses the rankings of its inputs.
+pub struct FusionRetriever {
+    inputs: Vec<Arc<dyn Retriever>>,
+    settings: FusionSettings,
+    last: Mutex<Option<(String, Vec<Ranking>)>>,
+}
+
+/// Fused scores with each input's contribution, in input order.
+pub fn fuse(
+    rankings: &[Ranking],
+    weights: &[f64],
+    method: FusionMethod,
+    rrf_k: f64,
+) -> HashMap<DocId, (f64, Vec<Option<(usize, f64, f64)>>)> {
+    let mut out: HashMap<DocId, (f64, Vec<Option<(usize, f64, f64)>>)> = HashMap::new();
+    for (i, r) in rankings.iter().enumerate() {
+        let w = weights.get(i).copied().unwrap_or(1.0);
+        let scores: Vec<f64> = r.hits.iter().map(|h| h.score).collect();
+        let (min, max) = scores.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &s| (a.min(s), b.max(s)));
+        let n = scores.len().max(1) as f64;
+        let mean = scores.iter().sum::<f64>() / n;
+        let std = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
+        for (rank0, h) in r.hits.iter().enumerate() {
+            let contribution = match method {
+                FusionMethod::Rrf => w / (rrf_k + (rank0 + 1) as f64),
+                FusionMethod::MinMax => w * if max > min { (h.score - min) / (max - min) } else { 1.0 },
+                FusionMethod::ZScore => w * if std > 0.0 { (h.score - mean) / std } else { 0.0 },
+            };
+            let entry = out.entry(h.doc).or_insert_with(|| (0.0, vec![None; rankings.len()]));
+            entry.1[i] = Some((rank0 + 1, h.score, contribution));
+        }
+    }
+    for (score, parts) in out.values_mut() {
+        // Summed in input order, the same order the explanation lists them.
+        *score = parts.iter().map(|p| p.map(|x| x.2).unwrap_or(0.0)).sum();
+    }
+    out
+}
+
+impl FusionRetriever {
+    /// Fuse these retrievers with these settings (weights are looked up by each input's family).
+    pub fn new(inputs: Vec<Arc<dyn Retriever>>, settings: FusionSettings) -> Self {
+        Self { inputs, settings, last: Mutex::new(None) }
+    }
+
+    fn weights(&self) -> Vec<f64> {
+        self.inputs.iter().map(|r| self.settings.weight(r.kind())).collect()
+    }
+
+    fn rankings(&self, query: &QueryContext) -> Result<Vec<Ranking>> {
+        if let Ok(last) = self.last.lock()
+            && let Some((t, r)) = last.as_ref()
+            && *t == query.text
+            && query.filter.is_none()
+        {
+            return Ok(r.clone());
+        }
+        let r: Vec<Ranking> =
+            self.inputs.iter().map(|i| i.search(query, self.settings.depth)).collect::<Result<_>>()?;
+        if let Ok(mut last) = self.last.lock() {
+            *last = if query.filter.is_none() { Some((query.text.clone(), r.clone())) } else { None };
+        }
+        Ok(r)
+    }
+
+    fn formula(&self) -> String {
+        match self.settings.method {
+            FusionMethod::Rrf => format!("score = Σ_i w_i / (k + rank_i(d)),  k = {}", self.settings.rrf_k),
+            FusionMethod::MinMax => "score = Σ_i w_i · (s_i(d) − min_i)/(max_i − min_i)".to_string(),
+            FusionMethod::ZScore => "score = Σ_i w_i · (s_i(d) − mean_i)/std_i".to_string(),
+        }
+    }
+}
+
+impl Retriever for FusionRetriever {
+    fn kind(&self) -> MethodKind {
+        MethodKind::Fusion
+    }
+
+    fn label(&self) -> String {
+        let names: Vec<String> = self.inputs.iter().map(|r| r.kind().label().to_string()).collect();
+        match self.settings.method {
+            FusionMethod::Rrf => format!("Fusion (RRF k={}: {})", self.settings.rrf_k, names.join(" + ")),
+            m => format!("Fusion ({}: {})", m.name(), names.join(" + ")),
+        }
+    }
+
+    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
+        let rankings = self.rankings(query)?;
+        let fused = fuse(&rankings, &self.weights(), self.settings.method, self.settings.rrf_k);
+        let keys: Vec<u128> = fused.iter().map(|(d, (s, _))| rank_key(*s, *d)).collect();
+        let total_matches = keys.len();
+        let hits = smallest_keys(keys, k)
+            .into_iter()
+            .map(|key| {
+                let doc = DocId(key as u32);
+                Hit { doc, score: fused.get(&doc).map(|x| x.0).unwrap_or(0.0) }
+            })
+            .collect();
+        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
+    }
+
+    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
+        if !query.allows(doc) {
+            return Ok(query.filtered_explanation(&self.label()));
+        }
+        let rankings = self.rankings(query)?;
+        let fused = fuse(&rankings, &self.weights(), self.settings.method, self.settings.rrf_k);
+        let (value, parts) = fused.get(&doc).cloned().unwrap_or((0.0, vec![None; rankings.len()]));
+        let parts: Vec<FusionPart> = rankings
+            .iter()
+            .zip(parts)
+            .map(|(r, p)| FusionPart {
+                method: r.method.clone(),
+                rank: p.map(|x| x.0),
+                raw_score: p.map(|x| x.1),
+                contribution: p.map(|x| x.2).unwrap_or(0.0),
+            })
+            .collect();
+        let present: BTreeMap<&str, usize> =
+            parts.iter().filter_map(|p| p.rank.map(|r| (p.method.as_str(), r))).collect();
+        let summary = if present.is_empty() {
+            format!("In none of the inputs' top {}, so fusion gives it 0.", self.settings.depth)
+        } else {
+            let list: Vec<String> = present.iter().map(|(m, r)| format!("#{r} in {m}")).collect();
+            format!("Ranked {}; fusion adds the parts.", list.join(", "))
+        };
+        let mut e = Explanation::new(self.label(), value, self.formula(), summary);
+        e.detail = Detail::Fusion { parts };
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranking(docs: &[(u32, f64)]) -> Ranking {
+        Ranking {
+            method: "m".into(),
+            kind: MethodKind::Bm25,
+            hits: docs.iter().map(|&(d, s)| Hit { doc: DocId(d), score: s }).collect(),
+            total_matches: docs.len(),
+            unranked: false,
+        }
+    }
+
+    #[test]
+    fn rrf_by_hand() {
+        let a = ranking(&[(1, 9.0), (2, 5.0)]);
+        let b = ranking(&[(2, 0.9), (3, 0.8)]);
+        let f = fuse(&[a, b], &[1.0, 1.0], FusionMethod::Rrf, 60.0);
+        assert!((f[&DocId(2)].0 - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-15);
+        assert!((f[&DocId(1)].0 - 1.0 / 61.0).abs() < 1e-15);
+        assert_eq!(f[&DocId(3)].1[0], None);
+    }
+
+    #[test]
+    fn min_max_and_z_score_by_hand() {
+        let a = ranking(&[(1, 10.0), (2, 6.0), (3, 2.0)]);
+        let f = fuse(std::slice::from_ref(&a), &[2.0], FusionMethod::MinMax, 60.0);
+        assert_eq!(f[&DocId(2)].0, 1.0); // 2 × (6 − 2)/(10 − 2)
+        let z = fuse(&[a], &[1.0], FusionMethod::ZScore, 60.0);
+        // mean 6, population std √(32/3)
+        assert!((z[&DocId(1)].0 - 4.0 / (32.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(z[&DocId(2)].0, 0.0);
+    }
+}
