@@ -22,3 +22,156 @@ pub fn shared_data(name: &str) -> PathBuf {
 pub fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-corpus").join(name)
 }
+
+/// A tiny BERT checkpoint with seeded random weights, written in the real file layouts
+/// (`config.json`, `tokenizer.json`, `model.safetensors`), for testing loaders without real models.
+pub mod tiny_bert {
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    use candle_core::{Device, Tensor};
+
+    pub const HIDDEN: usize = 16;
+    pub const LAYERS: usize = 2;
+    pub const INTERMEDIATE: usize = 32;
+
+    /// The vocabulary: special tokens at BERT's usual places for [PAD], [unused0], [unused1].
+    pub const VOCAB: &[&str] = &[
+        "[PAD]",
+        "[unused0]",
+        "[unused1]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        ".",
+        ",",
+        "?",
+        "!",
+        "the",
+        "a",
+        "cache",
+        "cached",
+        "results",
+        "stay",
+        "valid",
+        "for",
+        "15",
+        "minutes",
+        "how",
+        "long",
+        "before",
+        "saved",
+        "expire",
+        "desktop",
+        "app",
+        "loads",
+        "plugins",
+        "at",
+        "start",
+        "sync",
+        "token",
+        "expired",
+        "sign",
+        "in",
+        "again",
+        "represent",
+        "this",
+        "sentence",
+        "searching",
+        "relevant",
+        "passages",
+        ":",
+        "##s",
+        "##ed",
+        "error",
+    ];
+
+    /// A deterministic pseudo-random stream (SplitMix64).
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        pub fn next_f32(&mut self) -> f32 {
+            self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+            z ^= z >> 31;
+            ((z >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.4
+        }
+
+        pub fn tensor(&mut self, shape: &[usize]) -> Tensor {
+            let n: usize = shape.iter().product();
+            let v: Vec<f32> = (0..n).map(|_| self.next_f32()).collect();
+            Tensor::from_vec(v, shape, &Device::Cpu).unwrap()
+        }
+    }
+
+    pub fn write_tokenizer(dir: &Path) {
+        use tokenizers::models::wordpiece::WordPiece;
+        let vocab_file = dir.join("vocab.txt");
+        std::fs::write(&vocab_file, VOCAB.join("\n") + "\n").unwrap();
+        let wp = WordPiece::from_file(&vocab_file.to_string_lossy()).unk_token("[UNK]".into()).build().unwrap();
+        let mut t = tokenizers::Tokenizer::new(wp);
+        let _ = t.with_normalizer(Some(tokenizers::normalizers::BertNormalizer::default()));
+        t.with_pre_tokenizer(Some(tokenizers::pre_tokenizers::bert::BertPreTokenizer));
+        t.with_post_processor(Some(tokenizers::processors::bert::BertProcessing::new(
+            ("[SEP]".into(), 5),
+            ("[CLS]".into(), 4),
+        )));
+        t.save(dir.join("tokenizer.json"), false).unwrap();
+    }
+
+    pub fn write_config(dir: &Path) {
+        let config = serde_json::json!({
+            "architectures": ["BertModel"], "model_type": "bert", "vocab_size": VOCAB.len(), "hidden_size": HIDDEN,
+            "num_hidden_layers": LAYERS, "num_attention_heads": 2, "intermediate_size": INTERMEDIATE,
+            "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+            "max_position_embeddings": 64, "type_vocab_size": 2, "initializer_range": 0.02,
+            "layer_norm_eps": 1e-12, "pad_token_id": 0
+        });
+        std::fs::write(dir.join("config.json"), serde_json::to_string_pretty(&config).unwrap()).unwrap();
+    }
+
+    /// BERT tensors under `prefix` ("" or "bert."), plus `extra` named tensors.
+    pub fn write_weights(dir: &Path, prefix: &str, extra: &[(&str, Vec<usize>)], seed: u64) {
+        let mut rng = Rng(seed);
+        let mut t: HashMap<String, Tensor> = HashMap::new();
+        let h = HIDDEN;
+        let mut add = |name: String, shape: &[usize], rng: &mut Rng| {
+            t.insert(name, rng.tensor(shape));
+        };
+        add(format!("{prefix}embeddings.word_embeddings.weight"), &[VOCAB.len(), h], &mut rng);
+        add(format!("{prefix}embeddings.position_embeddings.weight"), &[64, h], &mut rng);
+        add(format!("{prefix}embeddings.token_type_embeddings.weight"), &[2, h], &mut rng);
+        add(format!("{prefix}embeddings.LayerNorm.weight"), &[h], &mut rng);
+        add(format!("{prefix}embeddings.LayerNorm.bias"), &[h], &mut rng);
+        for l in 0..LAYERS {
+            let p = format!("{prefix}encoder.layer.{l}.");
+            for m in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"] {
+                add(format!("{p}{m}.weight"), &[h, h], &mut rng);
+                add(format!("{p}{m}.bias"), &[h], &mut rng);
+            }
+            add(format!("{p}attention.output.LayerNorm.weight"), &[h], &mut rng);
+            add(format!("{p}attention.output.LayerNorm.bias"), &[h], &mut rng);
+            add(format!("{p}intermediate.dense.weight"), &[INTERMEDIATE, h], &mut rng);
+            add(format!("{p}intermediate.dense.bias"), &[INTERMEDIATE], &mut rng);
+            add(format!("{p}output.dense.weight"), &[h, INTERMEDIATE], &mut rng);
+            add(format!("{p}output.dense.bias"), &[h], &mut rng);
+            add(format!("{p}output.LayerNorm.weight"), &[h], &mut rng);
+            add(format!("{p}output.LayerNorm.bias"), &[h], &mut rng);
+        }
+        for (name, shape) in extra {
+            add(name.to_string(), shape, &mut rng);
+        }
+        candle_core::safetensors::save(&t, dir.join("model.safetensors")).unwrap();
+    }
+
+    /// A whole model folder.
+    pub fn write_model(dir: &Path, prefix: &str, extra: &[(&str, Vec<usize>)], seed: u64) {
+        std::fs::create_dir_all(dir).unwrap();
+        write_tokenizer(dir);
+        write_config(dir);
+        write_weights(dir, prefix, extra, seed);
+    }
+}
