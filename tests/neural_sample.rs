@@ -1,0 +1,175 @@
+//! Neural methods on the sample corpus with real weights: every column present, every explanation
+//! summing to its score; and, with no models at all, every sparse method still running while each
+//! neural column says what is missing and how to get it.
+
+mod common;
+
+use std::sync::{Arc, OnceLock};
+
+use ranklens::compare::{Comparison, Outcome};
+use ranklens::config::Settings;
+use ranklens::corpus::{LoadOptions, load};
+use ranklens::engine::{Engine, SparseSpec};
+use ranklens::models::{ModelManager, Role};
+use ranklens::progress::NoProgress;
+use ranklens::retrieve::{Detail, MethodKind, QueryContext, Retriever};
+
+fn engine_with_models() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| {
+        let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
+        let ws = tempfile::tempdir().unwrap().keep();
+        let engine = Engine::new(corpus).with_workspace(ws);
+        let manager = ModelManager::from_env().offline(false);
+        for role in [Role::Dense, Role::Splade] {
+            engine.load_model(&manager, role, true, &NoProgress).unwrap();
+        }
+        engine.build_neural(&NoProgress).unwrap();
+        engine
+    })
+}
+
+fn retriever(kind: MethodKind) -> Arc<dyn Retriever> {
+    engine_with_models().retriever(kind, &Settings::default()).unwrap_or_else(|e| panic!("{kind}: {e}"))
+}
+
+#[test]
+fn dense_splade_and_late_interaction_sit_next_to_the_sparse_methods() {
+    let e = engine_with_models();
+    let settings = Settings::default();
+    let kinds = [
+        MethodKind::Boolean,
+        MethodKind::TfIdf,
+        MethodKind::Bm25,
+        MethodKind::Splade,
+        MethodKind::Dense,
+        MethodKind::LateInteraction,
+        MethodKind::Fusion,
+    ];
+    let entries: Vec<_> = kinds.iter().map(|k| (*k, e.retriever(*k, &settings))).collect();
+    let q = QueryContext::new("Why does my phone say my login is stale?");
+    let cmp = Comparison::run_all(&q, 5, &entries);
+    for run in &cmp.runs {
+        assert!(matches!(run.outcome, Outcome::Ranked(_)), "{}: {:?}", run.label, run.outcome);
+    }
+    let late = cmp.runs.iter().find(|r| r.kind == MethodKind::LateInteraction).unwrap();
+    assert!(late.label.contains("not a trained ColBERT"), "the fallback says what it is: {}", late.label);
+    // Dense search finds the E104 passage that BM25 misses.
+    let e104 = e.corpus().lookup("errors-2").unwrap();
+    let dense = cmp.runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap().ranking().unwrap();
+    assert!(dense.rank_of(e104).is_some_and(|r| r <= 5), "{:?}", dense.docs());
+}
+
+#[test]
+fn neural_explanations_sum_to_their_scores() {
+    let e = engine_with_models();
+    let q = QueryContext::new("How long before saved results expire?");
+    for kind in [MethodKind::Splade, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Dense] {
+        let r = retriever(kind);
+        let ranking = r.search(&q, 5).unwrap();
+        assert!(!ranking.hits.is_empty(), "{kind}");
+        for h in &ranking.hits {
+            let ex = r.explain(&q, h.doc).unwrap();
+            assert!((ex.value - h.score).abs() < 1e-9, "{kind}: explain {} vs search {}", ex.value, h.score);
+            match kind {
+                MethodKind::Dense => {
+                    let Detail::Dense { cosine, rank_among_all, of } = ex.detail else { panic!("dense detail") };
+                    assert_eq!(f64::from(cosine), h.score);
+                    assert_eq!(Some(rank_among_all), ranking.rank_of(h.doc));
+                    assert_eq!(of, e.corpus().len());
+                }
+                _ => {
+                    let parts = ex.parts_sum().unwrap();
+                    assert!(
+                        (parts - h.score).abs() < 1e-5 * h.score.abs().max(1.0),
+                        "{kind}: parts {parts} vs {}",
+                        h.score
+                    );
+                }
+            }
+            if let Detail::MaxSim { alignments, matrix, query_tokens, doc_tokens } = &ex.detail {
+                assert_eq!(alignments.len(), query_tokens.len());
+                assert_eq!(matrix.len(), query_tokens.len() * doc_tokens.len());
+                for a in alignments {
+                    let row = &matrix[a.query_pos * doc_tokens.len()..(a.query_pos + 1) * doc_tokens.len()];
+                    let max = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+                    assert_eq!(a.similarity, max, "each alignment is its row's maximum");
+                    assert_eq!(doc_tokens[a.doc_pos], a.doc_token);
+                }
+            }
+        }
+    }
+    // The caching passage comes first for dense search on this question.
+    let dense = retriever(MethodKind::Dense).search(&q, 1).unwrap();
+    assert_eq!(e.corpus().external_id(dense.hits[0].doc), "caching-1");
+}
+
+#[test]
+fn splade_marks_expansion_terms_and_their_sources() {
+    let e = engine_with_models();
+    let r = retriever(MethodKind::Splade);
+    let q = QueryContext::new("How long before saved results expire?");
+    let doc = e.corpus().lookup("caching-1").unwrap();
+    let ex = r.explain(&q, doc).unwrap();
+    let Detail::Sparse { matches, query_terms } = ex.detail else { panic!("sparse detail") };
+    assert!(!query_terms.is_empty());
+    assert!(matches.iter().any(|m| m.doc_expansion), "some shared terms are the model's additions: {matches:?}");
+    assert!(matches.iter().all(|m| m.query_source.is_some() && m.doc_source.is_some()));
+    let results = matches.iter().find(|m| m.term == "results").unwrap();
+    assert!(!results.query_expansion && !results.doc_expansion, "`results` is written on both sides");
+}
+
+#[test]
+fn the_pca_map_places_the_question_with_the_fitted_transform() {
+    let e = engine_with_models();
+    let n = e.neural();
+    let (map, index) = (n.map.unwrap(), n.dense_index.unwrap());
+    assert_eq!(map.points.len(), e.corpus().len());
+    let total = map.variance_share[0] + map.variance_share[1];
+    assert!(total > 0.0 && total < 1.0, "two axes explain part of the variance: {total}");
+    // A passage's own vector projects onto its own point (same transform, no refit).
+    let v = index.vector(ranklens::corpus::DocId(3)).unwrap();
+    let p = map.project(v);
+    assert!((p[0] - map.points[3][0]).abs() < 1e-9 && (p[1] - map.points[3][1]).abs() < 1e-9);
+    let placed = map.place(&index, v, 3);
+    assert_eq!(placed.neighbours[0].0, ranklens::corpus::DocId(3), "its own nearest neighbour");
+}
+
+#[test]
+fn without_network_or_models_the_sparse_methods_run_and_neural_ones_say_why() {
+    let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
+    let engine = Engine::new(corpus);
+    let empty = tempfile::tempdir().unwrap();
+    let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
+    engine.load_models(&manager, true, &NoProgress).unwrap();
+    engine.build_neural(&NoProgress).unwrap();
+    let settings = Settings::default();
+    let mut entries = Vec::new();
+    for spec in SparseSpec::all_variants(settings.bm25_variant, settings.bm25) {
+        entries.push((spec.kind(), Ok(Arc::from(engine.sparse(spec, settings.analyzer, &NoProgress).unwrap()))));
+    }
+    for kind in
+        [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank]
+    {
+        entries.push((kind, engine.neural_retriever(kind, &settings)));
+    }
+    let cmp = Comparison::run_all(&QueryContext::new("What does error E104 mean?"), 5, &entries);
+    for run in &cmp.runs {
+        match (&run.outcome, run.kind) {
+            (Outcome::Ranked(r), MethodKind::Boolean | MethodKind::TfIdf | MethodKind::Bm25) => {
+                assert!(r.kind != MethodKind::Bm25 || !r.hits.is_empty(), "{}", run.label)
+            }
+            (
+                Outcome::Unavailable { message },
+                MethodKind::Splade | MethodKind::Dense | MethodKind::LateInteraction | MethodKind::Rerank,
+            ) => {
+                assert!(message.contains("ranklens models fetch --role"), "{}: {message}", run.label);
+                assert!(message.contains("offline"), "says the network was off: {message}");
+            }
+            (Outcome::Unavailable { message }, MethodKind::Fusion) => {
+                assert!(message.contains("fusion needs"), "{message}")
+            }
+            (other, kind) => panic!("{kind}: {other:?}"),
+        }
+    }
+}
