@@ -126,11 +126,14 @@ pub struct ModelArgs {
     /// A folder holding the cross-encoder's files.
     #[arg(long, value_name = "DIR")]
     rerank_model: Option<PathBuf>,
+    /// Override the models' token limit (MiniLM truncates at 256 by default).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<usize>,
 }
 
 impl ModelArgs {
     fn manager(&self) -> ModelManager {
-        let mut m = ModelManager::from_env();
+        let mut m = ModelManager::from_env().with_max_length(self.max_tokens);
         if self.offline {
             m = m.offline(true);
         }

@@ -19,6 +19,12 @@ pub struct Cli {
     /// What to do; without a command the desktop app opens.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Desktop app: open this corpus (folder, .jsonl/.csv/.tsv or BEIR folder) instead of the last one.
+    #[arg(long, value_name = "PATH")]
+    pub open: Option<std::path::PathBuf>,
+    /// Desktop app: cut folders into one passage per paragraph.
+    #[arg(long)]
+    pub paragraphs: bool,
 }
 
 /// The subcommands.

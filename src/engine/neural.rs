@@ -75,7 +75,13 @@ impl Neural {
     ) -> Result<()> {
         let result = (|| -> Result<()> {
             let m = manager.resolve(role, allow_download, progress)?;
-            let (id, dir, arch) = (m.spec.id.clone(), m.dir.clone(), m.spec.arch.clone());
+            let (mut id, dir, mut arch) = (m.spec.id.clone(), m.dir.clone(), m.spec.arch.clone());
+            if let Some(n) = manager.max_length()
+                && n != arch.max_length
+            {
+                arch.max_length = n;
+                id = format!("{id}@{n}");
+            }
             match role {
                 Role::Dense => {
                     self.dense = Some(Loaded { encoder: Arc::new(BertDenseEncoder::load(&id, &dir, &arch)?), model: m })

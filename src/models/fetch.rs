@@ -91,6 +91,7 @@ pub struct ModelManager {
     offline: bool,
     explicit: BTreeMap<Role, PathBuf>,
     python: String,
+    max_length: Option<usize>,
 }
 
 fn sha256_file(path: &Path) -> Result<(String, u64)> {
@@ -130,6 +131,7 @@ impl ModelManager {
             offline: truthy("RANKLENS_OFFLINE") || truthy("HF_HUB_OFFLINE"),
             explicit: BTreeMap::new(),
             python: "python3".to_string(),
+            max_length: None,
         }
     }
 
@@ -172,6 +174,18 @@ impl ModelManager {
     pub fn with_explicit(mut self, role: Role, dir: PathBuf) -> Self {
         self.explicit.insert(role, dir);
         self
+    }
+
+    /// Override every model's token limit (e.g. 512 instead of MiniLM's 256). Encoders loaded
+    /// with an override carry it in their id (`all-MiniLM-L6-v2@512`), so caches never mix them.
+    pub fn with_max_length(mut self, max_length: Option<usize>) -> Self {
+        self.max_length = max_length;
+        self
+    }
+
+    /// The token-limit override, if any.
+    pub fn max_length(&self) -> Option<usize> {
+        self.max_length
     }
 
     /// The manifest.
@@ -326,30 +340,24 @@ impl ModelManager {
         }
         tried.push(format!("{}: not set", role.env_var()));
         let candidates = self.manifest.for_role(role);
+        let download = allow_download && !self.offline;
+        // Preferred first: when downloading is allowed, a missing preferred model is fetched
+        // before falling back to an alternative already here.
         for spec in &candidates {
             if let Some(found) = self.locate(spec) {
                 return Ok(found);
             }
-            tried.push(format!(
-                "cache {}: no verified copy of {}",
-                self.cache_dir.join(spec.cache_name()).display(),
-                spec.id
-            ));
-        }
-        if allow_download && !self.offline {
-            for spec in &candidates {
+            tried.push(format!("cache {}: no verified copy of {}", self.cache_dir.join(spec.cache_name()).display(), spec.id));
+            if download {
                 match self.fetch(spec, progress) {
                     Ok(found) => return Ok(found),
                     Err(Error::Cancelled) => return Err(Error::Cancelled),
                     Err(e) => tried.push(format!("fetch {}: {e}", spec.id)),
                 }
             }
-        } else {
-            tried.push(if self.offline {
-                "network: offline".to_string()
-            } else {
-                "network: not asked to download".to_string()
-            });
+        }
+        if !download {
+            tried.push(if self.offline { "network: offline".to_string() } else { "network: not asked to download".to_string() });
         }
         let ids: Vec<&str> = candidates.iter().map(|s| s.id.as_str()).collect();
         let files = candidates.first().map(|s| s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "));

@@ -44,6 +44,70 @@ pub struct TermTable {
     pub avgdl: f64,
     /// Rows in query-term order.
     pub rows: Vec<TermRow>,
+    /// The formula that produced the rows.
+    #[serde(default)]
+    pub model: Option<super::LexicalModel>,
+}
+
+impl TermTable {
+    /// The formula of one row written out with its numbers, line by line — what the formula card
+    /// shows and what a student can check on paper.
+    pub fn worked(&self, row: &TermRow) -> Vec<String> {
+        use super::{Bm25Variant, LexicalModel, TfIdfVariant};
+        let (n, df, tf, qtf) = (self.n, row.df, row.tf, row.qtf);
+        let mut out = Vec::new();
+        match self.model {
+            Some(LexicalModel::Bm25 { variant, params }) => {
+                let idf = match variant {
+                    Bm25Variant::Lucene | Bm25Variant::Tantivy => {
+                        format!("idf = ln(1 + (N − n + 0.5)/(n + 0.5)) = ln(1 + ({n} − {df} + 0.5)/({df} + 0.5))")
+                    }
+                    Bm25Variant::Okapi | Bm25Variant::Robertson => {
+                        format!("idf = ln(N − n + 0.5) − ln(n + 0.5) = ln({n} − {df} + 0.5) − ln({df} + 0.5)")
+                    }
+                    Bm25Variant::Atire => format!("idf = ln(N/n) = ln({n}/{df})"),
+                    Bm25Variant::Bm25l => format!("idf = ln((N + 1)/(n + 0.5)) = ln(({n} + 1)/({df} + 0.5))"),
+                    Bm25Variant::Bm25Plus => format!("idf = ln((N + 1)/n) = ln(({n} + 1)/{df})"),
+                    Bm25Variant::Textbook => format!("idf = log10(N/n) = log10({n}/{df})"),
+                };
+                out.push(format!("{idf} = {:.4}", row.idf));
+                let (k1, b, dl, avgdl) = (params.k1, params.b, row.dl, row.avgdl);
+                let len = format!("(1 − {b} + {b}·{dl}/{avgdl:.2})");
+                let w = match variant.tf_shape() {
+                    super::formula::TfShape::Saturating => format!("tf/(tf + k1·L) = {tf}/({tf} + {k1}·{len})"),
+                    super::formula::TfShape::SaturatingK1Plus1 => {
+                        format!("tf·(k1 + 1)/(tf + k1·L) = {tf}·{}/({tf} + {k1}·{len})", k1 + 1.0)
+                    }
+                    super::formula::TfShape::Shifted => {
+                        format!("(k1 + 1)(c + δ)/(k1 + c + δ), c = tf/L = {tf}/{len}, δ = {}", params.delta)
+                    }
+                    super::formula::TfShape::LowerBounded => {
+                        format!("tf·(k1 + 1)/(tf + k1·L) + δ = {tf}·{}/({tf} + {k1}·{len}) + {}", k1 + 1.0, params.delta)
+                    }
+                };
+                out.push(format!("weight = {w} = {:.4}", row.tf_weight));
+                out.push(format!("contribution = qtf × idf × weight = {qtf} × {:.4} × {:.4} = {:.4}", row.idf, row.tf_weight, row.contribution));
+            }
+            Some(LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. }) => {
+                out.push(format!("idf = log2(N/df) = log2({n}/{df}) = {:.4}", row.idf));
+                out.push(format!("w(t,d) = tf·idf = {tf} × {:.4} = {:.4}", row.idf, f64::from(tf) * row.idf));
+                out.push(format!("w(t,q) = qtf·idf = {qtf} × {:.4} = {:.4}", row.idf, f64::from(qtf) * row.idf));
+                out.push(format!(
+                    "contribution = w(t,q)·w(t,d)/(|q|·|d|) = … / {:.4} = {:.4}",
+                    row.norm.unwrap_or(0.0),
+                    row.contribution
+                ));
+            }
+            Some(LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize }) => {
+                out.push(format!("idf = log10(N/df) = log10({n}/{df}) = {:.4}", row.idf));
+                out.push(format!("tf weight = log10(tf + 1) = log10({tf} + 1) = {:.4}", row.tf_weight));
+                let norm = if normalize { format!(" / |d| = … / {:.4}", row.norm.unwrap_or(0.0)) } else { String::new() };
+                out.push(format!("contribution = qtf × tf weight × idf{norm} = {:.4}", row.contribution));
+            }
+            None => out.push(format!("contribution = {:.4}", row.contribution)),
+        }
+        out
+    }
 }
 
 /// One clause of a Boolean query and whether the document satisfies it.

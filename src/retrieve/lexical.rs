@@ -9,7 +9,8 @@ use super::formula::{
     length_norm,
 };
 use super::{
-    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable, rank_key, smallest_keys,
+    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable, fmt_param, rank_key,
+    smallest_keys,
 };
 use crate::corpus::DocId;
 use crate::index::SparseIndex;
@@ -205,8 +206,8 @@ impl Retriever for LexicalRetriever {
                 format!("TF-IDF ({variant}{norm})")
             }
             LexicalModel::Bm25 { variant, params } => {
-                let delta = if variant.uses_delta() { format!(", δ={}", params.delta) } else { String::new() };
-                format!("BM25 ({variant}, k1={}, b={}{delta})", params.k1, params.b)
+                let delta = if variant.uses_delta() { format!(", δ={}", fmt_param(params.delta)) } else { String::new() };
+                format!("BM25 ({variant}, k1={}, b={}{delta})", fmt_param(params.k1), fmt_param(params.b))
             }
         }
     }
@@ -315,7 +316,7 @@ impl Retriever for LexicalRetriever {
                 )
             })
             .collect();
-        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows });
+        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows, model: Some(self.model) });
         Ok(e)
     }
 }

@@ -179,6 +179,14 @@ pub trait Retriever: Send + Sync {
     fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation>;
 }
 
+/// A parameter for a label: at most three decimals, no trailing zeros (`0.9`, `1.2`, `60`), so a
+/// slider's 1.2000000000000002 reads as 1.2.
+pub fn fmt_param(x: f64) -> String {
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".to_string() } else { s.to_string() }
+}
+
 /// A key whose ascending order is (score descending, DocId ascending): comparing one integer is
 /// much cheaper than a float comparison followed by a tie-break, and top-k selection is a large
 /// part of a lexical query's time.
@@ -237,6 +245,14 @@ mod tests {
 
     fn hit(d: u32, s: f64) -> Hit {
         Hit { doc: DocId(d), score: s }
+    }
+
+    #[test]
+    fn params_print_short() {
+        assert_eq!(fmt_param(1.2000000000000002), "1.2");
+        assert_eq!(fmt_param(0.75), "0.75");
+        assert_eq!(fmt_param(60.0), "60");
+        assert_eq!(fmt_param(0.0), "0");
     }
 
     #[test]

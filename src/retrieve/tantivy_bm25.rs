@@ -142,7 +142,12 @@ impl Retriever for TantivyBm25 {
         summary.push_str(" Scored by tantivy in f32 with its one-byte length norm.");
         let mut e = Explanation::new(self.label(), value, Bm25Variant::Tantivy.formula(), summary);
         e.analyzer = Some(self.index.analyzer().config().to_string());
-        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows });
+        e.detail = Detail::Terms(TermTable {
+            n: stats.n_docs,
+            avgdl: stats.avgdl,
+            rows,
+            model: Some(super::LexicalModel::Bm25 { variant: Bm25Variant::Tantivy, params: p }),
+        });
         Ok(e)
     }
 }

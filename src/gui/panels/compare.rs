@@ -1,0 +1,237 @@
+//! The compare view: one column per method, each a ranked list with score bars. Hovering or
+//! selecting a passage highlights it in every column and draws how its rank moves across them;
+//! below, how much the methods agree (Jaccard@k and rank-biased overlap).
+
+use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
+
+use super::{method_tag_ui, models::role_of};
+use crate::compare::{Comparison, Outcome};
+use crate::corpus::DocId;
+use crate::gui::app::RankLensApp;
+use crate::gui::jobs::Slot;
+use crate::gui::theme;
+use crate::gui::widgets::{bar_ui, ellipsis};
+use crate::retrieve::{MethodKind, Ranking};
+use crate::structured::{GraphResult, SqlResult};
+
+const COLUMN_WIDTH: f32 = 210.0;
+
+/// Draw the compare view.
+pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
+    let Some(ranked) = app.ranked.clone() else {
+        ui.horizontal(|ui| {
+            if app.jobs.is_running(&Slot::Compare) || app.jobs.is_running(&Slot::SparseIndex) {
+                ui.spinner();
+                ui.label("Ranking…");
+            } else {
+                ui.label("Type a question and press Enter.");
+            }
+        });
+        return;
+    };
+    let cmp = ranked.comparison.clone();
+    ui.horizontal(|ui| {
+        ui.heading(&cmp.question);
+        if app.jobs.is_running(&Slot::Compare) {
+            ui.spinner();
+        }
+    });
+    if let Some(f) = &ranked.query.filter_label {
+        ui.label(RichText::new(format!("Only passages with {f}")).italics());
+    }
+    let highlight = app.hovered.or(app.selected_doc());
+    let mut hovered_now = None;
+    let mut clicked = None;
+    let mut fetch = None;
+    egui::ScrollArea::both().id_salt("compare-columns").max_height(ui.available_height() * 0.72).show(ui, |ui| {
+        let mut anchors: Vec<Option<Rect>> = Vec::new();
+        ui.horizontal_top(|ui| {
+            for run in &cmp.runs {
+                ui.vertical(|ui| {
+                    ui.set_width(COLUMN_WIDTH);
+                    ui.horizontal(|ui| method_tag_ui(ui, run.kind, run.kind.label()));
+                    ui.label(RichText::new(ellipsis(&run.label, 60)).small().weak());
+                    let mut anchor = None;
+                    match &run.outcome {
+                        Outcome::Ranked(r) => {
+                            ranking_column_ui(app, ui, run.kind, r, highlight, &mut hovered_now, &mut clicked, &mut anchor)
+                        }
+                        Outcome::Rows(rows) => sql_column_ui(ui, rows),
+                        Outcome::Bindings(b) => graph_column_ui(ui, b),
+                        Outcome::Unavailable { message } => {
+                            ui.colored_label(theme::WARNING, "not available");
+                            ui.label(RichText::new(message.lines().next().unwrap_or("")).small());
+                            if let Some(role) = role_of(run.kind)
+                                && ui.button(format!("Fetch the {role} model")).clicked()
+                            {
+                                fetch = Some(role);
+                            }
+                        }
+                        Outcome::Failed { message } => {
+                            ui.colored_label(theme::ERROR, "failed");
+                            ui.label(RichText::new(message).small());
+                        }
+                    }
+                    anchors.push(anchor);
+                });
+                ui.separator();
+            }
+        });
+        if highlight.is_some() {
+            rank_lines_ui(ui, &anchors);
+        }
+    });
+    app.hovered = hovered_now;
+    if let Some((kind, doc)) = clicked {
+        app.select(Some(kind), doc);
+    }
+    if let Some(role) = fetch {
+        app.start_model(role, true);
+    }
+    ui.separator();
+    overlap_ui(ui, &cmp);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ranking_column_ui(
+    app: &RankLensApp,
+    ui: &mut Ui,
+    kind: MethodKind,
+    r: &Ranking,
+    highlight: Option<DocId>,
+    hovered: &mut Option<DocId>,
+    clicked: &mut Option<(MethodKind, DocId)>,
+    anchor: &mut Option<Rect>,
+) {
+    let Some(engine) = &app.engine else { return };
+    let corpus = engine.corpus();
+    let matched = if r.unranked {
+        format!("{} matching (an unranked set)", r.total_matches)
+    } else {
+        format!("{} matching", r.total_matches)
+    };
+    ui.label(RichText::new(matched).small());
+    if r.hits.is_empty() {
+        ui.weak("nothing");
+    }
+    let max = r.hits.iter().map(|h| h.score.abs()).fold(0.0f64, f64::max);
+    for (i, h) in r.hits.iter().enumerate() {
+        let doc = corpus.doc(h.doc);
+        let id = corpus.external_id(h.doc);
+        let is_hl = highlight == Some(h.doc);
+        let selected = app.selection.is_some_and(|s| s.doc == h.doc && s.kind == Some(kind));
+        let frame = egui::Frame::new()
+            .inner_margin(3.0)
+            .corner_radius(3.0)
+            .fill(if is_hl { theme::HIGHLIGHT.gamma_multiply(0.35) } else { Color32::TRANSPARENT });
+        let inner = frame.show(ui, |ui| {
+            let label = if r.unranked { format!("{id}") } else { format!("{}. {id}", i + 1) };
+            let resp = ui.selectable_label(selected, RichText::new(label).strong());
+            if let Some(d) = doc {
+                let title = if d.title.is_empty() { &d.text } else { &d.title };
+                ui.label(RichText::new(ellipsis(title, 34)).small());
+            }
+            if !r.unranked {
+                ui.horizontal(|ui| {
+                    let frac = if max > 0.0 { (h.score.abs() / max) as f32 } else { 0.0 };
+                    bar_ui(ui, frac, 120.0, theme::method_color(kind));
+                    ui.label(RichText::new(format!("{:.3}", h.score)).small().monospace());
+                });
+            }
+            resp
+        });
+        let resp = inner.inner;
+        if resp.hovered() || inner.response.hovered() {
+            *hovered = Some(h.doc);
+        }
+        if resp.clicked() {
+            *clicked = Some((kind, h.doc));
+        }
+        if is_hl {
+            *anchor = Some(inner.response.rect);
+        }
+    }
+}
+
+/// Lines joining the highlighted passage's cards from column to column.
+fn rank_lines_ui(ui: &Ui, anchors: &[Option<Rect>]) {
+    let painter = ui.painter();
+    let stroke = Stroke::new(2.0, theme::HIGHLIGHT);
+    let mut prev: Option<Rect> = None;
+    for a in anchors {
+        match (prev, a) {
+            (Some(p), Some(r)) => {
+                let from = Pos2::new(p.right(), p.center().y);
+                let to = Pos2::new(r.left(), r.center().y);
+                painter.line_segment([from, to], stroke);
+                prev = Some(*r);
+            }
+            (None, Some(r)) => prev = Some(*r),
+            (_, None) => prev = None,
+        }
+    }
+}
+
+fn sql_column_ui(ui: &mut Ui, r: &SqlResult) {
+    ui.label(RichText::new("rows, not a ranking").small().italics());
+    ui.label(RichText::new(&r.sql).small().monospace());
+    egui::Grid::new("sql-col").striped(true).show(ui, |ui| {
+        for c in r.columns.iter().take(3) {
+            ui.label(RichText::new(c).small().strong());
+        }
+        ui.end_row();
+        for row in r.rows.iter().take(20) {
+            for v in row.iter().take(3) {
+                ui.label(RichText::new(ellipsis(&v.to_string(), 18)).small());
+            }
+            ui.end_row();
+        }
+    });
+    ui.label(RichText::new(format!("{} row(s)", r.rows.len())).small());
+}
+
+fn graph_column_ui(ui: &mut Ui, b: &GraphResult) {
+    ui.label(RichText::new("bindings, complete only relative to the graph").small().italics());
+    ui.label(RichText::new(&b.pattern).small().monospace());
+    for m in &b.matches {
+        let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        ui.label(RichText::new(vars.join(", ")).strong());
+        for f in &m.path {
+            ui.label(RichText::new(format!("{f} [{}]", f.passages.join(", "))).small());
+        }
+    }
+    if b.matches.is_empty() {
+        ui.weak("no bindings");
+    }
+}
+
+/// Method × method agreement.
+fn overlap_ui(ui: &mut Ui, cmp: &Comparison) {
+    let m = cmp.overlap();
+    if m.labels.len() < 2 {
+        return;
+    }
+    ui.label(RichText::new(format!("Agreement between methods (top {}): Jaccard above the diagonal, RBO (p = 0.9) below", m.k)).strong());
+    let short = |l: &str| ellipsis(l.split(" (").next().unwrap_or(l), 14);
+    egui::ScrollArea::horizontal().id_salt("overlap").show(ui, |ui| {
+        egui::Grid::new("overlap-grid").spacing([6.0, 2.0]).show(ui, |ui| {
+            ui.label("");
+            for l in &m.labels {
+                ui.label(RichText::new(short(l)).small().strong());
+            }
+            ui.end_row();
+            for (i, row) in m.labels.iter().enumerate() {
+                ui.label(RichText::new(short(row)).small().strong());
+                for j in 0..m.labels.len() {
+                    let v = if i == j { 1.0 } else if j > i { m.get(&m.jaccard, i, j) } else { m.get(&m.rbo, i, j) };
+                    let shade = (255.0 - 150.0 * v) as u8;
+                    let (rect, resp) = ui.allocate_exact_size(egui::vec2(46.0, 16.0), egui::Sense::hover());
+                    ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(shade, shade, 255));
+                    ui.painter().text(rect.center(), egui::Align2::CENTER_CENTER, format!("{v:.2}"), egui::FontId::monospace(10.0), Color32::BLACK);
+                    resp.on_hover_text(format!("{} vs {}: {}", m.labels[i], m.labels[j], if j > i { "Jaccard" } else { "RBO" }));
+                }
+                ui.end_row();
+            }
+        });
+    });
+}

@@ -1,0 +1,37 @@
+//! Colours: one per method family, used in every column, bar and map marker, so a method is
+//! recognisable everywhere by its colour.
+
+use egui::Color32;
+
+use crate::retrieve::MethodKind;
+
+/// The colour of a method family.
+pub fn method_color(kind: MethodKind) -> Color32 {
+    match kind {
+        MethodKind::Boolean => Color32::from_rgb(140, 140, 140),
+        MethodKind::TfIdf => Color32::from_rgb(230, 159, 0),
+        MethodKind::Bm25 => Color32::from_rgb(213, 94, 0),
+        MethodKind::Splade => Color32::from_rgb(204, 121, 167),
+        MethodKind::Dense => Color32::from_rgb(0, 114, 178),
+        MethodKind::LateInteraction => Color32::from_rgb(86, 180, 233),
+        MethodKind::Fusion => Color32::from_rgb(0, 158, 115),
+        MethodKind::Rerank => Color32::from_rgb(120, 94, 240),
+        MethodKind::Sql => Color32::from_rgb(100, 143, 255),
+        MethodKind::Graph => Color32::from_rgb(180, 150, 60),
+    }
+}
+
+/// Highlight for the passage under the pointer or selected.
+pub const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 64);
+
+/// Expansion terms (added by a model, not written in the text).
+pub const EXPANSION: Color32 = Color32::from_rgb(204, 121, 167);
+
+/// Terms written in the text.
+pub const LITERAL: Color32 = Color32::from_rgb(0, 114, 178);
+
+/// Errors shown inline.
+pub const ERROR: Color32 = Color32::from_rgb(220, 60, 60);
+
+/// Warnings shown inline.
+pub const WARNING: Color32 = Color32::from_rgb(230, 160, 0);
