@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use crate::compare::Comparison;
 use crate::corpus::DocId;
+use crate::engine::Engine;
 use crate::models::{ModelManager, ModelStatus, Role};
 use crate::retrieve::{Explanation, MethodKind, QueryContext, Retriever};
 use crate::structured::{GraphResult, SqlResult};
-use crate::engine::Engine;
 
 use super::jobs::{Jobs, Output, Slot};
 use super::panels;
@@ -141,7 +141,12 @@ pub struct RankLensApp {
 
 impl RankLensApp {
     /// A new app that opens `open` (or the persisted corpus) at start.
-    pub fn new(state: Persisted, manager: ModelManager, workspace: Option<PathBuf>, open: Option<CorpusChoice>) -> Self {
+    pub fn new(
+        state: Persisted,
+        manager: ModelManager,
+        workspace: Option<PathBuf>,
+        open: Option<CorpusChoice>,
+    ) -> Self {
         let mut app = Self {
             state,
             engine: None,
@@ -175,7 +180,19 @@ impl RankLensApp {
     /// Create from eframe (restoring persisted state).
     pub fn from_creation_context(cc: &eframe::CreationContext<'_>, open: Option<CorpusChoice>) -> Self {
         let state: Persisted = cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY)).unwrap_or_default();
-        let mut app = Self::new(state, ModelManager::from_env(), Some(crate::workspace_dir()), open);
+        Self::create(cc, state, ModelManager::from_env(), Some(crate::workspace_dir()), open)
+    }
+
+    /// Create with explicit state (tests, embedding): fonts installed, jobs wake this context.
+    pub fn create(
+        cc: &eframe::CreationContext<'_>,
+        state: Persisted,
+        manager: ModelManager,
+        workspace: Option<PathBuf>,
+        open: Option<CorpusChoice>,
+    ) -> Self {
+        super::theme::install_fonts(&cc.egui_ctx);
+        let mut app = Self::new(state, manager, workspace, open);
         app.jobs.set_context(&cc.egui_ctx);
         app
     }
@@ -244,7 +261,9 @@ impl RankLensApp {
                 Err(std::sync::mpsc::TryRecvError::Empty) => {}
             }
         }
-        let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect());
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect()
+        });
         if let Some(path) = dropped.into_iter().next() {
             let split = self.extra.open_split;
             self.open_corpus(CorpusChoice::Path(path, split));

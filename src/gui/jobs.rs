@@ -91,11 +91,7 @@ impl Jobs {
     }
 
     /// Start work in a slot, cancelling whatever ran there.
-    pub fn spawn(
-        &mut self,
-        slot: Slot,
-        work: impl FnOnce(&SharedProgress) -> Result<Output, String> + Send + 'static,
-    ) {
+    pub fn spawn(&mut self, slot: Slot, work: impl FnOnce(&SharedProgress) -> Result<Output, String> + Send + 'static) {
         self.cancel(&slot);
         self.generation += 1;
         let generation = self.generation;

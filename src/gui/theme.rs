@@ -35,3 +35,30 @@ pub const ERROR: Color32 = Color32::from_rgb(220, 60, 60);
 
 /// Warnings shown inline.
 pub const WARNING: Color32 = Color32::from_rgb(230, 160, 0);
+
+/// Add DejaVu Sans (and Mono) after egui's own fonts, so formulas (Σ, −, ×, →, δ) and symbols
+/// draw the same everywhere — on any system, and in headless tests with no system fonts.
+pub fn install_fonts(ctx: &egui::Context) {
+    use egui::epaint::text::{FontInsert, FontPriority, InsertFontFamily};
+    let fonts = [
+        ("dejavu-sans", &include_bytes!("../../assets/fonts/DejaVuSans.ttf")[..], egui::FontFamily::Proportional),
+        ("dejavu-sans-mono", &include_bytes!("../../assets/fonts/DejaVuSansMono.ttf")[..], egui::FontFamily::Monospace),
+    ];
+    for (name, bytes, family) in fonts {
+        ctx.add_font(FontInsert {
+            name: name.to_string(),
+            data: egui::FontData::from_static(bytes),
+            families: vec![
+                InsertFontFamily { family, priority: FontPriority::Lowest },
+                InsertFontFamily {
+                    family: if name.ends_with("mono") {
+                        egui::FontFamily::Proportional
+                    } else {
+                        egui::FontFamily::Monospace
+                    },
+                    priority: FontPriority::Lowest,
+                },
+            ],
+        });
+    }
+}

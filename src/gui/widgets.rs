@@ -40,13 +40,22 @@ pub fn signed_bar_ui(ui: &mut Ui, value: f64, max: f64, width: f32, color: Color
     let len = (value as f32 * scale).clamp(-rect.width() / 2.0, rect.width() / 2.0);
     let (x0, x1) = if len >= 0.0 { (mid, mid + len) } else { (mid + len, mid) };
     painter.rect_filled(egui::Rect::from_min_max(pos2(x0, rect.top()), pos2(x1, rect.bottom())), 2.0, color);
-    painter.line_segment([pos2(mid, rect.top()), pos2(mid, rect.bottom())], Stroke::new(1.0, ui.visuals().weak_text_color()));
+    painter.line_segment(
+        [pos2(mid, rect.top()), pos2(mid, rect.bottom())],
+        Stroke::new(1.0, ui.visuals().weak_text_color()),
+    );
     response
 }
 
 /// A heatmap of a row-major matrix in [-1, 1] with row and column labels; returns the cell under
 /// the pointer.
-pub fn heatmap_ui(ui: &mut Ui, rows: &[String], cols: &[String], values: &[f32], highlight: &[(usize, usize)]) -> Option<(usize, usize)> {
+pub fn heatmap_ui(
+    ui: &mut Ui,
+    rows: &[String],
+    cols: &[String],
+    values: &[f32],
+    highlight: &[(usize, usize)],
+) -> Option<(usize, usize)> {
     let cell = 14.0f32;
     let label_w = 90.0f32;
     let label_h = 70.0f32;
@@ -57,12 +66,19 @@ pub fn heatmap_ui(ui: &mut Ui, rows: &[String], cols: &[String], values: &[f32],
     let text_color = ui.visuals().text_color();
     let font = egui::FontId::proportional(10.0);
     for (i, r) in rows.iter().enumerate() {
-        painter.text(pos2(origin.x - 4.0, origin.y + cell * (i as f32 + 0.5)), egui::Align2::RIGHT_CENTER, r, font.clone(), text_color);
+        painter.text(
+            pos2(origin.x - 4.0, origin.y + cell * (i as f32 + 0.5)),
+            egui::Align2::RIGHT_CENTER,
+            r,
+            font.clone(),
+            text_color,
+        );
     }
     for (j, c) in cols.iter().enumerate() {
         let x = origin.x + cell * (j as f32 + 0.5);
         let galley = painter.layout_no_wrap(c.clone(), font.clone(), text_color);
-        let shape = egui::epaint::TextShape::new(pos2(x - 5.0, origin.y - 4.0), galley, text_color).with_angle(-std::f32::consts::FRAC_PI_2);
+        let shape = egui::epaint::TextShape::new(pos2(x - 5.0, origin.y - 4.0), galley, text_color)
+            .with_angle(-std::f32::consts::FRAC_PI_2);
         painter.add(shape);
     }
     let mut hovered = None;
@@ -74,7 +90,8 @@ pub fn heatmap_ui(ui: &mut Ui, rows: &[String], cols: &[String], values: &[f32],
             } else {
                 Color32::from_rgb(255, 255 - (-v * 120.0) as u8, 255 - (-v * 120.0) as u8)
             };
-            let cell_rect = egui::Rect::from_min_size(origin + vec2(cell * j as f32, cell * i as f32), Vec2::splat(cell - 1.0));
+            let cell_rect =
+                egui::Rect::from_min_size(origin + vec2(cell * j as f32, cell * i as f32), Vec2::splat(cell - 1.0));
             painter.rect_filled(cell_rect, 0.0, c);
             if highlight.contains(&(i, j)) {
                 painter.rect_stroke(cell_rect, 0.0, Stroke::new(2.0, Color32::BLACK), StrokeKind::Inside);
@@ -90,5 +107,9 @@ pub fn heatmap_ui(ui: &mut Ui, rows: &[String], cols: &[String], values: &[f32],
 /// A short text cut to `n` characters.
 pub fn ellipsis(s: &str, n: usize) -> String {
     let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= n { flat } else { format!("{}…", flat.chars().take(n.saturating_sub(1)).collect::<String>()) }
+    if flat.chars().count() <= n {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(n.saturating_sub(1)).collect::<String>())
+    }
 }

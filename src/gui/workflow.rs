@@ -9,8 +9,8 @@ use crate::corpus::{self, DocId, LoadOptions};
 use crate::engine::Engine;
 use crate::models::Role;
 use crate::models::TextEncoder;
-use crate::retrieve::{Explanation, MethodKind, Retriever};
 use crate::progress::Progress;
+use crate::retrieve::{Explanation, MethodKind, Retriever};
 use crate::structured::{SqlLimits, SqlResult};
 
 use super::app::{Explained, Message, RankLensApp, Ranked};
@@ -37,7 +37,8 @@ impl RankLensApp {
         self.jobs.spawn(Slot::Corpus, move |progress| {
             progress.stage("reading files", 0);
             let path = choice.path();
-            let corpus = corpus::load(&path, LoadOptions { split: choice.split(), format: None }).map_err(|e| e.to_string())?;
+            let corpus =
+                corpus::load(&path, LoadOptions { split: choice.split(), format: None }).map_err(|e| e.to_string())?;
             if corpus.is_empty() {
                 return Err(format!("{}: no documents could be loaded ({})", path.display(), corpus.report));
             }
@@ -97,6 +98,7 @@ impl RankLensApp {
         let question = self.state.question.trim().to_string();
         if question.is_empty() {
             self.ranked = None;
+            self.pending_compare = false;
             return;
         }
         if !engine.has_index(self.state.settings.analyzer) {
@@ -110,8 +112,12 @@ impl RankLensApp {
         self.jobs.spawn(Slot::Compare, move |p| {
             p.stage("ranking", 0);
             let q = engine.query_context(&question, &settings);
-            let kinds: Vec<MethodKind> =
-                settings.methods.iter().copied().filter(|k| !matches!(k, MethodKind::Sql | MethodKind::Graph)).collect();
+            let kinds: Vec<MethodKind> = settings
+                .methods
+                .iter()
+                .copied()
+                .filter(|k| !matches!(k, MethodKind::Sql | MethodKind::Graph))
+                .collect();
             let entries: Vec<(MethodKind, Result<Arc<dyn Retriever>, String>)> =
                 kinds.iter().map(|k| (*k, engine.retriever(*k, &settings))).collect();
             let mut comparison = Comparison::run_all(&q, settings.k, &entries);

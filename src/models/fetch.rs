@@ -347,7 +347,11 @@ impl ModelManager {
             if let Some(found) = self.locate(spec) {
                 return Ok(found);
             }
-            tried.push(format!("cache {}: no verified copy of {}", self.cache_dir.join(spec.cache_name()).display(), spec.id));
+            tried.push(format!(
+                "cache {}: no verified copy of {}",
+                self.cache_dir.join(spec.cache_name()).display(),
+                spec.id
+            ));
             if download {
                 match self.fetch(spec, progress) {
                     Ok(found) => return Ok(found),
@@ -357,7 +361,11 @@ impl ModelManager {
             }
         }
         if !download {
-            tried.push(if self.offline { "network: offline".to_string() } else { "network: not asked to download".to_string() });
+            tried.push(if self.offline {
+                "network: offline".to_string()
+            } else {
+                "network: not asked to download".to_string()
+            });
         }
         let ids: Vec<&str> = candidates.iter().map(|s| s.id.as_str()).collect();
         let files = candidates.first().map(|s| s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "));
@@ -397,7 +405,9 @@ impl ModelManager {
     }
 
     fn staging(&self, spec: &ModelSpec) -> Result<PathBuf> {
-        let dir = self.cache_dir.join(format!(".staging-{}-{}", spec.cache_name(), std::process::id()));
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = self.cache_dir.join(format!(".staging-{}-{}-{n}", spec.cache_name(), std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         Ok(dir)
@@ -420,6 +430,11 @@ impl ModelManager {
         let json = serde_json::to_vec_pretty(&marker).map_err(|e| Error::Model(e.to_string()))?;
         fs::write(staging.join(MARKER), json).map_err(|e| Error::io(staging.join(MARKER), e))?;
         let dest = self.cache_dir.join(spec.cache_name());
+        if let Some(done) = self.cached(spec) {
+            // Another fetch finished first; keep its verified copy.
+            let _ = fs::remove_dir_all(staging);
+            return Ok(ResolvedModel { source, ..done });
+        }
         let _ = fs::remove_dir_all(&dest);
         fs::rename(staging, &dest).map_err(|e| Error::io(&dest, e))?;
         self.record_pins(spec, &hashes)?;

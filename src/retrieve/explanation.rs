@@ -53,7 +53,7 @@ impl TermTable {
     /// The formula of one row written out with its numbers, line by line — what the formula card
     /// shows and what a student can check on paper.
     pub fn worked(&self, row: &TermRow) -> Vec<String> {
-        use super::{Bm25Variant, LexicalModel, TfIdfVariant};
+        use super::{Bm25Variant, LexicalModel, TfIdfVariant, fmt_param};
         let (n, df, tf, qtf) = (self.n, row.df, row.tf, row.qtf);
         let mut out = Vec::new();
         match self.model {
@@ -71,22 +71,27 @@ impl TermTable {
                     Bm25Variant::Textbook => format!("idf = log10(N/n) = log10({n}/{df})"),
                 };
                 out.push(format!("{idf} = {:.4}", row.idf));
-                let (k1, b, dl, avgdl) = (params.k1, params.b, row.dl, row.avgdl);
+                let (k1, b, dl, avgdl) = (fmt_param(params.k1), fmt_param(params.b), row.dl, row.avgdl);
+                let k1_plus_1 = fmt_param(params.k1 + 1.0);
+                let delta = fmt_param(params.delta);
                 let len = format!("(1 − {b} + {b}·{dl}/{avgdl:.2})");
                 let w = match variant.tf_shape() {
                     super::formula::TfShape::Saturating => format!("tf/(tf + k1·L) = {tf}/({tf} + {k1}·{len})"),
                     super::formula::TfShape::SaturatingK1Plus1 => {
-                        format!("tf·(k1 + 1)/(tf + k1·L) = {tf}·{}/({tf} + {k1}·{len})", k1 + 1.0)
+                        format!("tf·(k1 + 1)/(tf + k1·L) = {tf}·{k1_plus_1}/({tf} + {k1}·{len})")
                     }
                     super::formula::TfShape::Shifted => {
-                        format!("(k1 + 1)(c + δ)/(k1 + c + δ), c = tf/L = {tf}/{len}, δ = {}", params.delta)
+                        format!("(k1 + 1)(c + δ)/(k1 + c + δ), c = tf/L = {tf}/{len}, δ = {delta}")
                     }
                     super::formula::TfShape::LowerBounded => {
-                        format!("tf·(k1 + 1)/(tf + k1·L) + δ = {tf}·{}/({tf} + {k1}·{len}) + {}", k1 + 1.0, params.delta)
+                        format!("tf·(k1 + 1)/(tf + k1·L) + δ = {tf}·{k1_plus_1}/({tf} + {k1}·{len}) + {delta}")
                     }
                 };
                 out.push(format!("weight = {w} = {:.4}", row.tf_weight));
-                out.push(format!("contribution = qtf × idf × weight = {qtf} × {:.4} × {:.4} = {:.4}", row.idf, row.tf_weight, row.contribution));
+                out.push(format!(
+                    "contribution = qtf × idf × weight = {qtf} × {:.4} × {:.4} = {:.4}",
+                    row.idf, row.tf_weight, row.contribution
+                ));
             }
             Some(LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. }) => {
                 out.push(format!("idf = log2(N/df) = log2({n}/{df}) = {:.4}", row.idf));
@@ -101,7 +106,8 @@ impl TermTable {
             Some(LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize }) => {
                 out.push(format!("idf = log10(N/df) = log10({n}/{df}) = {:.4}", row.idf));
                 out.push(format!("tf weight = log10(tf + 1) = log10({tf} + 1) = {:.4}", row.tf_weight));
-                let norm = if normalize { format!(" / |d| = … / {:.4}", row.norm.unwrap_or(0.0)) } else { String::new() };
+                let norm =
+                    if normalize { format!(" / |d| = … / {:.4}", row.norm.unwrap_or(0.0)) } else { String::new() };
                 out.push(format!("contribution = qtf × tf weight × idf{norm} = {:.4}", row.contribution));
             }
             None => out.push(format!("contribution = {:.4}", row.contribution)),

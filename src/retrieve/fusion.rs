@@ -78,7 +78,9 @@ impl FusionRetriever {
 
     fn formula(&self) -> String {
         match self.settings.method {
-            FusionMethod::Rrf => format!("score = Σ_i w_i / (k + rank_i(d)),  k = {}", super::fmt_param(self.settings.rrf_k)),
+            FusionMethod::Rrf => {
+                format!("score = Σ_i w_i / (k + rank_i(d)),  k = {}", super::fmt_param(self.settings.rrf_k))
+            }
             FusionMethod::MinMax => "score = Σ_i w_i · (s_i(d) − min_i)/(max_i − min_i)".to_string(),
             FusionMethod::ZScore => "score = Σ_i w_i · (s_i(d) − mean_i)/std_i".to_string(),
         }
@@ -93,7 +95,9 @@ impl Retriever for FusionRetriever {
     fn label(&self) -> String {
         let names: Vec<String> = self.inputs.iter().map(|r| r.kind().label().to_string()).collect();
         match self.settings.method {
-            FusionMethod::Rrf => format!("Fusion (RRF k={}: {})", super::fmt_param(self.settings.rrf_k), names.join(" + ")),
+            FusionMethod::Rrf => {
+                format!("Fusion (RRF k={}: {})", super::fmt_param(self.settings.rrf_k), names.join(" + "))
+            }
             m => format!("Fusion ({}: {})", m.name(), names.join(" + ")),
         }
     }

@@ -206,7 +206,8 @@ impl Retriever for LexicalRetriever {
                 format!("TF-IDF ({variant}{norm})")
             }
             LexicalModel::Bm25 { variant, params } => {
-                let delta = if variant.uses_delta() { format!(", δ={}", fmt_param(params.delta)) } else { String::new() };
+                let delta =
+                    if variant.uses_delta() { format!(", δ={}", fmt_param(params.delta)) } else { String::new() };
                 format!("BM25 ({variant}, k1={}, b={}{delta})", fmt_param(params.k1), fmt_param(params.b))
             }
         }

@@ -14,7 +14,7 @@ use crate::gui::widgets::{bar_ui, ellipsis};
 use crate::retrieve::{MethodKind, Ranking};
 use crate::structured::{GraphResult, SqlResult};
 
-const COLUMN_WIDTH: f32 = 210.0;
+const COLUMN_WIDTH: f32 = 190.0;
 
 /// Draw the compare view.
 pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
@@ -53,9 +53,16 @@ pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
                     ui.label(RichText::new(ellipsis(&run.label, 60)).small().weak());
                     let mut anchor = None;
                     match &run.outcome {
-                        Outcome::Ranked(r) => {
-                            ranking_column_ui(app, ui, run.kind, r, highlight, &mut hovered_now, &mut clicked, &mut anchor)
-                        }
+                        Outcome::Ranked(r) => ranking_column_ui(
+                            app,
+                            ui,
+                            run.kind,
+                            r,
+                            highlight,
+                            &mut hovered_now,
+                            &mut clicked,
+                            &mut anchor,
+                        ),
                         Outcome::Rows(rows) => sql_column_ui(ui, rows),
                         Outcome::Bindings(b) => graph_column_ui(ui, b),
                         Outcome::Unavailable { message } => {
@@ -120,10 +127,11 @@ fn ranking_column_ui(
         let id = corpus.external_id(h.doc);
         let is_hl = highlight == Some(h.doc);
         let selected = app.selection.is_some_and(|s| s.doc == h.doc && s.kind == Some(kind));
-        let frame = egui::Frame::new()
-            .inner_margin(3.0)
-            .corner_radius(3.0)
-            .fill(if is_hl { theme::HIGHLIGHT.gamma_multiply(0.35) } else { Color32::TRANSPARENT });
+        let frame = egui::Frame::new().inner_margin(3.0).corner_radius(3.0).fill(if is_hl {
+            theme::HIGHLIGHT.gamma_multiply(0.35)
+        } else {
+            Color32::TRANSPARENT
+        });
         let inner = frame.show(ui, |ui| {
             let label = if r.unranked { format!("{id}") } else { format!("{}. {id}", i + 1) };
             let resp = ui.selectable_label(selected, RichText::new(label).strong());
@@ -134,7 +142,7 @@ fn ranking_column_ui(
             if !r.unranked {
                 ui.horizontal(|ui| {
                     let frac = if max > 0.0 { (h.score.abs() / max) as f32 } else { 0.0 };
-                    bar_ui(ui, frac, 120.0, theme::method_color(kind));
+                    bar_ui(ui, frac, 110.0, theme::method_color(kind));
                     ui.label(RichText::new(format!("{:.3}", h.score)).small().monospace());
                 });
             }
@@ -211,7 +219,13 @@ fn overlap_ui(ui: &mut Ui, cmp: &Comparison) {
     if m.labels.len() < 2 {
         return;
     }
-    ui.label(RichText::new(format!("Agreement between methods (top {}): Jaccard above the diagonal, RBO (p = 0.9) below", m.k)).strong());
+    ui.label(
+        RichText::new(format!(
+            "Agreement between methods (top {}): Jaccard above the diagonal, RBO (p = 0.9) below",
+            m.k
+        ))
+        .strong(),
+    );
     let short = |l: &str| ellipsis(l.split(" (").next().unwrap_or(l), 14);
     egui::ScrollArea::horizontal().id_salt("overlap").show(ui, |ui| {
         egui::Grid::new("overlap-grid").spacing([6.0, 2.0]).show(ui, |ui| {
@@ -223,12 +237,29 @@ fn overlap_ui(ui: &mut Ui, cmp: &Comparison) {
             for (i, row) in m.labels.iter().enumerate() {
                 ui.label(RichText::new(short(row)).small().strong());
                 for j in 0..m.labels.len() {
-                    let v = if i == j { 1.0 } else if j > i { m.get(&m.jaccard, i, j) } else { m.get(&m.rbo, i, j) };
+                    let v = if i == j {
+                        1.0
+                    } else if j > i {
+                        m.get(&m.jaccard, i, j)
+                    } else {
+                        m.get(&m.rbo, i, j)
+                    };
                     let shade = (255.0 - 150.0 * v) as u8;
                     let (rect, resp) = ui.allocate_exact_size(egui::vec2(46.0, 16.0), egui::Sense::hover());
                     ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(shade, shade, 255));
-                    ui.painter().text(rect.center(), egui::Align2::CENTER_CENTER, format!("{v:.2}"), egui::FontId::monospace(10.0), Color32::BLACK);
-                    resp.on_hover_text(format!("{} vs {}: {}", m.labels[i], m.labels[j], if j > i { "Jaccard" } else { "RBO" }));
+                    ui.painter().text(
+                        rect.center(),
+                        egui::Align2::CENTER_CENTER,
+                        format!("{v:.2}"),
+                        egui::FontId::monospace(10.0),
+                        Color32::BLACK,
+                    );
+                    resp.on_hover_text(format!(
+                        "{} vs {}: {}",
+                        m.labels[i],
+                        m.labels[j],
+                        if j > i { "Jaccard" } else { "RBO" }
+                    ));
                 }
                 ui.end_row();
             }

@@ -45,20 +45,29 @@ pub fn corpus_ui(app: &mut RankLensApp, ui: &mut Ui) {
     }
     ui.label(RichText::new(format!("{}", corpus.report)).small());
     if !corpus.report.warnings.is_empty() || !engine.structured().warnings.is_empty() {
-        egui::CollapsingHeader::new(format!("Load warnings ({})", corpus.report.warnings.len() + engine.structured().warnings.len()))
-            .default_open(true)
-            .show(ui, |ui| {
-                for w in corpus.report.warnings.iter().chain(engine.structured().warnings.iter()).take(200) {
-                    ui.colored_label(theme::WARNING, w.to_string());
-                }
-            });
+        egui::CollapsingHeader::new(format!(
+            "Load warnings ({})",
+            corpus.report.warnings.len() + engine.structured().warnings.len()
+        ))
+        .default_open(true)
+        .show(ui, |ui| {
+            for w in corpus.report.warnings.iter().chain(engine.structured().warnings.iter()).take(200) {
+                ui.colored_label(theme::WARNING, w.to_string());
+            }
+        });
     }
     ui.separator();
     labelled_text_ui(ui, "Search titles", &mut app.doc_filter, 260.0);
     let needle = app.doc_filter.trim().to_lowercase();
     let mut pick = None;
     egui::ScrollArea::vertical().id_salt("docs").show(ui, |ui| {
-        for (id, d) in corpus.iter().filter(|(_, d)| needle.is_empty() || d.title.to_lowercase().contains(&needle) || d.id.to_lowercase().contains(&needle)).take(500) {
+        for (id, d) in corpus
+            .iter()
+            .filter(|(_, d)| {
+                needle.is_empty() || d.title.to_lowercase().contains(&needle) || d.id.to_lowercase().contains(&needle)
+            })
+            .take(500)
+        {
             ui.horizontal(|ui| {
                 if ui.selectable_label(app.selection.is_some_and(|s| s.doc == id), &d.id).clicked() {
                     pick = Some(id);

@@ -11,7 +11,7 @@ use crate::gui::app::RankLensApp;
 use crate::gui::jobs::Slot;
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, ellipsis, heatmap_ui, labelled_text_ui, signed_bar_ui};
-use crate::retrieve::{Detail, Explanation, MethodKind, TermTable};
+use crate::retrieve::{Detail, Explanation, MethodKind, TermTable, fmt_param};
 
 /// Draw the explain view.
 pub fn explain_ui(app: &mut RankLensApp, ui: &mut Ui) {
@@ -95,7 +95,12 @@ fn why_not_picker_ui(app: &mut RankLensApp, ui: &mut Ui) {
     }
     let mut chosen: Option<DocId> = None;
     ui.horizontal_wrapped(|ui| {
-        for (id, d) in engine.corpus().iter().filter(|(_, d)| d.id.to_lowercase().contains(&needle) || d.title.to_lowercase().contains(&needle)).take(12) {
+        for (id, d) in engine
+            .corpus()
+            .iter()
+            .filter(|(_, d)| d.id.to_lowercase().contains(&needle) || d.title.to_lowercase().contains(&needle))
+            .take(12)
+        {
             if ui.button(format!("{} · {}", d.id, ellipsis(&d.title, 30))).clicked() {
                 chosen = Some(id);
             }
@@ -240,8 +245,8 @@ fn terms_ui(ui: &mut Ui, kind: MethodKind, t: &TermTable, value: f64) {
             ui.label(r.df.to_string());
             ui.label(format!("{:.3}", r.idf));
             ui.label(format!("{}", r.dl));
-            ui.label(r.k1.map(|v| format!("{v}")).unwrap_or_else(|| "—".into()));
-            ui.label(r.b.map(|v| format!("{v}")).unwrap_or_else(|| "—".into()));
+            ui.label(r.k1.map(fmt_param).unwrap_or_else(|| "—".into()));
+            ui.label(r.b.map(fmt_param).unwrap_or_else(|| "—".into()));
             ui.label(format!("{:.3}", r.tf_weight));
             ui.label(format!("{:.4}", r.contribution));
             signed_bar_ui(ui, r.contribution, max, 120.0, theme::method_color(kind));

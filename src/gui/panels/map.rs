@@ -19,7 +19,10 @@ pub fn map_ui(app: &mut RankLensApp, ui: &mut Ui) {
     let (Some(map), Some(_index)) = (n.map.clone(), n.dense_index.clone()) else {
         ui.label("The map needs the passages encoded with a dense model.");
         if n.dense.is_none() {
-            ui.colored_label(theme::WARNING, crate::engine::missing(&n.missing, Role::Dense).lines().next().unwrap_or(""));
+            ui.colored_label(
+                theme::WARNING,
+                crate::engine::missing(&n.missing, Role::Dense).lines().next().unwrap_or(""),
+            );
             if ui.button("Fetch the dense model").clicked() {
                 app.start_model(Role::Dense, true);
             }
@@ -48,15 +51,25 @@ pub fn map_ui(app: &mut RankLensApp, ui: &mut Ui) {
             .legend(egui_plot::Legend::default())
             .show(ui, |plot| {
                 let all: Vec<[f64; 2]> = points.clone();
-                plot.points(Points::new("passages", PlotPoints::new(all)).radius(3.0).color(egui::Color32::from_gray(150)));
+                plot.points(
+                    Points::new("passages", PlotPoints::new(all)).radius(3.0).color(egui::Color32::from_gray(150)),
+                );
                 if let Some(r) = &ranked {
-                    let shapes = [MarkerShape::Circle, MarkerShape::Square, MarkerShape::Diamond, MarkerShape::Up, MarkerShape::Down, MarkerShape::Cross];
+                    let shapes = [
+                        MarkerShape::Circle,
+                        MarkerShape::Square,
+                        MarkerShape::Diamond,
+                        MarkerShape::Up,
+                        MarkerShape::Down,
+                        MarkerShape::Cross,
+                    ];
                     for (i, run) in r.comparison.runs.iter().enumerate() {
                         let Outcome::Ranked(ranking) = &run.outcome else { continue };
                         if ranking.unranked {
                             continue;
                         }
-                        let pts: Vec<[f64; 2]> = ranking.hits.iter().filter_map(|h| points.get(h.doc.index()).copied()).collect();
+                        let pts: Vec<[f64; 2]> =
+                            ranking.hits.iter().filter_map(|h| points.get(h.doc.index()).copied()).collect();
                         plot.points(
                             Points::new(run.kind.label(), PlotPoints::new(pts))
                                 .radius(6.0 - i as f32 * 0.4)
@@ -105,7 +118,10 @@ pub fn map_ui(app: &mut RankLensApp, ui: &mut Ui) {
                 for (doc, cos) in &q.neighbours {
                     let d = corpus.doc(*doc);
                     ui.horizontal(|ui| {
-                        if ui.selectable_label(app.selection.is_some_and(|s| s.doc == *doc), corpus.external_id(*doc)).clicked() {
+                        if ui
+                            .selectable_label(app.selection.is_some_and(|s| s.doc == *doc), corpus.external_id(*doc))
+                            .clicked()
+                        {
                             app.select(None, *doc);
                         }
                         ui.label(format!("{cos:.3}"));

@@ -39,7 +39,11 @@ pub struct ExtraState {
 pub fn view_ui(app: &mut RankLensApp, view: ViewId, ui: &mut Ui) {
     if app.engine.is_none() {
         ui.centered_and_justified(|ui| {
-            ui.label(if app.jobs.is_running(&Slot::Corpus) { "Loading the corpus…" } else { "Open a corpus from the File menu." });
+            ui.label(if app.jobs.is_running(&Slot::Corpus) {
+                "Loading the corpus…"
+            } else {
+                "Open a corpus from the File menu."
+            });
         });
         return;
     }
@@ -172,10 +176,11 @@ pub fn question_bar_ui(app: &mut RankLensApp, ui: &mut Ui) {
                 s.set_bm25_variant(variant);
             }
             let fixed = s.bm25_variant == Bm25Variant::Tantivy;
-            ui.add_enabled(!fixed, egui::Slider::new(&mut s.bm25.k1, 0.0..=3.0).step_by(0.05).text("k1"));
-            ui.add_enabled(!fixed, egui::Slider::new(&mut s.bm25.b, 0.0..=1.0).step_by(0.05).text("b"));
+            // No step_by: snapping would turn 1.2 into 1.2000000000000002 on the first frame.
+            ui.add_enabled(!fixed, egui::Slider::new(&mut s.bm25.k1, 0.0..=3.0).fixed_decimals(2).text("k1"));
+            ui.add_enabled(!fixed, egui::Slider::new(&mut s.bm25.b, 0.0..=1.0).fixed_decimals(2).text("b"));
             if s.bm25_variant.uses_delta() {
-                ui.add(egui::Slider::new(&mut s.bm25.delta, 0.0..=2.0).step_by(0.1).text("δ"));
+                ui.add(egui::Slider::new(&mut s.bm25.delta, 0.0..=2.0).fixed_decimals(2).text("δ"));
             }
             egui::ComboBox::from_label("TF-IDF").selected_text(s.tfidf.name()).show_ui(ui, |ui| {
                 for v in TfIdfVariant::ALL {
@@ -188,11 +193,16 @@ pub fn question_bar_ui(app: &mut RankLensApp, ui: &mut Ui) {
                 }
             });
             if s.fusion.method == FusionMethod::Rrf {
-                ui.add(egui::Slider::new(&mut s.fusion.rrf_k, 0.0..=100.0).step_by(1.0).text("RRF k"));
+                ui.add(egui::Slider::new(&mut s.fusion.rrf_k, 0.0..=100.0).integer().text("RRF k"));
             }
             for kind in s.fusion.inputs.clone() {
                 let mut w = s.fusion.weight(kind);
-                if ui.add(egui::Slider::new(&mut w, 0.0..=2.0).step_by(0.1).text(format!("{} weight", kind.label()))).changed() {
+                if ui
+                    .add(
+                        egui::Slider::new(&mut w, 0.0..=2.0).fixed_decimals(2).text(format!("{} weight", kind.label())),
+                    )
+                    .changed()
+                {
                     s.fusion.weights.retain(|(k, _)| *k != kind);
                     s.fusion.weights.push((kind, w));
                 }
@@ -270,7 +280,11 @@ pub fn nav_ui(app: &mut RankLensApp, ui: &mut Ui) {
                 (t, Some(eta)) => format!("{}/{t} · {eta:.0} s left", p.done),
                 (t, None) => format!("{}/{t}", p.done),
             };
-            let bar = if p.total == 0 { egui::ProgressBar::new(0.0).animate(true) } else { egui::ProgressBar::new(p.fraction()) };
+            let bar = if p.total == 0 {
+                egui::ProgressBar::new(0.0).animate(true)
+            } else {
+                egui::ProgressBar::new(p.fraction())
+            };
             ui.add(bar.text(text).desired_width(150.0));
             if ui.small_button(format!("Cancel {}", job.slot.label().to_lowercase())).clicked() {
                 app.jobs.cancel(&job.slot);

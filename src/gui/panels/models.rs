@@ -44,7 +44,12 @@ pub fn models_ui(app: &mut RankLensApp, ui: &mut Ui) {
                 None => {
                     ui.colored_label(theme::WARNING, "no model loaded");
                     if role == Role::LateInteraction && neural.dense.is_some() {
-                        ui.label(RichText::new("(late interaction uses the dense model's token vectors, not a trained ColBERT)").small());
+                        ui.label(
+                            RichText::new(
+                                "(late interaction uses the dense model's token vectors, not a trained ColBERT)",
+                            )
+                            .small(),
+                        );
                     }
                 }
             }
@@ -66,7 +71,9 @@ pub fn models_ui(app: &mut RankLensApp, ui: &mut Ui) {
                     None => ui.label(RichText::new("not here").small().weak()),
                 };
                 ui.label(RichText::new(format!("from: {}", s.sources.join(", "))).small());
-                ui.label(RichText::new(if s.pinned { "sha256 pinned" } else { "sha256 recorded on first download" }).small());
+                ui.label(
+                    RichText::new(if s.pinned { "sha256 pinned" } else { "sha256 recorded on first download" }).small(),
+                );
             });
             if !s.note.is_empty() {
                 ui.label(RichText::new(&s.note).small().weak());

