@@ -32,6 +32,7 @@ pub mod index;
 pub mod models;
 pub mod progress;
 pub mod project;
+pub mod report;
 pub mod retrieve;
 pub mod structured;
 

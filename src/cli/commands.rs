@@ -12,11 +12,10 @@ use serde::Serialize;
 use super::Found;
 use super::args::{CorpusArgs, OutputFormat, RankArgs, report_load};
 use super::table::Table;
-use crate::compare::{Comparison, Outcome};
+use crate::compare::{Comparison, Outcome, Study};
 use crate::config::Settings;
 use crate::corpus::{self, Corpus, LoadOptions};
 use crate::engine::{Engine, SparseSpec};
-use crate::eval::{EvalSummary, MetricSet, evaluate};
 use crate::index::{IndexLocation, SparseIndex};
 use crate::models::{ModelManager, Role};
 use crate::progress::{NoProgress, Progress};
@@ -87,6 +86,8 @@ pub enum MethodArg {
     Fusion,
     /// Cross-encoder rerank of the fused top results.
     Rerank,
+    /// Every ranked method available (eval only).
+    All,
 }
 
 impl MethodArg {
@@ -99,7 +100,7 @@ impl MethodArg {
             MethodArg::Splade => MethodKind::Splade,
             MethodArg::Late => MethodKind::LateInteraction,
             MethodArg::Fusion => MethodKind::Fusion,
-            MethodArg::Rerank => MethodKind::Rerank,
+            MethodArg::Rerank | MethodArg::All => MethodKind::Rerank,
         }
     }
 }
@@ -579,9 +580,12 @@ pub struct EvalArgs {
     dataset: PathBuf,
     #[command(flatten)]
     rank: RankArgs,
-    /// Methods, comma-separated: boolean, tfidf, bm25, dense, splade, late, fusion, rerank.
+    /// Methods, comma-separated: boolean, tfidf, bm25, dense, splade, late, fusion, rerank, or all.
     #[arg(long, value_delimiter = ',', default_value = "bm25")]
     method: Vec<MethodArg>,
+    /// The method the others are tested against.
+    #[arg(long, value_enum, default_value = "bm25")]
+    baseline: MethodArg,
     #[command(flatten)]
     models: ModelArgs,
     /// Retrieval depth per query.
@@ -593,13 +597,6 @@ pub struct EvalArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
-}
-
-#[derive(Debug, Serialize)]
-struct EvalRow {
-    method: String,
-    queries: usize,
-    metrics: Vec<(String, f64)>,
 }
 
 /// `ranklens eval`
@@ -615,64 +612,107 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     }
     let progress = TermProgress::new();
     let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
-    let metrics = MetricSet::standard();
-    let mut rows = Vec::new();
-    let kinds: Vec<MethodKind> = a.method.iter().map(|m| m.kind()).collect();
+    let all = a.method.contains(&MethodArg::All);
+    let kinds: Vec<MethodKind> = if all {
+        [
+            MethodKind::TfIdf,
+            MethodKind::Bm25,
+            MethodKind::Splade,
+            MethodKind::Dense,
+            MethodKind::LateInteraction,
+            MethodKind::Fusion,
+            MethodKind::Rerank,
+        ]
+        .to_vec()
+    } else {
+        a.method.iter().map(|m| m.kind()).collect()
+    };
     prepare_neural(&engine, &kinds, &settings, &a.models, true, &progress)?;
+    let mut retrievers = Vec::new();
     for kind in kinds {
-        let retriever = engine.retriever(kind, &settings).map_err(|m| anyhow::anyhow!("{kind}: {m}"))?;
-        let run = engine.run_queries(retriever.as_ref(), &settings, a.depth, &progress)?;
-        if let Some(dir) = &a.runs {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-            let path = dir.join(format!("{}.trec", file_name(&retriever.label())));
-            run.write_trec(&path)?;
+        match engine.retriever(kind, &settings) {
+            Ok(r) => retrievers.push(r),
+            Err(m) if all => eprintln!("skipping {kind}: {}", m.lines().next().unwrap_or("")),
+            Err(m) => bail!("{kind}: {m}"),
         }
-        let summary: EvalSummary = evaluate(&run, &qrels, &metrics);
-        rows.push(EvalRow {
-            method: retriever.label(),
-            queries: summary.num_queries,
-            metrics: metrics.0.iter().map(|m| (m.to_string(), summary.mean.get(m).copied().unwrap_or(0.0))).collect(),
-        });
     }
+    if retrievers.is_empty() {
+        bail!("no method could run");
+    }
+    let baseline = retrievers.iter().position(|r| r.kind() == a.baseline.kind()).unwrap_or(0);
+    let study = Study::run(&engine, &retrievers, &qrels, &settings, a.depth, baseline, &progress)?;
     drop(progress);
-    print_eval(&rows, a.format, &settings)?;
+    if let Some(dir) = &a.runs {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for m in &study.methods {
+            m.run.write_trec(&dir.join(format!("{}.trec", file_name(&m.label))))?;
+        }
+    }
+    print_study(&study, a.format, &settings)?;
     Ok(Found::Some)
 }
 
 fn file_name(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
-        .collect::<String>()
-        .replace("__", "_")
+    let mut out = String::new();
+    for c in label.chars() {
+        let c = if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' };
+        if !(c == '_' && out.ends_with('_')) {
+            out.push(c);
+        }
+    }
+    out.trim_matches('_').to_string()
 }
 
-fn print_eval(rows: &[EvalRow], format: OutputFormat, settings: &Settings) -> anyhow::Result<()> {
+fn print_study(study: &Study, format: OutputFormat, settings: &Settings) -> anyhow::Result<()> {
     match format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(rows)?),
+        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(study)?),
         OutputFormat::Csv => {
             let mut w = csv::Writer::from_writer(std::io::stdout());
-            for r in rows {
-                for (m, v) in &r.metrics {
-                    w.write_record([r.method.as_str(), m.as_str(), &format!("{v:.4}")])?;
+            w.write_record(["method", "metric", "value"])?;
+            for m in &study.methods {
+                for metric in &study.metrics.0 {
+                    let v = m.summary.mean.get(metric).copied().unwrap_or(0.0);
+                    w.write_record([m.label.as_str(), &metric.to_string(), &format!("{v:.4}")])?;
                 }
             }
             w.flush()?;
         }
         OutputFormat::Table => {
-            let Some(first) = rows.first() else {
-                return Ok(());
-            };
             let mut header = vec!["method".to_string(), "queries".to_string()];
-            header.extend(first.metrics.iter().map(|(m, _)| m.clone()));
+            header.extend(study.metrics.0.iter().map(|m| m.to_string()));
+            header.extend(["W/L/T".to_string(), "p (rand)".to_string(), "p (t)".to_string()]);
             let mut t = Table::new(header, 1);
-            for r in rows {
-                let mut row = vec![r.method.clone(), r.queries.to_string()];
-                row.extend(r.metrics.iter().map(|(_, v)| format!("{v:.4}")));
+            for (i, m) in study.methods.iter().enumerate() {
+                let mut row = vec![m.label.clone(), m.summary.num_queries.to_string()];
+                row.extend(
+                    study.metrics.0.iter().map(|x| format!("{:.4}", m.summary.mean.get(x).copied().unwrap_or(0.0))),
+                );
+                match &m.versus_baseline {
+                    Some(p) => row.extend([
+                        format!("{}/{}/{}", p.wins, p.losses, p.ties),
+                        format!("{:.4}", p.p_randomisation),
+                        format!("{:.4}", p.p_t_test),
+                    ]),
+                    None if i == study.baseline => row.extend(["baseline".to_string(), String::new(), String::new()]),
+                    None => {}
+                }
                 t.row(row);
             }
-            println!("analyzer {}", settings.analyzer);
+            println!(
+                "analyzer {} · tests on {} against the baseline, 10000 permutations",
+                settings.analyzer, study.primary
+            );
             print!("{}", t.render());
+            let (a, b) = study.pair;
+            if a != b && !study.disagreements.is_empty() {
+                println!(
+                    "\nWhere {} and {} disagree most ({}):",
+                    study.methods[a].label, study.methods[b].label, study.primary
+                );
+                for d in &study.disagreements {
+                    println!("  {:>8}  {:.3} vs {:.3}  {}", d.qid, d.a, d.b, truncate(&d.question, 80));
+                }
+            }
         }
     }
     Ok(())
@@ -965,4 +1005,87 @@ pub fn models(a: ModelsArgs) -> anyhow::Result<Found> {
             Ok(Found::Some)
         }
     }
+}
+
+/// `ranklens report`
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
+    rank: RankArgs,
+    #[command(flatten)]
+    models: ModelArgs,
+    /// Results per method.
+    #[arg(short = 'k', long = "top", default_value_t = 10)]
+    k: usize,
+    /// Evaluate this BEIR folder's question set instead of one question.
+    #[arg(long, value_name = "DIR")]
+    dataset: Option<PathBuf>,
+    /// Where to write: .html, .md, .json or .csv.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// The question (for a one-question report).
+    question: Option<String>,
+}
+
+/// `ranklens report`: a comparison (one question) or an evaluation (a question set).
+pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
+    crate::report::ReportFormat::from_path(&a.out)?;
+    let progress = TermProgress::new();
+    let kinds = [
+        MethodKind::TfIdf,
+        MethodKind::Bm25,
+        MethodKind::Splade,
+        MethodKind::Dense,
+        MethodKind::LateInteraction,
+        MethodKind::Fusion,
+        MethodKind::Rerank,
+    ];
+    let body = if let Some(dataset) = &a.dataset {
+        let settings = a.rank.settings(100)?;
+        let corpus = corpus::load(dataset, LoadOptions::default())?;
+        report_load(&corpus);
+        let Some(qrels) = corpus.qrels.clone() else {
+            bail!("{}: no judgements to evaluate against", dataset.display())
+        };
+        let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+        prepare_neural(&engine, &kinds, &settings, &a.models, a.models.fetch_models, &progress)?;
+        let retrievers: Vec<_> = kinds.iter().filter_map(|k| engine.retriever(*k, &settings).ok()).collect();
+        let baseline = retrievers.iter().position(|r| r.kind() == MethodKind::Bm25).unwrap_or(0);
+        let study = Study::run(&engine, &retrievers, &qrels, &settings, 100, baseline, &progress)?;
+        crate::report::ReportBody::Study(Box::new(crate::report::study_report(&engine, &study, &settings)))
+    } else {
+        let Some(question) = a.question.clone() else {
+            bail!("give a question, or --dataset DIR for an evaluation report")
+        };
+        let settings = a.rank.settings(a.k)?;
+        let engine = a.corpus.engine(&progress)?;
+        prepare_neural(&engine, &kinds, &settings, &a.models, a.models.fetch_models, &progress)?;
+        let q = engine.query_context(&question, &settings);
+        let mut entries: Vec<(MethodKind, Result<std::sync::Arc<dyn Retriever>, String>)> =
+            vec![(MethodKind::Boolean, engine.retriever(MethodKind::Boolean, &settings))];
+        entries.extend(kinds.iter().map(|k| (*k, engine.retriever(*k, &settings))));
+        let mut cmp = Comparison::run_all(&q, settings.k, &entries);
+        let shipped = engine.corpus().queries.iter().find(|x| x.text.trim() == question.trim());
+        let templates = shipped.and_then(|x| engine.corpus().templates.get(&x.id)).cloned().unwrap_or_default();
+        if engine.structured().sql.is_some() || engine.structured().graph.is_some() {
+            cmp.add_structured(&engine, templates.sql.as_deref(), templates.graph.as_deref());
+        }
+        let retrievers: Vec<_> = entries.into_iter().filter_map(|(_, r)| r.ok()).collect();
+        let qid = crate::eval::question_id(&question, &engine.corpus().queries);
+        let judged = engine.corpus().qrels.as_ref().and_then(|q| q.for_query(&qid)).cloned();
+        crate::report::ReportBody::Comparison(Box::new(crate::report::comparison_report(
+            &engine,
+            &cmp,
+            &retrievers,
+            &q,
+            &settings,
+            judged.as_ref(),
+        )))
+    };
+    drop(progress);
+    crate::report::write(&body, &a.out)?;
+    println!("wrote {}", a.out.display());
+    Ok(Found::Some)
 }

@@ -46,6 +46,8 @@ pub enum Command {
     Graph(commands::GraphArgs),
     /// List or fetch the neural models.
     Models(commands::ModelsArgs),
+    /// Write a shareable report (HTML, Markdown, JSON or CSV) of a question or a question set.
+    Report(commands::ReportArgs),
 }
 
 /// Outcome of a command: found something or not.
@@ -68,6 +70,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Sql(a) => commands::sql(a),
         Command::Graph(a) => commands::graph(a),
         Command::Models(a) => commands::models(a),
+        Command::Report(a) => commands::report(a),
     };
     match result {
         Ok(Found::Some) => ExitCode::SUCCESS,

@@ -1,10 +1,12 @@
 //! Run many methods on one question and compare what they return.
 
 mod overlap;
+mod study;
 
 use serde::{Deserialize, Serialize};
 
 pub use overlap::{OverlapMatrix, jaccard_at_k, rank_biased_overlap};
+pub use study::{Disagreement, MethodResult, Study};
 
 use crate::engine::Engine;
 use crate::retrieve::{MethodKind, QueryContext, Ranking, Retriever};

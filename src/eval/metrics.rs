@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 use super::{Qrels, Run};
 use crate::{Error, Result};
 
-/// One metric.
+/// One metric. Serialised by its name (`nDCG@10`), so it can key JSON maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum Metric {
     /// nDCG at a cut-off.
     Ndcg(usize),
@@ -54,6 +55,19 @@ impl fmt::Display for Metric {
             Metric::Precision(k) => write!(f, "P@{k}"),
             Metric::Mrr => write!(f, "MRR"),
         }
+    }
+}
+
+impl From<Metric> for String {
+    fn from(m: Metric) -> String {
+        m.to_string()
+    }
+}
+
+impl TryFrom<String> for Metric {
+    type Error = Error;
+    fn try_from(s: String) -> Result<Self> {
+        s.parse()
     }
 }
 
@@ -162,7 +176,8 @@ pub fn evaluate_query(
                 Metric::Precision(k) => grades.iter().take(k).filter(|&&g| g >= 1).count() as f64 / k as f64,
                 Metric::Mrr => grades.iter().position(|&g| g >= 1).map(|i| 1.0 / (i + 1) as f64).unwrap_or(0.0),
             };
-            (m, v)
+            // `+ 0.0` turns the -0.0 that an empty f64 sum yields into 0.0.
+            (m, v + 0.0)
         })
         .collect()
 }

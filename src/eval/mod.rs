@@ -2,10 +2,14 @@
 //! linear gain, log2(rank+1) discount, ties ordered by score descending then docno descending, and
 //! means taken over every judged query (a query the run misses counts 0).
 
+mod judgements;
 mod metrics;
 mod qrels;
 mod run;
+mod significance;
 
-pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query};
+pub use judgements::{JudgementStore, MAX_GRADE, question_id};
+pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec_order};
 pub use qrels::Qrels;
 pub use run::Run;
+pub use significance::{PairedTest, paired_test, t_test_p};

@@ -27,13 +27,17 @@ impl Run {
         self.results.insert(qid.into(), ranked);
     }
 
-    /// TREC format: `qid Q0 docid rank score tag`, ranks from 1.
+    /// TREC format: `qid Q0 docid rank score tag`, ranks from 1. Scores are written in full
+    /// (shortest round-trip form), so trec_eval sees the very ties RankLens saw; the tag has its
+    /// spaces and punctuation replaced, since TREC columns are separated by whitespace.
     pub fn to_trec(&self) -> String {
         let mut out = String::new();
-        let tag = if self.tag.is_empty() { "ranklens" } else { self.tag.as_str() };
+        let tag: String =
+            self.tag.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
+        let tag = if tag.is_empty() { "ranklens".to_string() } else { tag };
         for (q, docs) in &self.results {
             for (i, (d, s)) in docs.iter().enumerate() {
-                out.push_str(&format!("{q} Q0 {d} {} {s:.6} {tag}\n", i + 1));
+                out.push_str(&format!("{q} Q0 {d} {} {s} {tag}\n", i + 1));
             }
         }
         out
@@ -73,10 +77,12 @@ mod tests {
     #[test]
     fn trec_round_trip() {
         let mut r = Run::new("bm25");
-        r.insert("1", vec![("a".into(), 2.5), ("b".into(), 1.0)]);
+        r.insert("1", vec![("a".into(), 2.5), ("b".into(), 0.1 + 0.2)]);
         let text = r.to_trec();
-        assert_eq!(text, "1 Q0 a 1 2.500000 bm25\n1 Q0 b 2 1.000000 bm25\n");
+        assert_eq!(text, "1 Q0 a 1 2.5 bm25\n1 Q0 b 2 0.30000000000000004 bm25\n");
         assert_eq!(Run::parse_trec(&text, "r").expect("parses"), r);
+        let spaced = Run { tag: "BM25 (lucene, k1=0.9)".into(), ..r };
+        assert!(spaced.to_trec().ends_with(" BM25_lucene__k1_0.9_\n"));
         assert!(Run::parse_trec("1 Q0 a 1 x t\n", "r.txt").expect_err("bad").to_string().contains("r.txt:1"));
     }
 }

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use crate::compare::Comparison;
@@ -132,7 +131,11 @@ pub struct RankLensApp {
     /// Workspace folder for caches (None in tests that want none).
     pub workspace: Option<PathBuf>,
     /// A file dialog running on its own thread.
-    pub dialog: Option<Receiver<Option<(PathBuf, bool)>>>,
+    pub pending_dialog: Option<super::judging::PendingDialog>,
+    /// Grades, evaluation and report state.
+    pub judging: super::judging::Judging,
+    /// Whether the last re-opened report reproduced exactly.
+    pub report_reproduced: Option<bool>,
     /// Frame timing.
     pub frames: FrameStats,
     /// Other views' state (evaluation, lessons) lives in their panels.
@@ -165,10 +168,18 @@ impl RankLensApp {
             manager,
             model_errors: BTreeMap::new(),
             workspace,
-            dialog: None,
+            pending_dialog: None,
+            judging: super::judging::Judging::default(),
+            report_reproduced: None,
             frames: FrameStats::default(),
             extra: panels::ExtraState::default(),
         };
+        if let Some(ws) = &app.workspace {
+            match crate::eval::JudgementStore::open(&ws.join("judgements.sqlite")) {
+                Ok(store) => app.judging.store = Some(Arc::new(store)),
+                Err(e) => app.messages.push(Message::error(format!("grades cannot be stored: {e}"))),
+            }
+        }
         if let Some(path) = std::env::var_os("RANKLENS_FRAME_LOG") {
             app.frames.log = std::fs::File::create(path).ok();
         }
@@ -214,29 +225,9 @@ impl RankLensApp {
         self.start_explain(doc);
     }
 
-    /// Open a native file dialog on its own thread (rfd blocks the calling thread).
-    pub fn open_dialog(&mut self, folder: bool) {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new().name("ranklens-file-dialog".into()).spawn(move || {
-            let picked = if folder {
-                rfd::FileDialog::new().set_title("Open a folder of .txt/.md files or a BEIR folder").pick_folder()
-            } else {
-                rfd::FileDialog::new()
-                    .set_title("Open a corpus file")
-                    .add_filter("corpus", &["jsonl", "json", "csv", "tsv"])
-                    .pick_file()
-            };
-            let _ = tx.send(picked.map(|p| (p, folder)));
-        });
-        match spawned {
-            Ok(_) => self.dialog = Some(rx),
-            Err(e) => self.messages.push(Message::error(format!("could not open a file dialog: {e}"))),
-        }
-    }
-
-    /// Hook for views with their own jobs.
+    /// Results of the evaluation and report jobs.
     pub fn apply_other(&mut self, slot: Slot, output: Output) {
-        panels::apply_other(self, slot, output);
+        self.apply_judging(&slot, output);
     }
 
     /// Called when a new corpus is installed.
@@ -250,16 +241,19 @@ impl RankLensApp {
         for (slot, result) in self.jobs.drain() {
             self.apply(slot, result);
         }
-        if let Some(rx) = &self.dialog {
-            match rx.try_recv() {
-                Ok(Some((path, folder))) => {
-                    self.dialog = None;
-                    let split = if folder { self.extra.open_split } else { crate::corpus::Split::File };
-                    self.open_corpus(CorpusChoice::Path(path, split));
+        if let Some(d) = &self.pending_dialog {
+            match d.rx.try_recv() {
+                Ok(Some(path)) => {
+                    let purpose = d.purpose;
+                    self.pending_dialog = None;
+                    self.on_dialog(purpose, path);
                 }
-                Ok(None) | Err(std::sync::mpsc::TryRecvError::Disconnected) => self.dialog = None,
+                Ok(None) | Err(std::sync::mpsc::TryRecvError::Disconnected) => self.pending_dialog = None,
                 Err(std::sync::mpsc::TryRecvError::Empty) => {}
             }
+        }
+        if let (Some(doc), Some(grade)) = (self.selected_doc(), super::judging::grade_shortcut(ctx)) {
+            self.set_grade(doc, grade);
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect()
@@ -271,7 +265,7 @@ impl RankLensApp {
         if self.pending_compare && self.engine.is_some() && !self.jobs.is_running(&Slot::SparseIndex) {
             self.start_compare();
         }
-        if self.jobs.any_running() || self.dialog.is_some() {
+        if self.jobs.any_running() || self.pending_dialog.is_some() {
             ctx.request_repaint_after(Duration::from_millis(100));
         }
     }

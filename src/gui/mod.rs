@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod jobs;
+pub mod judging;
 pub mod panels;
 pub mod state;
 pub mod theme;

@@ -52,6 +52,8 @@ pub enum ViewId {
     Map,
     /// SQL and knowledge graph.
     Structured,
+    /// Grades, metrics and question-set evaluation.
+    Evaluate,
     /// Corpus browser and statistics.
     Corpus,
     /// Neural models.
@@ -60,8 +62,15 @@ pub enum ViewId {
 
 impl ViewId {
     /// Every view.
-    pub const ALL: [ViewId; 6] =
-        [ViewId::Compare, ViewId::Explain, ViewId::Map, ViewId::Structured, ViewId::Corpus, ViewId::Models];
+    pub const ALL: [ViewId; 7] = [
+        ViewId::Compare,
+        ViewId::Explain,
+        ViewId::Map,
+        ViewId::Structured,
+        ViewId::Evaluate,
+        ViewId::Corpus,
+        ViewId::Models,
+    ];
 
     /// Navigation label.
     pub fn label(self) -> &'static str {
@@ -70,6 +79,7 @@ impl ViewId {
             ViewId::Explain => "Explain",
             ViewId::Map => "Map",
             ViewId::Structured => "Structured",
+            ViewId::Evaluate => "Evaluate",
             ViewId::Corpus => "Corpus",
             ViewId::Models => "Models",
         }

@@ -5,20 +5,10 @@ use egui::Color32;
 
 use crate::retrieve::MethodKind;
 
-/// The colour of a method family.
+/// The colour of a method family (the core's palette, shared with the reports).
 pub fn method_color(kind: MethodKind) -> Color32 {
-    match kind {
-        MethodKind::Boolean => Color32::from_rgb(140, 140, 140),
-        MethodKind::TfIdf => Color32::from_rgb(230, 159, 0),
-        MethodKind::Bm25 => Color32::from_rgb(213, 94, 0),
-        MethodKind::Splade => Color32::from_rgb(204, 121, 167),
-        MethodKind::Dense => Color32::from_rgb(0, 114, 178),
-        MethodKind::LateInteraction => Color32::from_rgb(86, 180, 233),
-        MethodKind::Fusion => Color32::from_rgb(0, 158, 115),
-        MethodKind::Rerank => Color32::from_rgb(120, 94, 240),
-        MethodKind::Sql => Color32::from_rgb(100, 143, 255),
-        MethodKind::Graph => Color32::from_rgb(180, 150, 60),
-    }
+    let (r, g, b) = kind.color_rgb();
+    Color32::from_rgb(r, g, b)
 }
 
 /// Highlight for the passage under the pointer or selected.

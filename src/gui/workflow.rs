@@ -243,6 +243,9 @@ impl RankLensApp {
                     if let Some(doc) = self.selected_doc() {
                         self.start_explain(doc);
                     }
+                    if self.judging.report_check.is_some() && !self.pending_compare {
+                        self.check_report();
+                    }
                 }
             }
             Slot::Explain => {

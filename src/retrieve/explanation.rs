@@ -98,7 +98,9 @@ impl TermTable {
                 out.push(format!("w(t,d) = tf·idf = {tf} × {:.4} = {:.4}", row.idf, f64::from(tf) * row.idf));
                 out.push(format!("w(t,q) = qtf·idf = {qtf} × {:.4} = {:.4}", row.idf, f64::from(qtf) * row.idf));
                 out.push(format!(
-                    "contribution = w(t,q)·w(t,d)/(|q|·|d|) = … / {:.4} = {:.4}",
+                    "contribution = w(t,q)·w(t,d)/(|q|·|d|) = ({:.4} × {:.4}) / {:.4} = {:.4}",
+                    f64::from(qtf) * row.idf,
+                    f64::from(tf) * row.idf,
                     row.norm.unwrap_or(0.0),
                     row.contribution
                 ));

@@ -81,6 +81,25 @@ impl MethodKind {
     }
 }
 
+impl MethodKind {
+    /// The colour of the family everywhere it is drawn (app columns, report charts, map markers):
+    /// a colour-blind-safe palette.
+    pub fn color_rgb(self) -> (u8, u8, u8) {
+        match self {
+            MethodKind::Boolean => (140, 140, 140),
+            MethodKind::TfIdf => (230, 159, 0),
+            MethodKind::Bm25 => (213, 94, 0),
+            MethodKind::Splade => (204, 121, 167),
+            MethodKind::Dense => (0, 114, 178),
+            MethodKind::LateInteraction => (86, 180, 233),
+            MethodKind::Fusion => (0, 158, 115),
+            MethodKind::Rerank => (120, 94, 240),
+            MethodKind::Sql => (100, 143, 255),
+            MethodKind::Graph => (180, 150, 60),
+        }
+    }
+}
+
 impl fmt::Display for MethodKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.label())

@@ -146,7 +146,9 @@ impl SqlDatabase {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
         let _ = std::fs::remove_file(&tmp);
         let mut warnings = Vec::new();
         let mut tables = Vec::new();

@@ -40,6 +40,8 @@ pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
         ui.label(RichText::new(format!("Only passages with {f}")).italics());
     }
     let highlight = app.hovered.or(app.selected_doc());
+    let grades = app.grades();
+    let metrics = app.question_metrics();
     let mut hovered_now = None;
     let mut clicked = None;
     let mut fetch = None;
@@ -53,16 +55,21 @@ pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
                     ui.label(RichText::new(ellipsis(&run.label, 60)).small().weak());
                     let mut anchor = None;
                     match &run.outcome {
-                        Outcome::Ranked(r) => ranking_column_ui(
-                            app,
-                            ui,
-                            run.kind,
-                            r,
-                            highlight,
-                            &mut hovered_now,
-                            &mut clicked,
-                            &mut anchor,
-                        ),
+                        Outcome::Ranked(r) => {
+                            if !grades.is_empty()
+                                && let Some((_, _, values, unjudged)) =
+                                    metrics.as_ref().and_then(|m| m.values.iter().find(|v| v.0 == run.label))
+                            {
+                                let ndcg = values.get(&crate::eval::Metric::Ndcg(cmp.k)).copied().unwrap_or(0.0);
+                                ui.label(
+                                    RichText::new(format!("nDCG@{} {ndcg:.3} · {unjudged} unjudged", cmp.k))
+                                        .small()
+                                        .strong(),
+                                );
+                            }
+                            let view = ColumnView { kind: run.kind, ranking: r, highlight, grades: &grades };
+                            ranking_column_ui(app, ui, &view, &mut hovered_now, &mut clicked, &mut anchor)
+                        }
                         Outcome::Rows(rows) => sql_column_ui(ui, rows),
                         Outcome::Bindings(b) => graph_column_ui(ui, b),
                         Outcome::Unavailable { message } => {
@@ -99,17 +106,23 @@ pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
     overlap_ui(ui, &cmp);
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a ranked column draws.
+struct ColumnView<'a> {
+    kind: MethodKind,
+    ranking: &'a Ranking,
+    highlight: Option<DocId>,
+    grades: &'a std::collections::BTreeMap<String, i32>,
+}
+
 fn ranking_column_ui(
     app: &RankLensApp,
     ui: &mut Ui,
-    kind: MethodKind,
-    r: &Ranking,
-    highlight: Option<DocId>,
+    view: &ColumnView<'_>,
     hovered: &mut Option<DocId>,
     clicked: &mut Option<(MethodKind, DocId)>,
     anchor: &mut Option<Rect>,
 ) {
+    let (kind, r, highlight) = (view.kind, view.ranking, view.highlight);
     let Some(engine) = &app.engine else { return };
     let corpus = engine.corpus();
     let matched = if r.unranked {
@@ -133,8 +146,21 @@ fn ranking_column_ui(
             Color32::TRANSPARENT
         });
         let inner = frame.show(ui, |ui| {
-            let label = if r.unranked { format!("{id}") } else { format!("{}. {id}", i + 1) };
-            let resp = ui.selectable_label(selected, RichText::new(label).strong());
+            let label = if r.unranked { id.to_string() } else { format!("{}. {id}", i + 1) };
+            let resp = ui
+                .horizontal(|ui| {
+                    let resp = ui.selectable_label(selected, RichText::new(label).strong());
+                    if !view.grades.is_empty() {
+                        match view.grades.get(id) {
+                            Some(g) => ui.label(RichText::new(format!("G{g}")).small().color(theme::LITERAL)),
+                            None => {
+                                ui.label(RichText::new("?").small().color(theme::WARNING)).on_hover_text("unjudged")
+                            }
+                        };
+                    }
+                    resp
+                })
+                .inner;
             if let Some(d) = doc {
                 let title = if d.title.is_empty() { &d.text } else { &d.title };
                 ui.label(RichText::new(ellipsis(title, 34)).small());

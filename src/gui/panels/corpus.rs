@@ -4,6 +4,7 @@
 use egui::{RichText, Ui};
 
 use crate::gui::app::RankLensApp;
+use crate::gui::judging::DialogPurpose;
 use crate::gui::state::CorpusChoice;
 use crate::gui::theme;
 use crate::gui::widgets::{ellipsis, labelled_text_ui};
@@ -15,10 +16,10 @@ pub fn corpus_ui(app: &mut RankLensApp, ui: &mut Ui) {
     ui.horizontal(|ui| {
         ui.heading(&corpus.name);
         if ui.button("Open folder…").clicked() {
-            app.open_dialog(true);
+            app.open_file_dialog(DialogPurpose::OpenFolder);
         }
         if ui.button("Open file…").clicked() {
-            app.open_dialog(false);
+            app.open_file_dialog(DialogPurpose::OpenFile);
         }
         if ui.button("Acme Sync sample").clicked() {
             app.open_corpus(CorpusChoice::Sample);

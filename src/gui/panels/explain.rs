@@ -27,6 +27,7 @@ pub fn explain_ui(app: &mut RankLensApp, ui: &mut Ui) {
         ui.heading(format!("{} — {}", d.id, d.title));
         ui.label(RichText::new(ellipsis(&d.text, 400)).italics());
     }
+    super::grade_buttons_ui(app, ui);
     let Some(explained) = &app.explained else {
         ui.horizontal(|ui| {
             if app.jobs.is_running(&Slot::Explain) {

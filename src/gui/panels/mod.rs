@@ -3,6 +3,7 @@
 
 mod compare;
 mod corpus;
+mod evaluate;
 mod explain;
 mod map;
 mod models;
@@ -11,7 +12,8 @@ mod structured;
 use egui::{Color32, RichText, Ui};
 
 use super::app::RankLensApp;
-use super::jobs::{Output, Slot};
+use super::jobs::Slot;
+use super::judging::DialogPurpose;
 use super::state::{CorpusChoice, ViewId};
 use super::theme;
 use super::widgets::labelled_text_ui;
@@ -52,13 +54,11 @@ pub fn view_ui(app: &mut RankLensApp, view: ViewId, ui: &mut Ui) {
         ViewId::Explain => explain::explain_ui(app, ui),
         ViewId::Map => map::map_ui(app, ui),
         ViewId::Structured => structured::structured_ui(app, ui),
+        ViewId::Evaluate => evaluate::evaluate_ui(app, ui),
         ViewId::Corpus => corpus::corpus_ui(app, ui),
         ViewId::Models => models::models_ui(app, ui),
     }
 }
-
-/// Results of view-specific jobs.
-pub fn apply_other(_app: &mut RankLensApp, _slot: Slot, _output: Output) {}
 
 /// Reset view state when the corpus changes; offer the corpus's own SQL and graph examples.
 pub fn on_corpus_changed(app: &mut RankLensApp) {
@@ -87,11 +87,11 @@ pub fn top_bar_ui(app: &mut RankLensApp, ui: &mut Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open folder…").clicked() {
-                    app.open_dialog(true);
+                    app.open_file_dialog(DialogPurpose::OpenFolder);
                     ui.close();
                 }
                 if ui.button("Open file…").clicked() {
-                    app.open_dialog(false);
+                    app.open_file_dialog(DialogPurpose::OpenFile);
                     ui.close();
                 }
                 let mut by_paragraph = app.extra.open_split == Split::Paragraph;
@@ -108,6 +108,23 @@ pub fn top_bar_ui(app: &mut RankLensApp, ui: &mut Ui) {
                         app.open_corpus(CorpusChoice::Lesson(lesson.into()));
                         ui.close();
                     }
+                }
+                ui.separator();
+                if ui.button("Export report…").clicked() {
+                    app.open_file_dialog(DialogPurpose::SaveReport);
+                    ui.close();
+                }
+                if ui.button("Open report…").clicked() {
+                    app.open_file_dialog(DialogPurpose::OpenReport);
+                    ui.close();
+                }
+                if ui.button("Export grades (TREC qrels)…").clicked() {
+                    app.open_file_dialog(DialogPurpose::ExportQrels);
+                    ui.close();
+                }
+                if ui.button("Import grades (qrels)…").clicked() {
+                    app.open_file_dialog(DialogPurpose::ImportQrels);
+                    ui.close();
                 }
                 ui.separator();
                 if ui.button("Quit").clicked() {
@@ -339,6 +356,8 @@ pub fn debug_overlay_ui(app: &mut RankLensApp, ctx: &egui::Context) {
         ui.colored_label(color, "(the UI thread never runs indexing or encoding)");
     });
 }
+
+pub use evaluate::grade_buttons_ui;
 
 /// A small coloured swatch and label for a method family.
 pub fn method_tag_ui(ui: &mut Ui, kind: MethodKind, label: &str) {

@@ -1,0 +1,130 @@
+//! Building reports from the engine's results.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{ComparisonReport, ExplainedHit, MapData, PassageInfo, Stamp, StudyReport};
+use crate::compare::{Comparison, Outcome, Study};
+use crate::config::Settings;
+use crate::corpus::DocId;
+use crate::engine::Engine;
+use crate::eval::{MetricSet, evaluate_query};
+use crate::models::{InputKind, TextEncoder};
+use crate::retrieve::{QueryContext, Retriever};
+
+/// How many of each method's top passages are explained in a report.
+pub const EXPLAINED_PER_METHOD: usize = 3;
+
+fn stamp(engine: &Engine, settings: &Settings) -> Stamp {
+    let corpus = engine.corpus();
+    Stamp {
+        ranklens_version: env!("CARGO_PKG_VERSION").to_string(),
+        created: super::now_utc(),
+        corpus_name: corpus.name.clone(),
+        corpus_fingerprint: corpus.fingerprint(),
+        corpus_source: corpus.source.as_ref().map(|p| p.display().to_string()),
+        corpus_size: corpus.len(),
+        analyzer: settings.analyzer.to_string(),
+        models: engine.neural().fingerprints(),
+        settings: settings.clone(),
+    }
+}
+
+fn passage(engine: &Engine, doc: DocId) -> PassageInfo {
+    let d = engine.corpus().doc(doc);
+    let snippet: String = d.map(|d| d.text.chars().take(300).collect()).unwrap_or_default();
+    PassageInfo {
+        id: engine.corpus().external_id(doc).to_string(),
+        title: d.map(|d| d.title.clone()).unwrap_or_default(),
+        snippet,
+    }
+}
+
+/// A one-question report: the comparison, explanations of each method's top passages (by the
+/// same retrievers), the map, and metrics when `judged` holds grades for this question.
+pub fn comparison_report(
+    engine: &Engine,
+    comparison: &Comparison,
+    retrievers: &[Arc<dyn Retriever>],
+    query: &QueryContext,
+    settings: &Settings,
+    judged: Option<&BTreeMap<String, i32>>,
+) -> ComparisonReport {
+    let mut passages = BTreeMap::new();
+    let mut explanations = Vec::new();
+    let mut metrics = BTreeMap::new();
+    for run in &comparison.runs {
+        let Outcome::Ranked(r) = &run.outcome else { continue };
+        for h in &r.hits {
+            passages.entry(h.doc.0.to_string()).or_insert_with(|| passage(engine, h.doc));
+        }
+        if let Some(retriever) = retrievers.iter().find(|x| x.kind() == run.kind && x.label() == run.label) {
+            for (i, h) in r.hits.iter().take(EXPLAINED_PER_METHOD).enumerate() {
+                if let Ok(e) = retriever.explain(query, h.doc) {
+                    explanations.push(ExplainedHit {
+                        method: run.label.clone(),
+                        kind: run.kind,
+                        passage: engine.corpus().external_id(h.doc).to_string(),
+                        rank: i + 1,
+                        explanation: e,
+                    });
+                }
+            }
+        }
+        if let Some(j) = judged.filter(|j| !j.is_empty()) {
+            let ranked: Vec<(String, f64)> =
+                r.hits.iter().map(|h| (engine.corpus().external_id(h.doc).to_string(), h.score)).collect();
+            metrics.insert(run.label.clone(), evaluate_query(&ranked, Some(j), &MetricSet::at(comparison.k)));
+        }
+    }
+    let n = engine.neural();
+    let map = match (&n.map, &n.dense_index) {
+        (Some(map), Some(index)) => {
+            let placed = n
+                .dense
+                .as_ref()
+                .and_then(|d| d.encoder.encode(&[query.text.as_str()], InputKind::Query).ok())
+                .and_then(|mut v| v.pop())
+                .map(|v| map.place(index, &v, 10));
+            Some(MapData {
+                points: map
+                    .points
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (engine.corpus().external_id(DocId(i as u32)).to_string(), p[0], p[1]))
+                    .collect(),
+                variance_share: map.variance_share,
+                query: placed.as_ref().map(|p| p.point),
+                neighbours: placed
+                    .map(|p| {
+                        p.neighbours.iter().map(|(d, c)| (engine.corpus().external_id(*d).to_string(), *c)).collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        }
+        _ => None,
+    };
+    ComparisonReport {
+        stamp: stamp(engine, settings),
+        question: comparison.question.clone(),
+        comparison: comparison.clone(),
+        passages,
+        explanations,
+        map,
+        metrics: if metrics.is_empty() { None } else { Some(metrics) },
+    }
+}
+
+/// A question-set report: the study, and each method's top 10 per question.
+pub fn study_report(engine: &Engine, study: &Study, settings: &Settings) -> StudyReport {
+    let top = study
+        .methods
+        .iter()
+        .map(|m| {
+            let per_q = m.run.results.iter().map(|(q, r)| (q.clone(), r.iter().take(10).cloned().collect())).collect();
+            (m.label.clone(), per_q)
+        })
+        .collect();
+    let questions = engine.corpus().queries.iter().map(|q| (q.id.clone(), q.text.clone())).collect();
+    StudyReport { stamp: stamp(engine, settings), study: study.clone(), top, questions }
+}

@@ -1,0 +1,43 @@
+//! CSV: one row per question, method, rank, passage, score.
+
+use super::ReportBody;
+use crate::compare::Outcome;
+use crate::{Error, Result};
+
+/// Render the rows.
+pub fn render(body: &ReportBody) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let err = |e: csv::Error| Error::invalid("report", e.to_string());
+    w.write_record(["question", "method", "rank", "passage", "score"]).map_err(err)?;
+    match body {
+        ReportBody::Comparison(c) => {
+            for run in &c.comparison.runs {
+                let Outcome::Ranked(r) = &run.outcome else { continue };
+                for (i, h) in r.hits.iter().enumerate() {
+                    let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
+                    w.write_record([
+                        c.question.as_str(),
+                        &run.label,
+                        &(i + 1).to_string(),
+                        id,
+                        &format!("{:.6}", h.score),
+                    ])
+                    .map_err(err)?;
+                }
+            }
+        }
+        ReportBody::Study(s) => {
+            for (method, per_q) in &s.top {
+                for (qid, hits) in per_q {
+                    let q = s.questions.get(qid).map(String::as_str).unwrap_or(qid);
+                    for (i, (doc, score)) in hits.iter().enumerate() {
+                        w.write_record([q, method.as_str(), &(i + 1).to_string(), doc, &format!("{score:.6}")])
+                            .map_err(err)?;
+                    }
+                }
+            }
+        }
+    }
+    let bytes = w.into_inner().map_err(|e| Error::invalid("report", e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| Error::invalid("report", e.to_string()))
+}

@@ -1,0 +1,290 @@
+//! The self-contained HTML report: inline CSS and SVG, no scripts, no external assets.
+
+use std::fmt::Write;
+
+use super::{ComparisonReport, ReportBody, Stamp, StudyReport, escape, svg};
+use crate::compare::Outcome;
+use crate::retrieve::{Detail, fmt_param};
+
+const STYLE: &str = "body{font-family:-apple-system,'Segoe UI',Ubuntu,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1180px;color:#222;line-height:1.4}\
+h1{font-size:26px;margin-bottom:4px}h2{margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}\
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;font-size:13px;text-align:left}\
+th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#777;font-size:12px}\
+.card{border:1px solid #e2e2e2;border-radius:6px;padding:10px 14px;margin:10px 0;background:#fff}\
+code,.mono{font-family:'DejaVu Sans Mono',monospace;font-size:12px}.scroll{overflow-x:auto}";
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n{body}\n</body></html>\n",
+        escape(title)
+    )
+}
+
+fn stamp_html(s: &Stamp) -> String {
+    let mut out = String::from("<h2>Reproducibility</h2><table>");
+    let st = &s.settings;
+    let methods: Vec<&str> = st.methods.iter().map(|m| m.label()).collect();
+    let weights: Vec<String> =
+        st.fusion.inputs.iter().map(|k| format!("{} {}", k.label(), fmt_param(st.fusion.weight(*k)))).collect();
+    let rows = [
+        ("RankLens", s.ranklens_version.clone()),
+        ("written", s.created.clone()),
+        ("corpus", format!("{} ({} passages)", s.corpus_name, s.corpus_size)),
+        ("corpus fingerprint (sha256)", s.corpus_fingerprint.clone()),
+        ("corpus source", s.corpus_source.clone().unwrap_or_else(|| "—".into())),
+        ("analyzer", s.analyzer.clone()),
+        ("k", st.k.to_string()),
+        (
+            "BM25",
+            format!(
+                "{} k1={} b={} δ={}",
+                st.bm25_variant,
+                fmt_param(st.bm25.k1),
+                fmt_param(st.bm25.b),
+                fmt_param(st.bm25.delta)
+            ),
+        ),
+        ("TF-IDF", format!("{}{}", st.tfidf, if st.tfidf_normalize { "" } else { ", no length normalisation" })),
+        (
+            "fusion",
+            format!(
+                "{} (RRF k={}), weights: {}",
+                st.fusion.method.name(),
+                fmt_param(st.fusion.rrf_k),
+                weights.join(", ")
+            ),
+        ),
+        ("rerank depth", st.rerank_depth.to_string()),
+        ("filter", st.filter.as_ref().map(|f| f.to_string()).unwrap_or_else(|| "none".into())),
+        ("methods", methods.join(", ")),
+    ];
+    for (k, v) in rows {
+        let _ = write!(out, "<tr><th>{}</th><td class=\"mono\">{}</td></tr>", escape(k), escape(&v));
+    }
+    if s.models.is_empty() {
+        out.push_str("<tr><th>models</th><td>none loaded</td></tr>");
+    }
+    for (id, files) in &s.models {
+        let list: Vec<String> = files.iter().map(|(f, h)| format!("{f} {h}")).collect();
+        let _ =
+            write!(out, "<tr><th>model {}</th><td class=\"mono\">{}</td></tr>", escape(id), escape(&list.join("; ")));
+    }
+    out.push_str("</table>");
+    out
+}
+
+fn comparison(c: &ComparisonReport) -> String {
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<h1>{}</h1><p class=\"muted\">One question put through every method, with why each ranked what it ranked.</p>",
+        escape(&c.question)
+    );
+    b.push_str("<h2>Rankings side by side</h2><div class=\"scroll\">");
+    b.push_str(&svg::rankings(c));
+    b.push_str("</div>");
+    for run in &c.comparison.runs {
+        match &run.outcome {
+            Outcome::Unavailable { message } | Outcome::Failed { message } => {
+                let _ = write!(
+                    b,
+                    "<p><b>{}</b>: not available — {}</p>",
+                    escape(&run.label),
+                    escape(message.lines().next().unwrap_or(""))
+                );
+            }
+            Outcome::Ranked(r) if r.unranked => {
+                let ids: Vec<String> = r.hits.iter().filter_map(|h| c.passage(h.doc).map(|p| p.id.clone())).collect();
+                let _ = write!(
+                    b,
+                    "<p><b>{}</b> (an unranked set of {}): {}</p>",
+                    escape(&run.label),
+                    r.total_matches,
+                    escape(&ids.join(", "))
+                );
+            }
+            Outcome::Rows(rows) => {
+                let _ = write!(
+                    b,
+                    "<h2>SQL rows (not a ranking)</h2><p class=\"mono\">{}</p><table><tr>",
+                    escape(&rows.sql)
+                );
+                for col in &rows.columns {
+                    let _ = write!(b, "<th>{}</th>", escape(col));
+                }
+                b.push_str("</tr>");
+                for row in &rows.rows {
+                    b.push_str("<tr>");
+                    for v in row {
+                        let _ = write!(b, "<td>{}</td>", escape(&v.to_string()));
+                    }
+                    b.push_str("</tr>");
+                }
+                b.push_str("</table>");
+                if !rows.conditions.is_empty() {
+                    let _ = write!(b, "<p class=\"muted\">conditions: {}</p>", escape(&rows.conditions.join(" AND ")));
+                }
+            }
+            Outcome::Bindings(g) => {
+                let _ = write!(b, "<h2>Graph bindings</h2><p class=\"mono\">{}</p><ul>", escape(&g.pattern));
+                for m in &g.matches {
+                    let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                    let path: Vec<String> = m.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
+                    let _ = write!(b, "<li><b>{}</b> via {}</li>", escape(&vars.join(", ")), escape(&path.join(" → ")));
+                }
+                let _ = write!(b, "</ul><p class=\"muted\">{}</p>", escape(&g.note));
+            }
+            Outcome::Ranked(_) => {}
+        }
+    }
+    if let Some(metrics) = &c.metrics {
+        b.push_str("<h2>Metrics for this question</h2><table><tr><th>method</th>");
+        let names: Vec<_> = metrics.values().next().map(|m| m.keys().copied().collect()).unwrap_or_default();
+        for n in &names {
+            let _ = write!(b, "<th>{n}</th>");
+        }
+        b.push_str("</tr>");
+        for (method, values) in metrics {
+            let _ = write!(b, "<tr><td>{}</td>", escape(method));
+            for n in &names {
+                let _ = write!(b, "<td class=\"num\">{:.4}</td>", values.get(n).copied().unwrap_or(0.0));
+            }
+            b.push_str("</tr>");
+        }
+        b.push_str("</table>");
+    }
+    b.push_str("<h2>Why: each method's top passages explained</h2>");
+    for e in &c.explanations {
+        let p = c.passages.values().find(|p| p.id == e.passage);
+        let _ = write!(
+            b,
+            "<div class=\"card\"><b>{}</b> · #{} <b>{}</b> {} · score {:.4}<br><span class=\"mono\">{}</span><br>{}",
+            escape(&e.method),
+            e.rank,
+            escape(&e.passage),
+            escape(p.map(|p| p.title.as_str()).unwrap_or("")),
+            e.explanation.value,
+            escape(&e.explanation.formula),
+            escape(&e.explanation.summary)
+        );
+        match &e.explanation.detail {
+            Detail::Terms(t) => {
+                b.push_str("<br>");
+                b.push_str(&svg::term_bars(t, e.kind));
+                if let Some(best) =
+                    t.rows.iter().filter(|r| r.tf > 0).max_by(|a, c| a.contribution.total_cmp(&c.contribution))
+                {
+                    let _ = write!(b, "<pre class=\"mono\">{}</pre>", escape(&t.worked(best).join("\n")));
+                }
+            }
+            Detail::Sparse { matches, .. } => {
+                b.push_str("<br>");
+                b.push_str(&svg::sparse_overlap(matches));
+            }
+            Detail::MaxSim { alignments, .. } => {
+                b.push_str("<br>");
+                b.push_str(&svg::maxsim(alignments));
+            }
+            Detail::Fusion { parts } => {
+                b.push_str("<table><tr><th>input</th><th>rank</th><th>contribution</th></tr>");
+                for p in parts {
+                    let _ = write!(
+                        b,
+                        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.5}</td></tr>",
+                        escape(&p.method),
+                        p.rank.map(|r| r.to_string()).unwrap_or_else(|| "—".into()),
+                        p.contribution
+                    );
+                }
+                b.push_str("</table>");
+            }
+            Detail::Clauses { clauses } => {
+                let list: Vec<String> =
+                    clauses.iter().map(|c| format!("{} {}", if c.satisfied { "✔" } else { "✘" }, c.clause)).collect();
+                let _ = write!(b, "<br>{}", escape(&list.join("; ")));
+            }
+            _ => {}
+        }
+        b.push_str("</div>");
+    }
+    if let Some(m) = &c.map {
+        b.push_str("<h2>Map of the passages (PCA)</h2>");
+        b.push_str(&svg::map(m, c));
+        let n: Vec<String> = m.neighbours.iter().map(|(id, cos)| format!("{id} ({cos:.3})")).collect();
+        let _ = write!(
+            b,
+            "<p class=\"muted\">2-D distances are approximate; true nearest neighbours by cosine: {}</p>",
+            escape(&n.join(", "))
+        );
+    }
+    b.push_str(&stamp_html(&c.stamp));
+    b
+}
+
+fn study(s: &StudyReport) -> String {
+    let st = &s.study;
+    let mut b = format!(
+        "<h1>Evaluation over {} questions</h1><p class=\"muted\">Means over every judged question; paired tests on {} against the baseline ({}).</p>",
+        st.num_queries,
+        st.primary,
+        escape(st.methods.get(st.baseline).map(|m| m.label.as_str()).unwrap_or("?"))
+    );
+    b.push_str("<h2>Metrics</h2><table><tr><th>method</th>");
+    for m in &st.metrics.0 {
+        let _ = write!(b, "<th>{m}</th>");
+    }
+    b.push_str("<th>wins/losses/ties</th><th>p (randomisation)</th><th>p (t-test)</th></tr>");
+    for (i, m) in st.methods.iter().enumerate() {
+        let _ = write!(b, "<tr><td>{}</td>", escape(&m.label));
+        for metric in &st.metrics.0 {
+            let _ = write!(b, "<td class=\"num\">{:.4}</td>", m.summary.mean.get(metric).copied().unwrap_or(0.0));
+        }
+        match &m.versus_baseline {
+            Some(p) => {
+                let _ = write!(
+                    b,
+                    "<td>{}/{}/{}</td><td class=\"num\">{:.4}</td><td class=\"num\">{:.4}</td>",
+                    p.wins, p.losses, p.ties, p.p_randomisation, p.p_t_test
+                );
+            }
+            None if i == st.baseline => b.push_str("<td>baseline</td><td></td><td></td>"),
+            None => b.push_str("<td></td><td></td><td></td>"),
+        }
+        b.push_str("</tr>");
+    }
+    b.push_str("</table>");
+    let (a, c) = st.pair;
+    if let (Some(ma), Some(mc)) = (st.methods.get(a), st.methods.get(c))
+        && a != c
+    {
+        let _ = write!(
+            b,
+            "<h2>Where {} and {} disagree most</h2><table><tr><th>query</th><th>question</th><th>{}</th><th>{}</th></tr>",
+            escape(&ma.label),
+            escape(&mc.label),
+            escape(&ma.label),
+            escape(&mc.label)
+        );
+        for d in &st.disagreements {
+            let _ = write!(
+                b,
+                "<tr><td>{}</td><td>{}</td><td class=\"num\">{:.4}</td><td class=\"num\">{:.4}</td></tr>",
+                escape(&d.qid),
+                escape(&d.question),
+                d.a,
+                d.b
+            );
+        }
+        b.push_str("</table>");
+    }
+    b.push_str(&stamp_html(&s.stamp));
+    b
+}
+
+/// Render a report as one HTML page.
+pub fn render(body: &ReportBody) -> String {
+    match body {
+        ReportBody::Comparison(c) => page(&format!("RankLens · {}", c.question), &comparison(c)),
+        ReportBody::Study(s) => page("RankLens evaluation", &study(s)),
+    }
+}

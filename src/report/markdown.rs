@@ -1,0 +1,138 @@
+//! The Markdown report: the same content as the HTML one, as tables and lists.
+
+use std::fmt::Write;
+
+use super::{ReportBody, Stamp};
+use crate::compare::Outcome;
+use crate::retrieve::fmt_param;
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn stamp_md(s: &Stamp) -> String {
+    let st = &s.settings;
+    let mut out = String::from("\n## Reproducibility\n\n| | |\n|---|---|\n");
+    let rows = [
+        ("RankLens", s.ranklens_version.clone()),
+        ("written", s.created.clone()),
+        ("corpus", format!("{} ({} passages)", s.corpus_name, s.corpus_size)),
+        ("corpus fingerprint", s.corpus_fingerprint.clone()),
+        ("analyzer", s.analyzer.clone()),
+        ("k", st.k.to_string()),
+        ("BM25", format!("{} k1={} b={}", st.bm25_variant, fmt_param(st.bm25.k1), fmt_param(st.bm25.b))),
+        ("TF-IDF", st.tfidf.to_string()),
+        ("fusion", format!("{} k={}", st.fusion.method.name(), fmt_param(st.fusion.rrf_k))),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(out, "| {k} | `{}` |", cell(&v));
+    }
+    for (id, files) in &s.models {
+        let list: Vec<String> = files.iter().map(|(f, h)| format!("{f} {h}")).collect();
+        let _ = writeln!(out, "| model {} | `{}` |", cell(id), cell(&list.join("; ")));
+    }
+    out
+}
+
+/// Render a report as Markdown.
+pub fn render(body: &ReportBody) -> String {
+    let mut s = String::new();
+    match body {
+        ReportBody::Comparison(c) => {
+            let _ = writeln!(s, "# {}\n", cell(&c.question));
+            let ranked: Vec<(&str, &crate::retrieve::Ranking)> = c
+                .comparison
+                .runs
+                .iter()
+                .filter_map(|r| match &r.outcome {
+                    Outcome::Ranked(x) => Some((r.label.as_str(), x)),
+                    _ => None,
+                })
+                .collect();
+            let _ = writeln!(s, "| rank | {} |", ranked.iter().map(|(l, _)| cell(l)).collect::<Vec<_>>().join(" | "));
+            let _ = writeln!(s, "|---|{}", "---|".repeat(ranked.len()));
+            let depth = ranked.iter().map(|(_, r)| r.hits.len()).max().unwrap_or(0);
+            for i in 0..depth {
+                let cells: Vec<String> = ranked
+                    .iter()
+                    .map(|(_, r)| {
+                        r.hits
+                            .get(i)
+                            .map(|h| {
+                                let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
+                                format!("{id} ({:.3})", h.score)
+                            })
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                let _ = writeln!(s, "| {} | {} |", i + 1, cells.join(" | "));
+            }
+            for run in &c.comparison.runs {
+                match &run.outcome {
+                    Outcome::Unavailable { message } | Outcome::Failed { message } => {
+                        let _ = writeln!(
+                            s,
+                            "\n- **{}**: not available — {}",
+                            run.label,
+                            message.lines().next().unwrap_or("")
+                        );
+                    }
+                    Outcome::Rows(r) => {
+                        let _ = writeln!(s, "\n## SQL rows (not a ranking)\n\n`{}`\n", r.sql);
+                        let _ = writeln!(s, "| {} |\n|{}", r.columns.join(" | "), "---|".repeat(r.columns.len()));
+                        for row in &r.rows {
+                            let _ = writeln!(
+                                s,
+                                "| {} |",
+                                row.iter().map(|v| cell(&v.to_string())).collect::<Vec<_>>().join(" | ")
+                            );
+                        }
+                    }
+                    Outcome::Bindings(g) => {
+                        let _ = writeln!(s, "\n## Graph bindings\n\n`{}`\n", g.pattern);
+                        for m in &g.matches {
+                            let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                            let _ = writeln!(s, "- {}", vars.join(", "));
+                        }
+                        let _ = writeln!(s, "\n_{}_", g.note);
+                    }
+                    Outcome::Ranked(_) => {}
+                }
+            }
+            s.push_str("\n## Why\n\n");
+            for e in &c.explanations {
+                let _ = writeln!(
+                    s,
+                    "- **{}** #{} `{}` — {:.4}: {}",
+                    e.method, e.rank, e.passage, e.explanation.value, e.explanation.summary
+                );
+            }
+            s.push_str(&stamp_md(&c.stamp));
+        }
+        ReportBody::Study(r) => {
+            let st = &r.study;
+            let _ = writeln!(s, "# Evaluation over {} questions\n", st.num_queries);
+            let names: Vec<String> = st.metrics.0.iter().map(|m| m.to_string()).collect();
+            let _ = writeln!(s, "| method | {} | W/L/T | p (rand) | p (t) |", names.join(" | "));
+            let _ = writeln!(s, "|---|{}---|---|---|", "---|".repeat(names.len()));
+            for m in &st.methods {
+                let vals: Vec<String> = st
+                    .metrics
+                    .0
+                    .iter()
+                    .map(|x| format!("{:.4}", m.summary.mean.get(x).copied().unwrap_or(0.0)))
+                    .collect();
+                let test = m
+                    .versus_baseline
+                    .as_ref()
+                    .map(|p| {
+                        format!("{}/{}/{} | {:.4} | {:.4}", p.wins, p.losses, p.ties, p.p_randomisation, p.p_t_test)
+                    })
+                    .unwrap_or_else(|| "baseline | | ".into());
+                let _ = writeln!(s, "| {} | {} | {test} |", cell(&m.label), vals.join(" | "));
+            }
+            s.push_str(&stamp_md(&r.stamp));
+        }
+    }
+    s
+}

@@ -1,0 +1,234 @@
+//! Judgements, metrics and reports: hand-computed metrics on the sample questions, RankLens's
+//! SciFact figure against trec_eval's own code (pytrec_eval), the HTML report in headless
+//! Chromium, and JSON reports that re-open and refuse tampering.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use ranklens::analysis::{AnalyzerConfig, Preset};
+use ranklens::compare::Comparison;
+use ranklens::config::Settings;
+use ranklens::corpus::{LoadOptions, load};
+use ranklens::engine::{Engine, SparseSpec};
+use ranklens::eval::{Metric, MetricSet, evaluate, evaluate_query};
+use ranklens::progress::NoProgress;
+use ranklens::report::{self, ReportBody, ReportFormat};
+use ranklens::retrieve::{Bm25Params, Bm25Variant, MethodKind, QueryContext, Retriever};
+
+fn sample_engine() -> Engine {
+    let dir = common::sample("acme-sync");
+    let mut e = Engine::new(load(&dir, LoadOptions::default()).unwrap());
+    e.load_structured(&dir).unwrap();
+    e
+}
+
+fn ranked_ids(engine: &Engine, r: &dyn Retriever, q: &str) -> Vec<(String, f64)> {
+    r.search(&QueryContext::new(q), 10)
+        .unwrap()
+        .hits
+        .iter()
+        .map(|h| (engine.corpus().external_id(h.doc).to_string(), h.score))
+        .collect()
+}
+
+#[test]
+fn sample_question_metrics_equal_hand_computations() {
+    let e = sample_engine();
+    let qrels = e.corpus().qrels.clone().unwrap();
+    let m = MetricSet::at(10);
+
+    // q3 "What is E140?" under rank_bm25's BM25Okapi (whitespace tokens): errors-3 (grade 3) is
+    // second, releases-1 (grade 1) is not in the top 10.
+    let okapi = e
+        .sparse(
+            SparseSpec::Bm25 { variant: Bm25Variant::Okapi, params: Bm25Variant::Okapi.default_params() },
+            AnalyzerConfig::preset(Preset::Whitespace),
+            &NoProgress,
+        )
+        .unwrap();
+    let run = ranked_ids(&e, okapi.as_ref(), "What is E140?");
+    assert_eq!(run[1].0, "errors-3");
+    assert!(!run.iter().any(|(d, _)| d == "releases-1"));
+    let v = evaluate_query(&run, qrels.for_query("q3"), &m);
+    let idcg = 3.0 + 1.0 / 3f64.log2();
+    assert!((v[&Metric::Ndcg(10)] - (3.0 / 3f64.log2()) / idcg).abs() < 1e-12);
+    assert!((v[&Metric::Ap] - 0.5 / 2.0).abs() < 1e-12, "precision 1/2 at the one relevant found, over 2 relevant");
+    assert_eq!(v[&Metric::Recall(10)], 0.5);
+    assert_eq!(v[&Metric::Precision(10)], 0.1);
+    assert_eq!(v[&Metric::Mrr], 0.5);
+
+    // q6 "How many devices…?" under Lucene BM25 (k1 0.9, b 0.4, english): accounts-1 (3) first,
+    // accounts-5 (1) sixth.
+    let lucene = e
+        .sparse(
+            SparseSpec::Bm25 {
+                variant: Bm25Variant::Lucene,
+                params: Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() },
+            },
+            AnalyzerConfig::default(),
+            &NoProgress,
+        )
+        .unwrap();
+    let run = ranked_ids(&e, lucene.as_ref(), "How many devices can I use with one account?");
+    assert_eq!((run[0].0.as_str(), run[5].0.as_str()), ("accounts-1", "accounts-5"));
+    let v = evaluate_query(&run, qrels.for_query("q6"), &m);
+    assert!((v[&Metric::Ndcg(10)] - (3.0 + 1.0 / 7f64.log2()) / idcg).abs() < 1e-12);
+    assert!((v[&Metric::Ap] - (1.0 + 2.0 / 6.0) / 2.0).abs() < 1e-12);
+    assert_eq!((v[&Metric::Recall(10)], v[&Metric::Precision(10)], v[&Metric::Mrr]), (1.0, 0.2, 1.0));
+}
+
+/// The Python in `scripts/.venv` with the independent checkers, created on first use.
+fn checker_python() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out =
+        Command::new(root.join("scripts/venv.sh")).arg(root.join("scripts/requirements-check.txt")).output().unwrap();
+    assert!(out.status.success(), "creating the checker venv failed: {}", String::from_utf8_lossy(&out.stderr));
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+#[test]
+fn scifact_ndcg_agrees_with_trec_eval_to_1e4() {
+    let dir = common::shared_data("scifact");
+    let corpus = load(&dir, LoadOptions::default()).unwrap();
+    let qrels = corpus.qrels.clone().unwrap();
+    let engine = Engine::new(corpus);
+    let params = Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() };
+    let bm25 = engine
+        .sparse(SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params }, AnalyzerConfig::default(), &NoProgress)
+        .unwrap();
+    let run = engine.run_queries(bm25.as_ref(), &Settings::default(), 1000, &NoProgress).unwrap();
+    let ours = evaluate(&run, &qrels, &MetricSet(vec![Metric::Ndcg(10)])).mean[&Metric::Ndcg(10)];
+    let tmp = tempfile::tempdir().unwrap();
+    let run_path = tmp.path().join("bm25.trec");
+    run.write_trec(&run_path).unwrap();
+    let out = Command::new(checker_python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/trec_eval_check.py"))
+        .arg(dir.join("qrels/test.tsv"))
+        .arg(&run_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let theirs: f64 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+    assert!((ours - theirs).abs() < 1e-4, "RankLens {ours:.6} vs pytrec_eval {theirs:.6}");
+}
+
+fn comparison_body(e: &Engine, question: &str) -> ReportBody {
+    let settings = Settings::default();
+    let q = e.query_context(question, &settings);
+    let kinds = [MethodKind::Boolean, MethodKind::TfIdf, MethodKind::Bm25];
+    let retrievers: Vec<Arc<dyn Retriever>> = kinds.iter().map(|k| e.retriever(*k, &settings).unwrap()).collect();
+    let entries: Vec<_> = retrievers.iter().map(|r| (r.kind(), Ok(r.clone()))).collect();
+    let mut cmp = Comparison::run_all(&q, settings.k, &entries);
+    cmp.add_structured(
+        e,
+        Some("SELECT code, added_in FROM errors ORDER BY code"),
+        Some("desktop-app loads ?p . ?p depends_on libsodium"),
+    );
+    let judged = e.corpus().qrels.as_ref().and_then(|x| x.for_query("q5")).cloned();
+    ReportBody::Comparison(Box::new(report::comparison_report(e, &cmp, &retrievers, &q, &settings, judged.as_ref())))
+}
+
+#[test]
+fn json_reports_reopen_and_refuse_tampering_or_truncation() {
+    let e = sample_engine();
+    let body = comparison_body(&e, "Which version added end-to-end encryption, and which library does it use?");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    report::write(&body, &path).unwrap();
+    let back = report::load(&path).unwrap();
+    assert_eq!(back, body, "a report re-reads exactly");
+    let ReportBody::Comparison(c) = &back else { panic!() };
+    assert_eq!(c.stamp.corpus_fingerprint, e.corpus().fingerprint());
+    assert_eq!(c.stamp.settings.bm25.k1, 1.2);
+    assert!(c.metrics.as_ref().is_some_and(|m| m.len() == 3));
+    assert!(c.explanations.iter().any(|x| x.kind == MethodKind::Bm25));
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    let tampered = text.replacen("\"k1\": 1.2", "\"k1\": 1.3", 1);
+    assert_ne!(tampered, text);
+    std::fs::write(&path, &tampered).unwrap();
+    let err = report::load(&path).unwrap_err().to_string();
+    assert!(err.contains("checksum mismatch") && err.contains("r.json"), "{err}");
+
+    std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+    let err = report::load(&path).unwrap_err().to_string();
+    assert!(err.contains("truncated") && err.contains("r.json:"), "{err}");
+    std::fs::write(&path, "{\"format\": \"something else\", \"version\": 1, \"checksum\": \"\", \"body\": {}}")
+        .unwrap();
+    assert!(report::load(&path).unwrap_err().to_string().contains("not a RankLens report"));
+}
+
+#[test]
+fn csv_and_markdown_reports_carry_every_ranking_and_the_stamp() {
+    let e = sample_engine();
+    let body = comparison_body(&e, "What is E140?");
+    let csv = report::render(&body, ReportFormat::Csv).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("question,method,rank,passage,score"));
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.iter().any(|r| r.starts_with("What is E140?,\"BM25 (lucene, k1=1.2, b=0.75)\",1,")), "{rows:?}");
+    let md = report::render(&body, ReportFormat::Markdown).unwrap();
+    assert!(md.contains(&e.corpus().fingerprint()) && md.contains("| rank |"));
+}
+
+#[test]
+fn the_html_report_renders_in_headless_chromium_offline() {
+    let e = sample_engine();
+    let body = comparison_body(&e, "Which version added end-to-end encryption, and which library does it use?");
+    let html = report::render(&body, ReportFormat::Html).unwrap();
+    assert!(
+        !html.contains("<script") && !html.contains("src=") && !html.contains("href="),
+        "self-contained, no scripts"
+    );
+    for chart in ["rankings side by side", "term contributions", "Graph bindings", "SQL rows"] {
+        assert!(html.contains(chart), "missing {chart}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    std::fs::write(&page, &html).unwrap();
+    let shot = dir.path().join("report.png");
+    let chromium = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok());
+    let chromium = chromium.expect("Chromium is needed for this test: scripts/test.sh installs Debian's `chromium`");
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+            "--window-size=1200,1800",
+        ])
+        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(shot.is_file(), "no screenshot: {log}");
+    assert!(!log.contains("CONSOLE"), "the page logged to the console: {log}");
+    let img = image::open(&shot).unwrap().to_rgb8();
+    assert_eq!((img.width(), img.height()), (1200, 1800));
+    let ink = img.pixels().filter(|p| p.0.iter().any(|&c| c < 200)).count();
+    let colors: std::collections::HashSet<[u8; 3]> = img.pixels().map(|p| p.0).collect();
+    assert!(ink as f64 / f64::from(img.width() * img.height()) > 0.02, "the page is blank");
+    assert!(colors.len() > 50, "the page has only {} colours", colors.len());
+    let reference_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/report.png");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::copy(&shot, &reference_path).unwrap();
+    }
+    let reference = image::open(&reference_path)
+        .expect("tests/snapshots/report.png: run with UPDATE_SNAPSHOTS=1 once, look at it, commit it");
+    assert_eq!((reference.width(), reference.height()), (img.width(), img.height()));
+}
