@@ -208,3 +208,75 @@ fn snapshots_of_the_main_views() {
     settle(&mut h);
     h.snapshot("structured");
 }
+
+fn harness_in(workspace: std::path::PathBuf, question: &str) -> Harness<'static, RankLensApp> {
+    let manager = models();
+    let state = Persisted { question: question.to_string(), ..Persisted::default() };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1360.0, 860.0))
+        .build_eframe(move |cc| RankLensApp::create(cc, state, manager, Some(workspace), Some(CorpusChoice::Sample)));
+    settle(&mut h);
+    h
+}
+
+#[test]
+fn grades_survive_a_restart_and_round_trip_through_qrels() {
+    let ws = tempfile::tempdir().unwrap().keep();
+    let doc = {
+        let mut h = harness_in(ws.clone(), "What is E140?");
+        assert_eq!(h.state_mut().grades().get("errors-3"), Some(&3), "the shipped judgement");
+        let doc = h.state().engine.as_ref().unwrap().corpus().lookup("errors-3").unwrap();
+        h.state_mut().select(Some(MethodKind::Bm25), doc);
+        settle(&mut h);
+        h.key_press(egui::Key::Num2);
+        h.run_steps(2);
+        let other = h.state().engine.as_ref().unwrap().corpus().lookup("errors-1").unwrap();
+        h.state_mut().select(Some(MethodKind::Bm25), other);
+        settle(&mut h);
+        h.key_press(egui::Key::Num0);
+        h.run_steps(2);
+        assert_eq!(h.state_mut().grades().get("errors-3"), Some(&2), "the keyboard grade overrides");
+        doc
+    };
+    // A new app on the same workspace sees the grades.
+    let mut h = harness_in(ws.clone(), "What is E140?");
+    let grades = h.state_mut().grades();
+    assert_eq!((grades.get("errors-3"), grades.get("errors-1")), (Some(&2), Some(&0)));
+    let _ = doc;
+    // Export as TREC qrels and import into a fresh workspace: the same grades.
+    let file = ws.join("grades.trec");
+    h.state_mut().on_dialog(ranklens::gui::judging::DialogPurpose::ExportQrels, file.clone());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("q3 0 errors-3 2\n") && text.contains("q3 0 errors-1 0\n"), "{text}");
+    let mut fresh = harness_in(tempfile::tempdir().unwrap().keep(), "What is E140?");
+    fresh.state_mut().on_dialog(ranklens::gui::judging::DialogPurpose::ImportQrels, file);
+    assert_eq!(fresh.state().all_qrels(), h.state().all_qrels());
+    assert_eq!(fresh.state().all_qrels().to_trec(), text);
+}
+
+#[test]
+fn a_json_report_reopens_with_the_same_rankings_and_a_tampered_one_is_refused() {
+    let mut h = harness("Which version added end-to-end encryption, and which library does it use?");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    h.state_mut().export_report(path.clone());
+    settle(&mut h);
+    assert!(path.is_file());
+    // Move away: another question and other parameters.
+    h.state_mut().state.question = "What is E140?".into();
+    h.state_mut().state.settings.bm25.k1 = 2.5;
+    h.state_mut().mark_dirty();
+    settle(&mut h);
+    h.state_mut().open_report(&path);
+    settle(&mut h);
+    assert_eq!(h.state().state.question, "Which version added end-to-end encryption, and which library does it use?");
+    assert_eq!(h.state().state.settings.bm25.k1, 1.2);
+    assert_eq!(h.state().report_reproduced, Some(true));
+    h.get_by_label_contains("columns reproduced exactly");
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("\"k1\": 1.2", "\"k1\": 1.25", 1)).unwrap();
+    h.state_mut().open_report(&path);
+    settle(&mut h);
+    h.get_by_label_contains("checksum mismatch");
+}
