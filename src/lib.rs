@@ -29,6 +29,7 @@ pub mod eval;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod index;
+pub mod lessons;
 pub mod models;
 pub mod progress;
 pub mod project;

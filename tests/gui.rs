@@ -207,6 +207,10 @@ fn snapshots_of_the_main_views() {
     h.state_mut().run_sql();
     settle(&mut h);
     h.snapshot("structured");
+    h.state_mut().state.view = ViewId::Lessons;
+    h.state_mut().extra.lessons.selected = Some("bm25".into());
+    settle(&mut h);
+    h.snapshot("lesson_bm25");
 }
 
 fn harness_in(workspace: std::path::PathBuf, question: &str) -> Harness<'static, RankLensApp> {
@@ -279,4 +283,94 @@ fn a_json_report_reopens_with_the_same_rankings_and_a_tampered_one_is_refused() 
     h.state_mut().open_report(&path);
     settle(&mut h);
     h.get_by_label_contains("checksum mismatch");
+}
+
+#[test]
+fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table() {
+    use ranklens::lessons::{ATLAS, Block, LESSONS, RunsHere};
+    let mut h = harness("Why does my phone say my login is stale?");
+    h.get_by_label("Lessons").click();
+    settle(&mut h);
+    for (id, title) in LESSONS {
+        // The tab comes before the lesson's own title in the tree.
+        h.get_all_by_label(title).next().unwrap().click();
+        settle(&mut h);
+        let shown = h.state().extra.lessons.shown.clone();
+        let (shown_id, _, lesson) = shown.unwrap_or_else(|| panic!("{id}: nothing shown"));
+        assert_eq!(shown_id, id);
+        let lesson = lesson.unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(lesson.blocks.len() > 2, "{id}");
+    }
+    h.get_all_by_label("Cosine over TF-IDF").next().unwrap().click();
+    settle(&mut h);
+    h.get_by_label("0.6547");
+    h.get_by_label("0.0727");
+    h.get_all_by_label("Retrieve then read").next().unwrap().click();
+    settle(&mut h);
+    h.get_by_label("the Martian atmosphere");
+
+    // The BM25 lesson: the textbook rows are drawn; the sliders recompute the learner's row.
+    h.get_all_by_label("Why BM25 flips tf-idf").next().unwrap().click();
+    settle(&mut h);
+    h.get_by_label("your setting: k = 1.20, b = 0.75, idf log10");
+    let own_row = |h: &Harness<'static, RankLensApp>| {
+        let (_, _, l) = h.state().extra.lessons.shown.clone().unwrap();
+        let l = l.unwrap();
+        l.blocks
+            .iter()
+            .find_map(|b| match b {
+                Block::Table { rows, .. } if rows.last().is_some_and(|r| r[0].starts_with("your setting")) => {
+                    rows.last().cloned()
+                }
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(own_row(&h)[1..], ["1.931", "1.512", "d1"]);
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "BM25 b").set_value_accesskit(0.0);
+    settle(&mut h);
+    // b = 0 is the textbook's "k = 1.2, b = 0" row: length no longer counts, 40 > 8 wins.
+    assert_eq!(own_row(&h)[1..], ["1.683", "1.784", "d2"]);
+    h.get_by_label("your setting: k = 1.20, b = 0.00, idf log10");
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "BM25 k").set_value_accesskit(0.0);
+    settle(&mut h);
+    assert_eq!(own_row(&h)[1..], ["2.301", "2.301", "tie"]);
+
+    // The atlas: every card opens; each either runs somewhere or says why not.
+    h.get_by_label("Methods atlas").click();
+    settle(&mut h);
+    for (i, card) in ATLAS.iter().enumerate() {
+        let mark = if matches!(card.runs_here, RunsHere::No(_)) { "○" } else { "●" };
+        h.get_by_label(&format!("{mark} {}", card.name)).click();
+        h.run_steps(2);
+        assert_eq!(h.state().extra.atlas.card, i);
+        h.get_by_label(card.stores);
+        h.get_by_label(card.brain);
+        match card.runs_here {
+            RunsHere::No(why) => {
+                h.get_by_label(&format!("Not run here. {why}"));
+            }
+            _ => {
+                h.get_by_label_contains("Run it: ");
+            }
+        }
+    }
+    // "Run it" on the BM25 card goes to the compare view.
+    h.get_by_label("● BM25").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Run it: BM25").click();
+    settle(&mut h);
+    assert_eq!(h.state().state.view, ViewId::Compare);
+
+    // The RAG prompt: numbered passages from the best list, with the instruction.
+    h.get_by_label("RAG prompt").click();
+    settle(&mut h);
+    let (source, prompt) = ranklens::gui::panels::current_prompt(h.state()).unwrap();
+    assert!(source.starts_with("Fusion") || source.starts_with("Rerank"), "{source}");
+    assert!(prompt.starts_with("Answer the question using only the numbered passages"));
+    assert!(prompt.contains("\n[5] (") && !prompt.contains("\n[6] ("), "five passages by default");
+    h.get_by_label("Prompt");
+    let file = tempfile::tempdir().unwrap().keep().join("prompt.txt");
+    h.state_mut().on_dialog(ranklens::gui::judging::DialogPurpose::ExportPrompt, file.clone());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), prompt);
 }

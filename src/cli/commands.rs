@@ -437,7 +437,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
     let specs = SparseSpec::all_variants(settings.bm25_variant, settings.bm25);
-    let mut entries: Vec<(MethodKind, Result<std::sync::Arc<dyn Retriever>, String>)> = Vec::new();
+    let mut entries: Vec<crate::compare::RetrieverEntry> = Vec::new();
     for spec in &specs {
         entries.push((spec.kind(), Ok(std::sync::Arc::from(engine.sparse(*spec, settings.analyzer, &progress)?))));
     }
@@ -1063,7 +1063,7 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let engine = a.corpus.engine(&progress)?;
         prepare_neural(&engine, &kinds, &settings, &a.models, a.models.fetch_models, &progress)?;
         let q = engine.query_context(&question, &settings);
-        let mut entries: Vec<(MethodKind, Result<std::sync::Arc<dyn Retriever>, String>)> =
+        let mut entries: Vec<crate::compare::RetrieverEntry> =
             vec![(MethodKind::Boolean, engine.retriever(MethodKind::Boolean, &settings))];
         entries.extend(kinds.iter().map(|k| (*k, engine.retriever(*k, &settings))));
         let mut cmp = Comparison::run_all(&q, settings.k, &entries);
@@ -1087,5 +1087,56 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
     drop(progress);
     crate::report::write(&body, &a.out)?;
     println!("wrote {}", a.out.display());
+    Ok(Found::Some)
+}
+
+/// `ranklens lesson`
+#[derive(Debug, Args)]
+pub struct LessonArgs {
+    /// Lesson: tfidf, bm25, index, reader, mismatch, fusion, structure, chunking, entities (none: list them).
+    name: Option<String>,
+    /// BM25 k (bm25 lesson).
+    #[arg(long)]
+    k: Option<f64>,
+    /// BM25 b (bm25 lesson).
+    #[arg(long)]
+    b: Option<f64>,
+    /// The question (index lesson).
+    #[arg(long)]
+    question: Option<String>,
+    /// Passages the reader sees (reader lesson).
+    #[arg(long)]
+    reader_k: Option<usize>,
+}
+
+/// `ranklens lesson NAME`: a lesson printed as text, every number computed live.
+pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
+    let Some(name) = a.name else {
+        for (id, title) in crate::lessons::LESSONS {
+            println!("{id:<10} {title}");
+        }
+        println!("{:<10} Methods atlas", "atlas");
+        return Ok(Found::Some);
+    };
+    if name == "atlas" {
+        print!("{}", crate::lessons::atlas_lesson().to_text());
+        return Ok(Found::Some);
+    }
+    let mut params = crate::lessons::LessonParams::default();
+    if let Some(k) = a.k {
+        params.k = k;
+    }
+    if let Some(b) = a.b {
+        params.b = b;
+    }
+    if let Some(q) = a.question {
+        params.question = q;
+    }
+    if let Some(k) = a.reader_k {
+        params.reader_k = k;
+    }
+    let kit = crate::lessons::LessonKit::load(&ModelManager::from_env(), &NoProgress)?;
+    let lesson = crate::lessons::build(&name, &kit, &params)?;
+    print!("{}", lesson.to_text());
     Ok(Found::Some)
 }

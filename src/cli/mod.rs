@@ -48,6 +48,8 @@ pub enum Command {
     Models(commands::ModelsArgs),
     /// Write a shareable report (HTML, Markdown, JSON or CSV) of a question or a question set.
     Report(commands::ReportArgs),
+    /// Print a lesson (tfidf, bm25, index, reader, mismatch, fusion, structure, chunking, entities).
+    Lesson(commands::LessonArgs),
 }
 
 /// Outcome of a command: found something or not.
@@ -71,6 +73,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Graph(a) => commands::graph(a),
         Command::Models(a) => commands::models(a),
         Command::Report(a) => commands::report(a),
+        Command::Lesson(a) => commands::lesson(a),
     };
     match result {
         Ok(Found::Some) => ExitCode::SUCCESS,

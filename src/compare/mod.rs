@@ -34,6 +34,9 @@ pub enum Outcome {
     },
 }
 
+/// A method and its retriever, or why it is not available.
+pub type RetrieverEntry = (MethodKind, std::result::Result<std::sync::Arc<dyn Retriever>, String>);
+
 /// One column of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MethodRun {
@@ -85,11 +88,7 @@ impl Comparison {
 
     /// Run every entry; an entry that is `Err(message)` (a model missing, say) becomes an
     /// `Unavailable` column with that message, so the other methods still run.
-    pub fn run_all(
-        question: &QueryContext,
-        k: usize,
-        entries: &[(MethodKind, std::result::Result<std::sync::Arc<dyn Retriever>, String>)],
-    ) -> Comparison {
+    pub fn run_all(question: &QueryContext, k: usize, entries: &[RetrieverEntry]) -> Comparison {
         let runs = entries
             .iter()
             .map(|(kind, r)| match r {

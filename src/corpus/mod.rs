@@ -4,6 +4,7 @@
 //! and line, and the rest of the input still loads. Only a file that cannot be read at all is an
 //! error.
 
+pub mod chunk;
 mod filter;
 mod load;
 

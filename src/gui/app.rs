@@ -14,7 +14,11 @@ use crate::structured::{GraphResult, SqlResult};
 
 use super::jobs::{Jobs, Output, Slot};
 use super::panels;
-use super::state::{CorpusChoice, Persisted};
+use super::state::{CorpusChoice, Persisted, ViewId};
+
+/// One method's explanation of the selected passage: (column label, method, explanation or why
+/// not, the passage's rank in that column).
+pub type ExplainedItem = (String, MethodKind, Result<Explanation, String>, Option<usize>);
 
 /// The result of ranking the question: the comparison, and the retrievers that produced it (kept
 /// to explain passages with the very same objects).
@@ -34,7 +38,7 @@ pub struct Explained {
     /// The passage.
     pub doc: DocId,
     /// (method label, family, explanation or error, rank in that method's list).
-    pub items: Vec<(String, MethodKind, Result<Explanation, String>, Option<usize>)>,
+    pub items: Vec<ExplainedItem>,
 }
 
 /// A message shown in the message strip.
@@ -227,7 +231,9 @@ impl RankLensApp {
 
     /// Results of the evaluation and report jobs.
     pub fn apply_other(&mut self, slot: Slot, output: Output) {
-        self.apply_judging(&slot, output);
+        if let Some(output) = panels::lessons::apply(self, &slot, output) {
+            self.apply_judging(&slot, output);
+        }
     }
 
     /// Called when a new corpus is installed.
@@ -273,7 +279,9 @@ impl RankLensApp {
     /// Draw everything.
     pub fn draw(&mut self, ui: &mut egui::Ui) {
         panels::top_bar_ui(self, ui);
-        panels::question_bar_ui(self, ui);
+        if !matches!(self.state.view, ViewId::Lessons | ViewId::Atlas) {
+            panels::question_bar_ui(self, ui);
+        }
         panels::nav_ui(self, ui);
         panels::messages_ui(self, ui);
         egui::CentralPanel::default().show(ui, |ui| {

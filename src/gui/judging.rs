@@ -32,6 +32,8 @@ pub enum DialogPurpose {
     ExportQrels,
     /// Load TREC or BEIR qrels as grades.
     ImportQrels,
+    /// Save the RAG prompt as text.
+    ExportPrompt,
 }
 
 /// A dialog running on its own thread.
@@ -192,6 +194,9 @@ impl RankLensApp {
                     d.set_title("Export grades as TREC qrels").set_file_name("qrels.trec").save_file()
                 }
                 DialogPurpose::ImportQrels => d.set_title("Import TREC or BEIR qrels").pick_file(),
+                DialogPurpose::ExportPrompt => {
+                    d.set_title("Export the RAG prompt").set_file_name("rag-prompt.txt").save_file()
+                }
             };
             let _ = tx.send(picked);
         });
@@ -216,6 +221,19 @@ impl RankLensApp {
                 Err(e) => self.messages.push(Message::error(format!("{}: {e}", path.display()))),
             },
             DialogPurpose::ImportQrels => self.import_qrels(&path),
+            DialogPurpose::ExportPrompt => self.export_prompt(&path),
+        }
+    }
+
+    /// Write the current RAG prompt to a file.
+    pub fn export_prompt(&mut self, path: &std::path::Path) {
+        let Some((_, prompt)) = crate::gui::panels::current_prompt(self) else {
+            self.messages.push(Message::error("there is no prompt to export yet: ask a question first"));
+            return;
+        };
+        match std::fs::write(path, prompt) {
+            Ok(()) => self.messages.push(Message::warning(format!("prompt written to {}", path.display()))),
+            Err(e) => self.messages.push(Message::error(format!("{}: {e}", path.display()))),
         }
     }
 

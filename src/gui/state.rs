@@ -58,11 +58,17 @@ pub enum ViewId {
     Corpus,
     /// Neural models.
     Models,
+    /// Worked examples computed live.
+    Lessons,
+    /// One card per retrieval method.
+    Atlas,
+    /// The RAG prompt.
+    Rag,
 }
 
 impl ViewId {
     /// Every view.
-    pub const ALL: [ViewId; 7] = [
+    pub const ALL: [ViewId; 10] = [
         ViewId::Compare,
         ViewId::Explain,
         ViewId::Map,
@@ -70,6 +76,9 @@ impl ViewId {
         ViewId::Evaluate,
         ViewId::Corpus,
         ViewId::Models,
+        ViewId::Lessons,
+        ViewId::Atlas,
+        ViewId::Rag,
     ];
 
     /// Navigation label.
@@ -82,6 +91,9 @@ impl ViewId {
             ViewId::Evaluate => "Evaluate",
             ViewId::Corpus => "Corpus",
             ViewId::Models => "Models",
+            ViewId::Lessons => "Lessons",
+            ViewId::Atlas => "Methods atlas",
+            ViewId::Rag => "RAG prompt",
         }
     }
 }

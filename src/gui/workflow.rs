@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::models::Role;
 use crate::models::TextEncoder;
 use crate::progress::Progress;
-use crate::retrieve::{Explanation, MethodKind, Retriever};
+use crate::retrieve::{Explanation, MethodKind};
 use crate::structured::{SqlLimits, SqlResult};
 
 use super::app::{Explained, Message, RankLensApp, Ranked};
@@ -118,7 +118,7 @@ impl RankLensApp {
                 .copied()
                 .filter(|k| !matches!(k, MethodKind::Sql | MethodKind::Graph))
                 .collect();
-            let entries: Vec<(MethodKind, Result<Arc<dyn Retriever>, String>)> =
+            let entries: Vec<crate::compare::RetrieverEntry> =
                 kinds.iter().map(|k| (*k, engine.retriever(*k, &settings))).collect();
             let mut comparison = Comparison::run_all(&q, settings.k, &entries);
             let (want_sql, want_graph) =
@@ -208,6 +208,10 @@ impl RankLensApp {
                         self.model_errors.insert(role, e);
                     }
                     Slot::Explain => self.explained = None,
+                    Slot::Other(ref name) if name == "Lessons" => {
+                        self.extra.lessons.loading = false;
+                        self.extra.lessons.kit_error = Some(e);
+                    }
                     _ => self.messages.push(Message::error(text)),
                 }
                 return;

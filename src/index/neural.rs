@@ -148,13 +148,13 @@ fn build_cached<T: Clone>(
     cache: Option<&EmbeddingCache>,
     model_id: &str,
     kind: &str,
-    stage: &str,
     progress: &dyn Progress,
     decode: impl Fn(&[u8]) -> Option<T>,
     encode: impl Fn(&[&str]) -> Result<Vec<(T, Vec<u8>)>>,
 ) -> Result<Vec<T>> {
     let all = texts(corpus);
-    progress.stage(stage, all.len() as u64);
+    let what = if kind == "tokens" { "encoding tokens" } else { "encoding" };
+    progress.stage(&format!("{what} with {model_id}"), all.len() as u64);
     let mut out: Vec<T> = Vec::with_capacity(all.len());
     for chunk in all.chunks(STEP) {
         check_cancel(progress)?;
@@ -207,7 +207,7 @@ pub fn build_dense(
         Some((dense, tokens))
     };
     let kind = if with_tokens { "dense+tokens" } else { "dense" };
-    let rows = build_cached(corpus, cache, &id, kind, &format!("encoding with {id}"), progress, decode, |texts| {
+    let rows = build_cached(corpus, cache, &id, kind, progress, decode, |texts| {
         Ok(encoder
             .encode_both(texts, InputKind::Document)?
             .into_iter()
@@ -241,22 +241,13 @@ pub fn build_late(
     progress: &dyn Progress,
 ) -> Result<LateIndex> {
     let id = encoder.model_id().to_string();
-    let rows = build_cached(
-        corpus,
-        cache,
-        &id,
-        "tokens",
-        &format!("encoding tokens with {id}"),
-        progress,
-        doc_tokens_from_bytes,
-        |texts| {
-            Ok(encoder
-                .encode_tokens(texts, InputKind::Document)?
-                .into_iter()
-                .map(|t| ((doc_tokens(&t), t.dim), tokens_to_bytes(&t)))
-                .collect())
-        },
-    )?;
+    let rows = build_cached(corpus, cache, &id, "tokens", progress, doc_tokens_from_bytes, |texts| {
+        Ok(encoder
+            .encode_tokens(texts, InputKind::Document)?
+            .into_iter()
+            .map(|t| ((doc_tokens(&t), t.dim), tokens_to_bytes(&t)))
+            .collect())
+    })?;
     let dim = rows.first().map(|r| r.1).unwrap_or(0);
     Ok(LateIndex {
         model_id: id,
@@ -279,7 +270,6 @@ pub fn build_splade(
         cache,
         &id,
         "splade",
-        &format!("encoding with {id}"),
         progress,
         |b| Some(sparse_from_bytes(b)),
         |texts| Ok(encoder.encode(texts)?.into_iter().map(|v| (v.clone(), sparse_to_bytes(&v))).collect()),

@@ -18,14 +18,13 @@ pub struct FusionRetriever {
     last: Mutex<Option<(String, Vec<Ranking>)>>,
 }
 
+/// Per document: the fused score and, per input in order, (rank, input score, contribution) when
+/// the input ranked it.
+pub type Fused = HashMap<DocId, (f64, Vec<Option<(usize, f64, f64)>>)>;
+
 /// Fused scores with each input's contribution, in input order.
-pub fn fuse(
-    rankings: &[Ranking],
-    weights: &[f64],
-    method: FusionMethod,
-    rrf_k: f64,
-) -> HashMap<DocId, (f64, Vec<Option<(usize, f64, f64)>>)> {
-    let mut out: HashMap<DocId, (f64, Vec<Option<(usize, f64, f64)>>)> = HashMap::new();
+pub fn fuse(rankings: &[Ranking], weights: &[f64], method: FusionMethod, rrf_k: f64) -> Fused {
+    let mut out: Fused = HashMap::new();
     for (i, r) in rankings.iter().enumerate() {
         let w = weights.get(i).copied().unwrap_or(1.0);
         let scores: Vec<f64> = r.hits.iter().map(|h| h.score).collect();

@@ -1,10 +1,12 @@
 //! The app's panels and views. Each view is one file with a `*_ui` function; [`view_ui`]
 //! dispatches over [`ViewId::ALL`], which the navigation and the tests iterate too.
 
+mod atlas;
 mod compare;
 mod corpus;
 mod evaluate;
 mod explain;
+pub mod lessons;
 mod map;
 mod models;
 mod structured;
@@ -35,10 +37,19 @@ pub struct ExtraState {
     pub filter_error: Option<String>,
     /// The graph node picked in the graph drawing.
     pub graph_node: Option<String>,
+    /// The lessons view.
+    pub lessons: lessons::LessonsState,
+    /// The atlas and RAG views.
+    pub atlas: atlas::AtlasState,
 }
 
 /// Draw a view.
 pub fn view_ui(app: &mut RankLensApp, view: ViewId, ui: &mut Ui) {
+    match view {
+        ViewId::Lessons => return lessons::lessons_ui(app, ui),
+        ViewId::Atlas => return atlas::atlas_ui(app, ui),
+        _ => {}
+    }
     if app.engine.is_none() {
         ui.centered_and_justified(|ui| {
             ui.label(if app.jobs.is_running(&Slot::Corpus) {
@@ -57,6 +68,8 @@ pub fn view_ui(app: &mut RankLensApp, view: ViewId, ui: &mut Ui) {
         ViewId::Evaluate => evaluate::evaluate_ui(app, ui),
         ViewId::Corpus => corpus::corpus_ui(app, ui),
         ViewId::Models => models::models_ui(app, ui),
+        ViewId::Rag => atlas::rag_ui(app, ui),
+        ViewId::Lessons | ViewId::Atlas => {}
     }
 }
 
@@ -357,6 +370,7 @@ pub fn debug_overlay_ui(app: &mut RankLensApp, ctx: &egui::Context) {
     });
 }
 
+pub use atlas::current_prompt;
 pub use evaluate::grade_buttons_ui;
 
 /// A small coloured swatch and label for a method family.

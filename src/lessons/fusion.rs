@@ -1,0 +1,68 @@
+//! Fusion can hurt: when BM25 and dense search both rank the same wrong passage high, reciprocal
+//! rank fusion promotes it above the right passage that only one of them ranked first.
+
+use super::{Lesson, LessonKit};
+use crate::Result;
+use crate::config::Settings;
+use crate::corpus::DocId;
+use crate::retrieve::{Detail, MethodKind, QueryContext};
+
+const QUESTION: &str = "How long is a sync token valid?";
+const RIGHT: &str = "releases-5";
+const WRONG: &str = "errors-2";
+
+pub fn build(kit: &LessonKit) -> Result<Lesson> {
+    let mut l = Lesson::new("fusion", "Fusion can hurt");
+    let corpus = kit.sample.corpus();
+    let (right, wrong) = (corpus.lookup(RIGHT).unwrap_or(DocId(0)), corpus.lookup(WRONG).unwrap_or(DocId(0)));
+    l.p(format!(
+        "`{QUESTION}` is answered by {RIGHT} (\"{}\"). {WRONG} (\"{}\") talks about an expired token but not about how long tokens last.",
+        corpus.doc(right).map(|d| d.text.as_str()).unwrap_or(""),
+        corpus.doc(wrong).map(|d| d.text.as_str()).unwrap_or("")
+    ));
+    let settings = Settings::default();
+    let q = QueryContext::new(QUESTION);
+    let mut rows = Vec::new();
+    for kind in [MethodKind::Bm25, MethodKind::Dense, MethodKind::Fusion] {
+        match kit.sample.retriever(kind, &settings) {
+            Ok(r) => {
+                let ranking = r.search(&q, 5)?;
+                let top: Vec<String> =
+                    ranking.hits.iter().take(3).map(|h| corpus.external_id(h.doc).to_string()).collect();
+                let pos = |d: DocId| ranking.rank_of(d).map(|r| format!("#{r}")).unwrap_or_else(|| "—".into());
+                rows.push(vec![r.label(), top.join(", "), pos(right), pos(wrong)]);
+                if kind == MethodKind::Fusion {
+                    for (id, doc) in [(RIGHT, right), (WRONG, wrong)] {
+                        if let Detail::Fusion { parts } = r.explain(&q, doc)?.detail {
+                            let p: Vec<String> = parts
+                                .iter()
+                                .map(|p| {
+                                    format!(
+                                        "{} rank {} → {:.5}",
+                                        p.method.split(" (").next().unwrap_or(""),
+                                        p.rank.map(|r| r.to_string()).unwrap_or_else(|| "—".into()),
+                                        p.contribution
+                                    )
+                                })
+                                .collect();
+                            l.p(format!("RRF for {id}: {}", p.join(" + ")));
+                        }
+                    }
+                }
+            }
+            Err(e) => rows.push(vec![
+                kind.label().to_string(),
+                format!("not run here: {}", e.lines().next().unwrap_or("")),
+                String::new(),
+                String::new(),
+            ]),
+        }
+    }
+    l.table(
+        "Top 3 of each, and the ranks of the right and the wrong passage",
+        &["method", "top 3", RIGHT, WRONG],
+        rows,
+    );
+    l.p("Dense search puts the right passage first; BM25 puts it third, behind the wrong one; dense search ranks the wrong one second. The two lists agree that the wrong passage is near the top, so RRF — which only sees ranks — puts it first. Fusion helps when its inputs make different mistakes, not the same one.");
+    Ok(l)
+}

@@ -1,0 +1,57 @@
+//! The RAG prompt: the top passages, numbered, with an instruction to answer only from them and
+//! cite them.
+
+use crate::compare::Comparison;
+use crate::corpus::Corpus;
+use crate::retrieve::{MethodKind, Ranking};
+
+/// The list a RAG prompt should draw from: the reranked list when there is one, else fusion, else
+/// BM25, else the first ranked (not set-valued) list.
+pub fn best_list(comparison: &Comparison) -> Option<&Ranking> {
+    let ranked = || comparison.runs.iter().filter_map(|r| r.ranking()).filter(|r| !r.unranked && !r.hits.is_empty());
+    [MethodKind::Rerank, MethodKind::Fusion, MethodKind::Bm25]
+        .into_iter()
+        .find_map(|kind| ranked().find(|r| r.kind == kind))
+        .or_else(|| ranked().next())
+}
+
+/// The top `n` passages of a ranking as (external id, title and text).
+pub fn passages(corpus: &Corpus, ranking: &Ranking, n: usize) -> Vec<(String, String)> {
+    ranking
+        .hits
+        .iter()
+        .take(n)
+        .filter_map(|h| corpus.doc(h.doc))
+        .map(|d| {
+            let text =
+                if d.title.trim().is_empty() { d.text.clone() } else { format!("{}: {}", d.title.trim(), d.text) };
+            (d.id.clone(), text)
+        })
+        .collect()
+}
+
+/// Assemble a prompt from (passage id, text) pairs, best first.
+pub fn rag_prompt(question: &str, passages: &[(String, String)]) -> String {
+    let mut out = String::from(
+        "Answer the question using only the numbered passages below. Cite every claim with the passage number in \
+         brackets, like [2]. If the passages do not contain the answer, say that you cannot answer from them.\n\n",
+    );
+    for (i, (id, text)) in passages.iter().enumerate() {
+        out.push_str(&format!("[{}] ({id}) {}\n\n", i + 1, text.split_whitespace().collect::<Vec<_>>().join(" ")));
+    }
+    out.push_str(&format!("Question: {}\nAnswer:", question.trim()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_passages_and_the_instruction() {
+        let p = rag_prompt("What is E140?", &[("errors-3".into(), "E140 appears when\na file is big.".into())]);
+        assert!(p.starts_with("Answer the question using only the numbered passages"));
+        assert!(p.contains("[1] (errors-3) E140 appears when a file is big.\n"));
+        assert!(p.ends_with("Question: What is E140?\nAnswer:"));
+    }
+}
