@@ -40,6 +40,8 @@ pub enum Command {
     Index(commands::IndexArgs),
     /// Measure indexing time and queries per second.
     Bench(commands::BenchArgs),
+    /// Encoding speed of the dense and SPLADE models, and the late-interaction index's memory.
+    BenchEncode(commands::BenchEncodeArgs),
     /// Run a read-only SQL statement over the corpus's tables.
     Sql(commands::SqlArgs),
     /// Run a knowledge-graph pattern (joins with ?variables).
@@ -69,6 +71,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Eval(a) => commands::eval(a),
         Command::Index(a) => commands::index(a),
         Command::Bench(a) => commands::bench(a),
+        Command::BenchEncode(a) => commands::bench_encode(a),
         Command::Sql(a) => commands::sql(a),
         Command::Graph(a) => commands::graph(a),
         Command::Models(a) => commands::models(a),

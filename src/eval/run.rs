@@ -32,9 +32,17 @@ impl Run {
     /// spaces and punctuation replaced, since TREC columns are separated by whitespace.
     pub fn to_trec(&self) -> String {
         let mut out = String::new();
-        let tag: String =
-            self.tag.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
-        let tag = if tag.is_empty() { "ranklens".to_string() } else { tag };
+        // Each run of other characters becomes one underscore: "BM25 (lucene, k1=0.9)" → "BM25_lucene_k1_0.9".
+        let mut tag = String::new();
+        for c in self.tag.chars() {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                tag.push(c);
+            } else if !tag.is_empty() && !tag.ends_with('_') {
+                tag.push('_');
+            }
+        }
+        let tag = tag.trim_end_matches('_');
+        let tag = if tag.is_empty() { "ranklens" } else { tag };
         for (q, docs) in &self.results {
             for (i, (d, s)) in docs.iter().enumerate() {
                 out.push_str(&format!("{q} Q0 {d} {} {s} {tag}\n", i + 1));
@@ -82,7 +90,10 @@ mod tests {
         assert_eq!(text, "1 Q0 a 1 2.5 bm25\n1 Q0 b 2 0.30000000000000004 bm25\n");
         assert_eq!(Run::parse_trec(&text, "r").expect("parses"), r);
         let spaced = Run { tag: "BM25 (lucene, k1=0.9)".into(), ..r };
-        assert!(spaced.to_trec().ends_with(" BM25_lucene__k1_0.9_\n"));
+        assert!(spaced.to_trec().ends_with(" BM25_lucene_k1_0.9\n"));
+        let mut blank = Run::new(" ()");
+        blank.insert("1", vec![("a".into(), 1.0)]);
+        assert_eq!(blank.to_trec(), "1 Q0 a 1 1 ranklens\n");
         assert!(Run::parse_trec("1 Q0 a 1 x t\n", "r.txt").expect_err("bad").to_string().contains("r.txt:1"));
     }
 }
