@@ -74,3 +74,14 @@ fn splade_tiny_top_terms_match_the_numpy_reference() {
     assert!(!input.contains(&v.terms[long].0));
     assert!(input.contains(&v.sources[long]), "the source token is one of the input tokens");
 }
+
+#[test]
+fn an_explicit_folder_is_recognised_by_its_pinned_hashes() {
+    // splade-tiny's files are pinned; the preferred SPLADE model's hashes are only recorded on first
+    // download, so a folder holding splade-tiny must not be taken for it.
+    let m = fetch("splade-tiny");
+    let manager = ModelManager::from_env().offline(true).with_explicit(ranklens::models::Role::Splade, m.dir.clone());
+    let found = manager.resolve(ranklens::models::Role::Splade, false, &NoProgress).unwrap();
+    assert_eq!(found.spec.id, "splade-tiny");
+    assert_eq!(found.dir, m.dir);
+}

@@ -334,14 +334,25 @@ impl SparseEncoder for BertSpladeEncoder {
                     let x = self.transform.forward(&x)?.gelu_erf()?;
                     let x = self.layer_norm.forward(&x)?;
                     let logits = x.matmul(&self.decoder.t()?)?.broadcast_add(&self.bias)?;
-                    let act = logits.relu()?.affine(1.0, 1.0)?.log()?;
-                    let max: Vec<f32> = act.max(0)?.to_vec1()?;
-                    let arg: Vec<u32> = act.argmax(0)?.to_vec1()?;
+                    // log(1 + ReLU(x)) is non-decreasing, so its maximum over tokens is the
+                    // transform of the largest logit: one pass over the logits, no activation tensor.
+                    let vocab = logits.dim(1)?;
+                    let flat: Vec<f32> = logits.flatten_all()?.to_vec1()?;
+                    let (mut max, mut arg) = (vec![f32::NEG_INFINITY; vocab], vec![0usize; vocab]);
+                    for (pos, row) in flat.chunks_exact(vocab).enumerate() {
+                        for (id, &x) in row.iter().enumerate() {
+                            if x > max[id] {
+                                max[id] = x;
+                                arg[id] = pos;
+                            }
+                        }
+                    }
                     let mut v = SparseVector::default();
-                    for (id, w) in max.iter().enumerate() {
-                        if *w > 0.0 {
-                            v.terms.push((id as u32, *w));
-                            v.sources.push(ids.get(arg[id] as usize).copied().unwrap_or(0));
+                    for (id, &m) in max.iter().enumerate() {
+                        let w = (m.max(0.0) + 1.0).ln();
+                        if w > 0.0 {
+                            v.terms.push((id as u32, w));
+                            v.sources.push(ids.get(arg[id]).copied().unwrap_or(0));
                         }
                     }
                     out.push(v);

@@ -316,7 +316,11 @@ impl ModelManager {
         };
         // A folder whose files match a known model takes that model's settings; otherwise the
         // role's preferred settings apply to whatever BERT the folder holds.
-        let matching = candidates.iter().find(|s| self.verify_dir(s, dir).is_ok());
+        // Only a model with a known hash for every file can be recognised; one whose hashes are
+        // recorded on first download would match any folder holding files of those names.
+        let matching = candidates.iter().find(|s| {
+            s.files.iter().all(|f| self.expected_hash(s, &f.path).is_some()) && self.verify_dir(s, dir).is_ok()
+        });
         let spec = matching.copied().unwrap_or(default);
         for f in &spec.files {
             let p = dir.join(&f.path);
