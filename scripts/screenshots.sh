@@ -22,18 +22,20 @@ win="$(xdotool search --sync --name RankLens | head -1)"
 xdotool windowmove "$win" 0 0 windowsize "$win" 1360 860
 sleep 2
 shot() { sleep "${2:-2}"; import -window root "$out/$1.png"; echo "$out/$1.png"; }
-click() { xdotool mousemove "$1" "$2" click 1; sleep 0.5; }
-# The question bar, then every method runs (the models are encoded on first use).
-click 400 60
+click() { xdotool mousemove "$1" "$2" click 1; sleep "${3:-1}"; }
+# The question bar; every method runs (the sample corpus is encoded on first use).
+click 660 40
 xdotool key ctrl+a type --delay 20 "Why does my phone say my login is stale?"
 xdotool key Return
-sleep 25
+sleep 15
 shot compare
-# Pick the first BM25 hit, then the explain view.
-click "${BM25_HIT_X:-520}" "${BM25_HIT_Y:-200}"
-click 40 150
-shot explain-bm25
-click 40 177; shot map 4
-click 40 204; shot structured
-click 40 231; shot evaluate
-click 40 312; shot lessons-tfidf
+click 680 215                  # the first BM25 hit
+click 40 146; shot explain-bm25 3
+click 40 169; shot map 3
+click 40 215 2                 # Evaluate: this question, then the question set
+click 415 446 8; shot evaluate
+click 40 192 2                 # Structured: run the SQL statement and the graph pattern
+click 210 281 2; click 811 238 2; shot structured
+click 40 284 3; shot lesson-tfidf   # Lessons (the question bar hides: tabs on top)
+click 377 43 2; shot lesson-bm25
+click 1299 43 2; shot lesson-chunking

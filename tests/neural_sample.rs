@@ -173,3 +173,20 @@ fn without_network_or_models_the_sparse_methods_run_and_neural_ones_say_why() {
         }
     }
 }
+
+#[test]
+fn only_methods_that_encode_while_answering_are_left_for_the_second_phase() {
+    // With the dense model loaded but the corpus not encoded yet, late interaction has to encode
+    // BM25's candidates for every question; once the token index exists it does not.
+    let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
+    let engine = Engine::new(corpus);
+    let manager = ModelManager::from_env().offline(false);
+    assert!(!engine.encodes_at_query_time(MethodKind::LateInteraction), "no model: nothing to encode with");
+    engine.load_model(&manager, Role::Dense, true, &NoProgress).unwrap();
+    assert!(engine.encodes_at_query_time(MethodKind::LateInteraction));
+    for kind in [MethodKind::Bm25, MethodKind::Dense, MethodKind::Fusion, MethodKind::Rerank] {
+        assert!(!engine.encodes_at_query_time(kind), "{kind}");
+    }
+    engine.build_dense(&NoProgress).unwrap();
+    assert!(!engine.encodes_at_query_time(MethodKind::LateInteraction));
+}

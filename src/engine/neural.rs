@@ -314,6 +314,21 @@ impl super::Engine {
         Ok(Arc::from(self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)?))
     }
 
+    /// Does this method encode passages while answering (late interaction without a token index
+    /// of the corpus, the cross-encoder)? On a large corpus that takes seconds, so the app shows
+    /// the other methods first.
+    pub fn encodes_at_query_time(&self, kind: MethodKind) -> bool {
+        let n = self.neural();
+        match kind {
+            MethodKind::Rerank => n.reranker.is_some(),
+            MethodKind::LateInteraction => n.late_encoder().is_some_and(|encoder| {
+                let indexed = n.late_index.as_ref().is_some_and(|i| i.model_id == encoder.model_id());
+                !(indexed && self.corpus().len() <= LATE_INDEX_MAX_DOCS)
+            }),
+            _ => false,
+        }
+    }
+
     /// A retriever of any ranked family, or why it cannot run.
     pub fn retriever(&self, kind: MethodKind, settings: &Settings) -> std::result::Result<Arc<dyn Retriever>, String> {
         match super::SparseSpec::from_settings(kind, settings) {

@@ -31,6 +31,10 @@ pub struct Ranked {
     pub query: QueryContext,
     /// The question on the PCA map, when there is a map.
     pub map_query: Option<crate::project::QueryOnMap>,
+    /// Methods still ranking in the second phase (their columns show a spinner).
+    pub pending: Vec<MethodKind>,
+    /// Which `start_compare` this answers.
+    pub generation: u64,
 }
 
 /// Every method's explanation of one passage.
@@ -116,6 +120,8 @@ pub struct RankLensApp {
     pub hovered: Option<DocId>,
     /// Re-rank at the next opportunity.
     pub pending_compare: bool,
+    /// Counts `start_compare` calls, so a late second phase never lands on a newer question.
+    pub compare_generation: u64,
     /// Errors and warnings to show.
     pub messages: Vec<Message>,
     /// Last SQL result.
@@ -163,6 +169,7 @@ impl RankLensApp {
             selection: None,
             hovered: None,
             pending_compare: false,
+            compare_generation: 0,
             messages: Vec::new(),
             sql_result: None,
             graph_result: None,

@@ -21,6 +21,8 @@ pub enum Slot {
     Encode(crate::models::Role),
     /// Ranking the question with every method.
     Compare,
+    /// Then the methods that encode passages while answering (see `Engine::encodes_at_query_time`).
+    CompareSlow,
     /// Explaining a passage under every method.
     Explain,
     /// A SQL statement.
@@ -40,6 +42,7 @@ impl Slot {
             Slot::Model(r) => format!("{r} model"),
             Slot::Encode(r) => format!("Encoding ({r})"),
             Slot::Compare => "Ranking".into(),
+            Slot::CompareSlow => "Ranking (encoding candidates)".into(),
             Slot::Explain => "Explaining".into(),
             Slot::Sql => "SQL".into(),
             Slot::Evaluate => "Evaluation".into(),

@@ -17,6 +17,18 @@ use super::app::{Explained, Message, RankLensApp, Ranked};
 use super::jobs::{Output, Slot};
 use super::state::CorpusChoice;
 
+/// What a column says while its method ranks in the second phase.
+const STILL_RANKING: &str = "still ranking: encoding the candidate passages for this question…";
+
+/// One column of the second phase: the method, its run, its retriever for explanations.
+type SlowRun = (MethodKind, Option<crate::compare::MethodRun>, Option<Arc<dyn crate::retrieve::Retriever>>);
+
+/// The second phase's columns, for the `start_compare` numbered `generation`.
+struct SlowRuns {
+    generation: u64,
+    runs: Vec<SlowRun>,
+}
+
 /// A loaded engine with the load report to show.
 pub struct LoadedCorpus {
     /// The engine.
@@ -109,6 +121,9 @@ impl RankLensApp {
         let settings = self.state.settings.clone();
         let (sql, pattern) = (self.state.sql.clone(), self.state.pattern.clone());
         self.pending_compare = false;
+        self.jobs.cancel(&Slot::CompareSlow);
+        self.compare_generation += 1;
+        let generation = self.compare_generation;
         self.jobs.spawn(Slot::Compare, move |p| {
             p.stage("ranking", 0);
             let q = engine.query_context(&question, &settings);
@@ -118,8 +133,20 @@ impl RankLensApp {
                 .copied()
                 .filter(|k| !matches!(k, MethodKind::Sql | MethodKind::Graph))
                 .collect();
-            let entries: Vec<crate::compare::RetrieverEntry> =
-                kinds.iter().map(|k| (*k, engine.retriever(*k, &settings))).collect();
+            // Methods that encode passages while answering come in a second phase, so the others
+            // show at once; until then their columns say they are still ranking.
+            let pending: Vec<MethodKind> = kinds.iter().copied().filter(|k| engine.encodes_at_query_time(*k)).collect();
+            let entries: Vec<crate::compare::RetrieverEntry> = kinds
+                .iter()
+                .map(|k| {
+                    let r = if pending.contains(k) {
+                        Err(STILL_RANKING.to_string())
+                    } else {
+                        engine.retriever(*k, &settings)
+                    };
+                    (*k, r)
+                })
+                .collect();
             let mut comparison = Comparison::run_all(&q, settings.k, &entries);
             let (want_sql, want_graph) =
                 (settings.methods.contains(&MethodKind::Sql), settings.methods.contains(&MethodKind::Graph));
@@ -143,8 +170,62 @@ impl RankLensApp {
                     .map(|v| map.place(index, &v, 10)),
                 _ => None,
             };
-            Ok(boxed(Ranked { comparison: Arc::new(comparison), retrievers, query: q, map_query }))
+            Ok(boxed(Ranked { comparison: Arc::new(comparison), retrievers, query: q, map_query, pending, generation }))
         });
+    }
+
+    /// The second phase of `start_compare`: rank with the methods it left pending.
+    fn start_compare_slow(&mut self) {
+        let (Some(engine), Some(ranked)) = (self.engine.clone(), self.ranked.clone()) else { return };
+        let settings = self.state.settings.clone();
+        self.jobs.spawn(Slot::CompareSlow, move |p| {
+            p.stage("encoding the candidates", ranked.pending.len() as u64);
+            let mut runs = Vec::new();
+            for &kind in &ranked.pending {
+                crate::progress::check_cancel(p).map_err(|e| e.to_string())?;
+                let entry = (kind, engine.retriever(kind, &settings));
+                let run =
+                    Comparison::run_all(&ranked.query, ranked.comparison.k, std::slice::from_ref(&entry)).runs.pop();
+                runs.push((kind, run, entry.1.ok()));
+                p.advance(1);
+            }
+            Ok(boxed(SlowRuns { generation: ranked.generation, runs }))
+        });
+    }
+
+    /// Put the second phase's columns into the ranking they complete.
+    fn merge_slow(&mut self, slow: SlowRuns) {
+        let Some(ranked) = self.ranked.clone() else { return };
+        if ranked.generation != slow.generation {
+            return;
+        }
+        let mut comparison = (*ranked.comparison).clone();
+        let mut retrievers = ranked.retrievers.clone();
+        for (kind, run, retriever) in slow.runs {
+            if let (Some(run), Some(column)) = (run, comparison.runs.iter_mut().find(|r| r.kind == kind)) {
+                *column = run;
+            }
+            retrievers.extend(retriever.map(|r| (kind, r)));
+        }
+        self.ranked = Some(Arc::new(Ranked {
+            comparison: Arc::new(comparison),
+            retrievers,
+            query: ranked.query.clone(),
+            map_query: ranked.map_query.clone(),
+            pending: Vec::new(),
+            generation: ranked.generation,
+        }));
+        self.after_ranking();
+    }
+
+    /// A ranking is complete: explain the selection again, and check a reopened report.
+    fn after_ranking(&mut self) {
+        if let Some(doc) = self.selected_doc() {
+            self.start_explain(doc);
+        }
+        if self.judging.report_check.is_some() && !self.pending_compare {
+            self.check_report();
+        }
     }
 
     /// Explain one passage under every ranked method ("why" and "why not").
@@ -243,13 +324,21 @@ impl RankLensApp {
             }
             Slot::Compare => {
                 if let Ok(r) = output.downcast::<Ranked>() {
+                    let pending = !r.pending.is_empty();
                     self.ranked = Some(Arc::new(*r));
-                    if let Some(doc) = self.selected_doc() {
-                        self.start_explain(doc);
+                    if pending {
+                        if let Some(doc) = self.selected_doc() {
+                            self.start_explain(doc);
+                        }
+                        self.start_compare_slow();
+                    } else {
+                        self.after_ranking();
                     }
-                    if self.judging.report_check.is_some() && !self.pending_compare {
-                        self.check_report();
-                    }
+                }
+            }
+            Slot::CompareSlow => {
+                if let Ok(s) = output.downcast::<SlowRuns>() {
+                    self.merge_slow(*s);
                 }
             }
             Slot::Explain => {

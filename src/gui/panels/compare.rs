@@ -32,7 +32,7 @@ pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
     let cmp = ranked.comparison.clone();
     ui.horizontal(|ui| {
         ui.heading(&cmp.question);
-        if app.jobs.is_running(&Slot::Compare) {
+        if app.jobs.is_running(&Slot::Compare) || app.jobs.is_running(&Slot::CompareSlow) {
             ui.spinner();
         }
     });
@@ -72,6 +72,24 @@ pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
                         }
                         Outcome::Rows(rows) => sql_column_ui(ui, rows),
                         Outcome::Bindings(b) => graph_column_ui(ui, b),
+                        Outcome::Unavailable { .. } if ranked.pending.contains(&run.kind) => {
+                            ui.horizontal(|ui| {
+                                ui.spinner();
+                                ui.label("ranking…");
+                            });
+                            ui.label(RichText::new("encoding the candidate passages for this question").small());
+                        }
+                        Outcome::Unavailable { .. }
+                            if role_of(run.kind).is_some_and(|r| app.jobs.is_running(&Slot::Encode(r))) =>
+                        {
+                            ui.horizontal(|ui| {
+                                ui.spinner();
+                                ui.label("encoding the passages…");
+                            });
+                            ui.label(
+                                RichText::new("this column fills in when the encoding under Work is done").small(),
+                            );
+                        }
                         Outcome::Unavailable { message } => {
                             ui.colored_label(theme::WARNING, "not available");
                             ui.label(RichText::new(message.lines().next().unwrap_or("")).small());

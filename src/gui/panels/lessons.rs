@@ -205,6 +205,8 @@ pub fn lesson_ui(ui: &mut Ui, l: &Lesson) {
             Block::Table { caption, header, rows } => {
                 ui.add_space(4.0);
                 ui.label(RichText::new(caption).strong());
+                // Long cells (passages, chunks) wrap at a third of the page instead of widening it.
+                let wrap_width = (ui.available_width() / 3.0).clamp(240.0, 560.0);
                 egui::Grid::new(("lesson-table", i)).striped(true).show(ui, |ui| {
                     for h in header {
                         ui.label(RichText::new(h).strong());
@@ -212,10 +214,9 @@ pub fn lesson_ui(ui: &mut Ui, l: &Lesson) {
                     ui.end_row();
                     for r in rows {
                         for c in r {
-                            // Long cells (passages, chunks) wrap instead of widening the page.
-                            if c.chars().count() > 60 {
+                            if c.chars().count() > 40 {
                                 ui.scope(|ui| {
-                                    ui.set_max_width(560.0);
+                                    ui.set_max_width(wrap_width);
                                     ui.add(egui::Label::new(RichText::new(c).monospace()).wrap());
                                 });
                             } else {
