@@ -3,19 +3,22 @@
 
 use std::path::PathBuf;
 
-/// The shared evaluation collections: `$RANKLENS_DATA`, else `../shared/data` next to the
-/// repository. A missing folder fails the test with instructions rather than skipping it.
+/// The shared evaluation collections: `$RANKLENS_DATA`, else the first `shared/data` found next to
+/// the repository or next to one of its parent folders (a clone may sit deeper than the working
+/// copy). A missing folder fails the test with instructions rather than skipping it.
 pub fn shared_data(name: &str) -> PathBuf {
-    let base = std::env::var_os("RANKLENS_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join("data"));
-    let dir = base.join(name);
-    assert!(
-        dir.join("corpus.jsonl").is_file(),
-        "{} not found: put the BEIR collections in ../shared/data or set RANKLENS_DATA",
-        dir.display()
-    );
-    dir
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let candidates: Vec<PathBuf> = match std::env::var_os("RANKLENS_DATA") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => repo.ancestors().map(|a| a.join("shared").join("data")).collect(),
+    };
+    let found = candidates.iter().map(|base| base.join(name)).find(|dir| dir.join("corpus.jsonl").is_file());
+    found.unwrap_or_else(|| {
+        panic!(
+            "{name} not found in any of {}: put the BEIR collections in ../shared/data or set RANKLENS_DATA",
+            candidates.iter().map(|c| c.display().to_string()).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 /// The bundled sample corpus.
