@@ -4,13 +4,23 @@
 use std::path::PathBuf;
 
 /// The shared evaluation collections: `$RANKLENS_DATA`, else the first `shared/data` found next to
-/// the repository or next to one of its parent folders (a clone may sit deeper than the working
-/// copy). A missing folder fails the test with instructions rather than skipping it.
+/// the repository, one of its parent folders or the local working copy it was cloned from. A
+/// missing folder fails the test with instructions rather than skipping it.
 pub fn shared_data(name: &str) -> PathBuf {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let candidates: Vec<PathBuf> = match std::env::var_os("RANKLENS_DATA") {
         Some(dir) => vec![PathBuf::from(dir)],
-        None => repo.ancestors().map(|a| a.join("shared").join("data")).collect(),
+        None => {
+            // Next to the clone, or next to the working copy it was cloned from (a local origin).
+            let origin = std::process::Command::new("git")
+                .args(["-C", env!("CARGO_MANIFEST_DIR"), "config", "--get", "remote.origin.url"])
+                .output()
+                .ok()
+                .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+                .filter(|p| p.is_absolute() && p.is_dir());
+            let roots = std::iter::once(repo.clone()).chain(origin);
+            roots.flat_map(|r| r.ancestors().map(|a| a.join("shared").join("data")).collect::<Vec<_>>()).collect()
+        }
     };
     let found = candidates.iter().map(|base| base.join(name)).find(|dir| dir.join("corpus.jsonl").is_file());
     found.unwrap_or_else(|| {
