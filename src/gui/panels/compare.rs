@@ -72,7 +72,9 @@ pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
                         }
                         Outcome::Rows(rows) => sql_column_ui(ui, rows),
                         Outcome::Bindings(b) => graph_column_ui(ui, b),
-                        Outcome::Unavailable { .. } if ranked.pending.contains(&run.kind) => {
+                        Outcome::Unavailable { .. }
+                            if ranked.pending.contains(&run.kind) && app.jobs.is_running(&Slot::CompareSlow) =>
+                        {
                             ui.horizontal(|ui| {
                                 ui.spinner();
                                 ui.label("ranking…");
