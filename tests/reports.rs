@@ -92,14 +92,7 @@ fn checker_python() -> PathBuf {
 #[test]
 fn scifact_ndcg_agrees_with_trec_eval_to_1e4() {
     let dir = common::shared_data("scifact");
-    let corpus = load(&dir, LoadOptions::default()).unwrap();
-    let qrels = corpus.qrels.clone().unwrap();
-    let engine = Engine::new(corpus);
-    let params = Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() };
-    let bm25 = engine
-        .sparse(SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params }, AnalyzerConfig::default(), &NoProgress)
-        .unwrap();
-    let run = engine.run_queries(bm25.as_ref(), &Settings::default(), 1000, &NoProgress).unwrap();
+    let (run, qrels) = common::scifact_lucene_run();
     let ours = evaluate(&run, &qrels, &MetricSet(vec![Metric::Ndcg(10)])).mean[&Metric::Ndcg(10)];
     let tmp = tempfile::tempdir().unwrap();
     let run_path = tmp.path().join("bm25.trec");

@@ -613,20 +613,8 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
     let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
     let all = a.method.contains(&MethodArg::All);
-    let kinds: Vec<MethodKind> = if all {
-        [
-            MethodKind::TfIdf,
-            MethodKind::Bm25,
-            MethodKind::Splade,
-            MethodKind::Dense,
-            MethodKind::LateInteraction,
-            MethodKind::Fusion,
-            MethodKind::Rerank,
-        ]
-        .to_vec()
-    } else {
-        a.method.iter().map(|m| m.kind()).collect()
-    };
+    let kinds: Vec<MethodKind> =
+        if all { MethodKind::RANKED.to_vec() } else { a.method.iter().map(|m| m.kind()).collect() };
     prepare_neural(&engine, &kinds, &settings, &a.models, true, &progress)?;
     let mut retrievers = Vec::new();
     for kind in kinds {
@@ -1148,15 +1136,7 @@ pub struct ReportArgs {
 pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
     crate::report::ReportFormat::from_path(&a.out)?;
     let progress = TermProgress::new();
-    let kinds = [
-        MethodKind::TfIdf,
-        MethodKind::Bm25,
-        MethodKind::Splade,
-        MethodKind::Dense,
-        MethodKind::LateInteraction,
-        MethodKind::Fusion,
-        MethodKind::Rerank,
-    ];
+    let kinds = MethodKind::RANKED;
     let body = if let Some(dataset) = &a.dataset {
         let settings = a.rank.settings(100)?;
         let corpus = corpus::load(dataset, LoadOptions::default())?;

@@ -191,7 +191,7 @@ impl super::Engine {
     pub fn build_dense(&self, progress: &dyn Progress) -> Result<()> {
         let n = self.neural();
         let Some(dense) = n.dense else { return Err(Error::Model(missing(&n.missing, Role::Dense))) };
-        let with_tokens = n.late.is_none() && self.corpus().len() <= LATE_INDEX_MAX_DOCS;
+        let with_tokens = n.late.is_none() && self.searches_late_index();
         let cache = self.embedding_cache();
         let (index, late) = build_dense(self.corpus(), &dense.encoder, cache.as_ref(), with_tokens, progress)?;
         let map = PcaMap::fit(&index).ok().map(Arc::new);
@@ -217,7 +217,7 @@ impl super::Engine {
     pub fn build_late(&self, progress: &dyn Progress) -> Result<()> {
         let n = self.neural();
         let Some(late) = n.late else { return Ok(()) };
-        if self.corpus().len() > LATE_INDEX_MAX_DOCS {
+        if !self.searches_late_index() {
             return Ok(());
         }
         let cache = self.embedding_cache();
@@ -269,9 +269,8 @@ impl super::Engine {
                         missing(&n.missing, Role::Dense)
                     ));
                 };
-                let index_matches = n.late_index.as_ref().filter(|i| i.model_id == encoder.model_id()).cloned();
-                match index_matches {
-                    Some(i) if corpus.len() <= LATE_INDEX_MAX_DOCS => {
+                match self.late_index_for(&n, encoder.as_ref()) {
+                    Some(i) if self.searches_late_index() => {
                         Ok(Arc::new(LateInteractionRetriever::over_index(i, encoder, corpus)))
                     }
                     other => {
@@ -314,6 +313,17 @@ impl super::Engine {
         Ok(Arc::from(self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)?))
     }
 
+    /// The passages' token vectors, when they were encoded by this encoder.
+    fn late_index_for(&self, n: &Neural, encoder: &dyn TokenEncoder) -> Option<Arc<LateIndex>> {
+        n.late_index.as_ref().filter(|i| i.model_id == encoder.model_id()).cloned()
+    }
+
+    /// Is the corpus small enough to keep every passage's token vectors, so late interaction
+    /// searches the whole index rather than re-ranking BM25's candidates?
+    fn searches_late_index(&self) -> bool {
+        self.corpus().len() <= LATE_INDEX_MAX_DOCS
+    }
+
     /// Does this method encode passages while answering (late interaction without a token index
     /// of the corpus, the cross-encoder)? On a large corpus that takes seconds, so the app shows
     /// the other methods first.
@@ -322,8 +332,7 @@ impl super::Engine {
         match kind {
             MethodKind::Rerank => n.reranker.is_some(),
             MethodKind::LateInteraction => n.late_encoder().is_some_and(|encoder| {
-                let indexed = n.late_index.as_ref().is_some_and(|i| i.model_id == encoder.model_id());
-                !(indexed && self.corpus().len() <= LATE_INDEX_MAX_DOCS)
+                !(self.late_index_for(&n, encoder.as_ref()).is_some() && self.searches_late_index())
             }),
             _ => false,
         }

@@ -153,17 +153,8 @@ impl RankLensApp {
             if qrels.judgements.is_empty() {
                 return Err("no judged questions: grade passages first, or open a dataset with qrels".into());
             }
-            let kinds = [
-                MethodKind::TfIdf,
-                MethodKind::Bm25,
-                MethodKind::Splade,
-                MethodKind::Dense,
-                MethodKind::LateInteraction,
-                MethodKind::Fusion,
-                MethodKind::Rerank,
-            ];
             let retrievers: Vec<Arc<dyn Retriever>> =
-                kinds.iter().filter_map(|k| engine.retriever(*k, &settings).ok()).collect();
+                MethodKind::RANKED.iter().filter_map(|k| engine.retriever(*k, &settings).ok()).collect();
             let baseline = retrievers.iter().position(|r| r.kind() == baseline_kind).unwrap_or(0);
             p.stage("evaluating", 0);
             let study =

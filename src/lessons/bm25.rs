@@ -61,43 +61,29 @@ impl Example {
     /// Every document's score under one setting (the textbook forms, idf in base 10).
     pub fn scores(&self, kind: &str, k: f64, b: f64) -> Vec<(String, f64)> {
         let p = Bm25Params { k1: k, b, delta: 0.0, epsilon: 0.25 };
-        self.docs
-            .iter()
-            .map(|d| {
-                let s = self
-                    .query
-                    .iter()
-                    .map(|t| {
-                        let st = self.stats(d, t);
-                        if kind == "tfidf" {
-                            tfidf_textbook_contribution(&st)
-                        } else {
-                            bm25_contribution(Bm25Variant::Textbook, &st, &p, 0.0)
-                        }
-                    })
-                    .sum();
-                (d.id.clone(), s)
-            })
-            .collect()
+        self.sum_over_query(|st| {
+            if kind == "tfidf" {
+                tfidf_textbook_contribution(st)
+            } else {
+                bm25_contribution(Bm25Variant::Textbook, st, &p, 0.0)
+            }
+        })
     }
 
     /// Scores with idf in another base: the textbook forms with log10 replaced.
     pub fn scores_in_base(&self, k: f64, b: f64, base: IdfBase) -> Vec<(String, f64)> {
         let p = Bm25Params { k1: k, b, delta: 0.0, epsilon: 0.25 };
+        self.sum_over_query(|st| {
+            let idf = base.log(st.n_docs as f64 / st.df.max(1) as f64);
+            idf * Bm25Variant::Textbook.tf_weight(f64::from(st.tf), st.dl, st.avgdl, &p)
+        })
+    }
+
+    /// Each document with the sum of `contribution` over the query's terms.
+    fn sum_over_query(&self, contribution: impl Fn(&TermStats) -> f64) -> Vec<(String, f64)> {
         self.docs
             .iter()
-            .map(|d| {
-                let s = self
-                    .query
-                    .iter()
-                    .map(|t| {
-                        let st = self.stats(d, t);
-                        let idf = base.log(st.n_docs as f64 / st.df.max(1) as f64);
-                        idf * Bm25Variant::Textbook.tf_weight(f64::from(st.tf), st.dl, st.avgdl, &p)
-                    })
-                    .sum();
-                (d.id.clone(), s)
-            })
+            .map(|d| (d.id.clone(), self.query.iter().map(|t| contribution(&self.stats(d, t))).sum()))
             .collect()
     }
 }

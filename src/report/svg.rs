@@ -88,6 +88,12 @@ pub fn rankings(c: &ComparisonReport) -> String {
     s
 }
 
+/// One bar of a row starting at `(x, row_y)`, `width` long, with its value written after it.
+fn bar_with_value(s: &mut String, (x, row_y): (f64, f64), width: f64, fill: &str, value: &str) {
+    let _ = write!(s, r##"<rect x="{x}" y="{}" width="{width:.1}" height="12" fill="{fill}"/>"##, row_y + 2.0);
+    let _ = write!(s, r##"<text x="{:.1}" y="{}" font-size="10">{value}</text>"##, x + 4.0 + width, row_y + 12.0);
+}
+
 /// Term contributions as horizontal bars.
 pub fn term_bars(t: &TermTable, kind: MethodKind) -> String {
     let rows = t.rows.len();
@@ -106,22 +112,8 @@ pub fn term_bars(t: &TermTable, kind: MethodKind) -> String {
             y + 12.0,
             escape(&r.term)
         );
-        let _ = write!(
-            s,
-            r##"<rect x="110" y="{}" width="{:.1}" height="12" fill="{}"/>"##,
-            y + 2.0,
-            260.0 * frac,
-            color(kind)
-        );
-        let _ = write!(
-            s,
-            r##"<text x="{:.1}" y="{}" font-size="10">{:.4}  (tf {}, df {})</text>"##,
-            114.0 + 260.0 * frac,
-            y + 12.0,
-            r.contribution,
-            r.tf,
-            r.df
-        );
+        let value = format!("{:.4}  (tf {}, df {})", r.contribution, r.tf, r.df);
+        bar_with_value(&mut s, (110.0, y), 260.0 * frac, &color(kind), &value);
     }
     s.push_str("</svg>");
     s
@@ -140,16 +132,8 @@ pub fn sparse_overlap(matches: &[SparseTermMatch]) -> String {
         let c = if m.query_expansion || m.doc_expansion { EXPANSION } else { LITERAL };
         let frac = if max > 0.0 { f64::from(m.product / max) } else { 0.0 };
         let _ = write!(s, r##"<text x="0" y="{}" font-size="11" fill="{c}">{}</text>"##, y + 12.0, escape(&m.term));
-        let _ = write!(s, r##"<rect x="110" y="{}" width="{:.1}" height="12" fill="{c}"/>"##, y + 2.0, 240.0 * frac);
-        let _ = write!(
-            s,
-            r##"<text x="{:.1}" y="{}" font-size="10">{:.2} × {:.2} = {:.2}</text>"##,
-            114.0 + 240.0 * frac,
-            y + 12.0,
-            m.query_weight,
-            m.doc_weight,
-            m.product
-        );
+        let value = format!("{:.2} × {:.2} = {:.2}", m.query_weight, m.doc_weight, m.product);
+        bar_with_value(&mut s, (110.0, y), 240.0 * frac, c, &value);
     }
     s.push_str("</svg>");
     s
@@ -179,20 +163,8 @@ pub fn maxsim(alignments: &[TokenAlignment]) -> String {
             a.doc_pos
         );
         let frac = f64::from(a.similarity.max(0.0));
-        let _ = write!(
-            s,
-            r##"<rect x="330" y="{}" width="{:.1}" height="12" fill="{}"/>"##,
-            y + 2.0,
-            140.0 * frac,
-            color(MethodKind::LateInteraction)
-        );
-        let _ = write!(
-            s,
-            r##"<text x="{:.1}" y="{}" font-size="10">{:.3}</text>"##,
-            334.0 + 140.0 * frac,
-            y + 12.0,
-            a.similarity
-        );
+        let value = format!("{:.3}", a.similarity);
+        bar_with_value(&mut s, (330.0, y), 140.0 * frac, &color(MethodKind::LateInteraction), &value);
     }
     s.push_str("</svg>");
     s

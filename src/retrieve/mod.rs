@@ -64,6 +64,18 @@ pub enum MethodKind {
 }
 
 impl MethodKind {
+    /// Every method that ranks passages (not Boolean's unranked set, SQL rows or graph bindings):
+    /// the methods an evaluation compares.
+    pub const RANKED: [MethodKind; 7] = [
+        MethodKind::TfIdf,
+        MethodKind::Bm25,
+        MethodKind::Splade,
+        MethodKind::Dense,
+        MethodKind::LateInteraction,
+        MethodKind::Fusion,
+        MethodKind::Rerank,
+    ];
+
     /// Display name.
     pub fn label(self) -> &'static str {
         match self {

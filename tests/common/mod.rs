@@ -31,6 +31,23 @@ pub fn shared_data(name: &str) -> PathBuf {
     })
 }
 
+/// Anserini's SciFact setting, BM25 `lucene` k1=0.9 b=0.4 with the default (`english`) analyzer:
+/// the run over the 300 test queries (depth 1000), with the collection's judgements.
+pub fn scifact_lucene_run() -> (ranklens::eval::Run, ranklens::eval::Qrels) {
+    use ranklens::retrieve::{Bm25Params, Bm25Variant};
+    let corpus = ranklens::corpus::load(&shared_data("scifact"), ranklens::corpus::LoadOptions::default()).unwrap();
+    assert_eq!(corpus.len(), 5183);
+    assert_eq!(corpus.queries.len(), 300);
+    let qrels = corpus.qrels.clone().unwrap();
+    let engine = ranklens::engine::Engine::new(corpus);
+    let params = Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() };
+    let spec = ranklens::engine::SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params };
+    let no_progress = ranklens::progress::NoProgress;
+    let bm25 = engine.sparse(spec, ranklens::analysis::AnalyzerConfig::default(), &no_progress).unwrap();
+    let run = engine.run_queries(bm25.as_ref(), &ranklens::config::Settings::default(), 1000, &no_progress).unwrap();
+    (run, qrels)
+}
+
 /// The bundled sample corpus.
 pub fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-corpus").join(name)

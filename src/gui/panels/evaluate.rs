@@ -95,14 +95,8 @@ pub fn evaluate_ui(app: &mut RankLensApp, ui: &mut Ui) {
     ui.horizontal(|ui| {
         let mut baseline = app.judging.baseline.unwrap_or(MethodKind::Bm25);
         egui::ComboBox::from_label("Baseline").selected_text(baseline.label()).show_ui(ui, |ui| {
-            for k in [
-                MethodKind::TfIdf,
-                MethodKind::Bm25,
-                MethodKind::Splade,
-                MethodKind::Dense,
-                MethodKind::LateInteraction,
-                MethodKind::Fusion,
-            ] {
+            // Any ranked method but the reranker.
+            for k in MethodKind::RANKED.into_iter().filter(|k| *k != MethodKind::Rerank) {
                 ui.selectable_value(&mut baseline, k, k.label());
             }
         });
