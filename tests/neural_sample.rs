@@ -136,6 +136,31 @@ fn the_pca_map_places_the_question_with_the_fitted_transform() {
 }
 
 #[test]
+fn each_map_axis_is_oriented_by_its_largest_loading() {
+    // Recover each axis from the points alone: with X the centred passage vectors and p the
+    // points' coordinates on one axis, Xᵀp = λ·axis. Its largest loading must be positive (the
+    // convention that makes the map the same on every machine), and the axes are orthogonal.
+    let e = engine_with_models();
+    let n = e.neural();
+    let (map, index) = (n.map.unwrap(), n.dense_index.unwrap());
+    let (rows, dim) = (index.len(), index.dim);
+    let x: Vec<f64> = index.vectors.iter().map(|&v| f64::from(v)).collect();
+    let mean: Vec<f64> = (0..dim).map(|d| (0..rows).map(|r| x[r * dim + d]).sum::<f64>() / rows as f64).collect();
+    let mut axes = Vec::new();
+    for axis in 0..2 {
+        let v: Vec<f64> = (0..dim)
+            .map(|d| (0..rows).map(|r| (x[r * dim + d] - mean[d]) * map.points[r][axis]).sum::<f64>())
+            .collect();
+        let largest = v.iter().copied().fold(0.0f64, |a, y| if y.abs() > a.abs() { y } else { a });
+        assert!(largest > 0.0, "axis {axis}: its largest loading is {largest}");
+        let norm = v.iter().map(|y| y * y).sum::<f64>().sqrt();
+        axes.push(v.into_iter().map(|y| y / norm).collect::<Vec<f64>>());
+    }
+    let cos: f64 = axes[0].iter().zip(&axes[1]).map(|(a, b)| a * b).sum();
+    assert!(cos.abs() < 1e-4, "the two axes are orthogonal: cos = {cos}");
+}
+
+#[test]
 fn without_network_or_models_the_sparse_methods_run_and_neural_ones_say_why() {
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
     let engine = Engine::new(corpus);
