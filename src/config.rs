@@ -7,79 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::AnalyzerConfig;
 use crate::corpus::FieldFilter;
-use crate::retrieve::{Bm25Params, Bm25Variant, MethodKind, TfIdfVariant};
+use crate::retrieve::{Bm25Params, Bm25Variant, FusionSettings, MethodKind, TfIdfVariant};
 use crate::{Error, Result};
-
-/// How fusion combines rankings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum FusionMethod {
-    /// Reciprocal rank fusion: Σ w / (k + rank).
-    #[default]
-    Rrf,
-    /// Weighted sum of min-max normalised scores.
-    MinMax,
-    /// Weighted sum of z-score normalised scores.
-    ZScore,
-}
-
-impl FusionMethod {
-    /// Every method.
-    pub const ALL: [FusionMethod; 3] = [FusionMethod::Rrf, FusionMethod::MinMax, FusionMethod::ZScore];
-
-    /// Display / CLI name.
-    pub fn name(self) -> &'static str {
-        match self {
-            FusionMethod::Rrf => "rrf",
-            FusionMethod::MinMax => "min-max",
-            FusionMethod::ZScore => "z-score",
-        }
-    }
-}
-
-impl std::str::FromStr for FusionMethod {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        FusionMethod::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| Error::invalid("fusion", format!("unknown fusion {s:?}; choose rrf, min-max or z-score")))
-    }
-}
-
-/// Fusion settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FusionSettings {
-    /// Combination rule.
-    pub method: FusionMethod,
-    /// RRF's k (60 by default).
-    pub rrf_k: f64,
-    /// Which method families are fused.
-    pub inputs: Vec<MethodKind>,
-    /// Weight per input family (missing = 1).
-    pub weights: Vec<(MethodKind, f64)>,
-    /// How deep each input list is read.
-    pub depth: usize,
-}
-
-impl Default for FusionSettings {
-    fn default() -> Self {
-        Self {
-            method: FusionMethod::Rrf,
-            rrf_k: 60.0,
-            inputs: vec![MethodKind::Bm25, MethodKind::Dense],
-            weights: Vec::new(),
-            depth: 100,
-        }
-    }
-}
-
-impl FusionSettings {
-    /// The weight of an input (1 when not set).
-    pub fn weight(&self, kind: MethodKind) -> f64 {
-        self.weights.iter().find(|(k, _)| *k == kind).map(|(_, w)| *w).unwrap_or(1.0)
-    }
-}
 
 /// Every knob that changes a ranking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,15 +71,7 @@ impl Settings {
             return Err(Error::invalid("k", format!("k must be between 1 and 100000, got {}", self.k)));
         }
         self.bm25.validate()?;
-        if !(self.fusion.rrf_k.is_finite() && self.fusion.rrf_k >= 0.0) {
-            return Err(Error::invalid("rrf-k", format!("RRF k must be ≥ 0, got {}", self.fusion.rrf_k)));
-        }
-        for (kind, w) in &self.fusion.weights {
-            if !w.is_finite() {
-                return Err(Error::invalid("fusion weight", format!("weight of {kind} must be a number")));
-            }
-        }
-        Ok(())
+        self.fusion.validate()
     }
 
     /// Switch the BM25 variant and take its reference parameters.

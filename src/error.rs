@@ -1,18 +1,26 @@
 //! One error type for the library, so every caller handles failures the same way.
 //!
 //! Each variant names what a user needs to fix it: the file, the line, the field or the value.
+//! A failure of something RankLens relies on (the OS, tantivy, SQLite, candle, a tokenizer, an
+//! HTTP request) keeps that error as its typed `source`, and the variant's own message says only
+//! what RankLens was doing, so printing the chain never repeats a cause. Wherever an error becomes
+//! text for a person, [`report`] (or [`Error::report`]) writes the whole chain.
 
 use std::path::PathBuf;
+
+/// The cause of a failure in something RankLens relies on.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Everything that can go wrong in the RankLens core.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file or folder could not be read or written at all.
-    #[error("{path}: {source}")]
+    #[error("{}", path.display())]
     Io {
         /// The file or folder involved.
         path: PathBuf,
         /// What the operating system said.
+        #[source]
         source: std::io::Error,
     },
     /// Input that cannot be used, with where it came from.
@@ -26,15 +34,37 @@ pub enum Error {
     /// A query the parser cannot read.
     #[error("query: {0}")]
     Query(String),
-    /// The tantivy index failed.
+    /// The index is not as RankLens expects.
     #[error("index: {0}")]
     Index(String),
-    /// SQLite failed or refused a statement.
+    /// tantivy failed.
+    #[error("index")]
+    Tantivy(#[from] tantivy::TantivyError),
+    /// SQLite refused a statement or a table.
     #[error("sql: {0}")]
     Sql(String),
+    /// SQLite failed.
+    #[error("sql")]
+    Sqlite(#[from] rusqlite::Error),
     /// A model could not be found, fetched, verified or run.
     #[error("model: {0}")]
     Model(String),
+    /// candle failed while loading or running a model.
+    #[error("model")]
+    Candle(#[from] candle_core::Error),
+    /// Something else RankLens relies on failed while it did what `context` says.
+    #[error("{context}")]
+    Caused {
+        /// What RankLens was doing (`model: https://…`, `index: /path`).
+        context: String,
+        /// The failure.
+        #[source]
+        source: Cause,
+    },
+    /// A method cannot run here (its model or encodings are missing); the message says how to
+    /// get it. Its column says so, while every other method runs.
+    #[error("{0}")]
+    Unavailable(String),
     /// The user cancelled a long operation.
     #[error("cancelled")]
     Cancelled,
@@ -50,25 +80,50 @@ impl Error {
     pub fn invalid(location: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Invalid { location: location.into(), message: message.into() }
     }
-}
 
-impl From<tantivy::TantivyError> for Error {
-    fn from(e: tantivy::TantivyError) -> Self {
-        Error::Index(e.to_string())
+    /// A failure of something RankLens relies on, while doing `context`.
+    pub fn caused(context: impl Into<String>, source: impl Into<Cause>) -> Self {
+        Error::Caused { context: context.into(), source: source.into() }
+    }
+
+    /// The whole chain as one line: this error, then each cause.
+    pub fn report(&self) -> String {
+        report(self)
     }
 }
 
-impl From<rusqlite::Error> for Error {
-    fn from(e: rusqlite::Error) -> Self {
-        Error::Sql(e.to_string())
+/// An error and its causes as one line (`sql: /tmp/x.sqlite: unable to open database file`), each
+/// cause once even where a library repeats its own cause in its message.
+pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        if !text.is_empty() && !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = cause.source();
     }
-}
-
-impl From<candle_core::Error> for Error {
-    fn from(e: candle_core::Error) -> Self {
-        Error::Model(e.to_string())
-    }
+    out
 }
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_printed_once() {
+        let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory");
+        let e = Error::io("/nonexistent/x.jsonl", missing);
+        assert_eq!(e.to_string(), "/nonexistent/x.jsonl");
+        assert_eq!(e.report(), "/nonexistent/x.jsonl: No such file or directory");
+        let nested = Error::caused("model: fetching splade", e);
+        assert_eq!(nested.report(), "model: fetching splade: /nonexistent/x.jsonl: No such file or directory");
+        assert!(std::error::Error::source(&nested).is_some(), "the cause is kept, typed");
+        assert_eq!(Error::Model("no model".into()).report(), "model: no model");
+    }
+}

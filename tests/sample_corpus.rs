@@ -26,7 +26,7 @@ fn engine() -> Engine {
 }
 
 /// rank_bm25's BM25Okapi over a plain split: `okapi` with the `whitespace` analyzer.
-fn okapi(engine: &Engine) -> Box<dyn Retriever> {
+fn okapi(engine: &Engine) -> std::sync::Arc<dyn Retriever> {
     let spec = SparseSpec::Bm25 { variant: Bm25Variant::Okapi, params: Bm25Variant::Okapi.default_params() };
     engine.sparse(spec, AnalyzerConfig::preset(Preset::Whitespace), &NoProgress).unwrap()
 }

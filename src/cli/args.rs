@@ -1,6 +1,6 @@
 //! Flags shared by several commands, and their conversion into validated settings.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
@@ -10,8 +10,9 @@ use crate::config::Settings;
 use crate::corpus::{self, Corpus, FieldFilter, LoadOptions, Split};
 use crate::engine::Engine;
 use crate::index::SparseIndex;
+use crate::models::{ModelManager, Role};
 use crate::progress::Progress;
-use crate::retrieve::{Bm25Variant, TfIdfVariant};
+use crate::retrieve::{Bm25Variant, MethodKind, TfIdfVariant};
 
 /// Where the documents come from.
 #[derive(Debug, Args, Clone)]
@@ -100,30 +101,32 @@ impl RankArgs {
     }
 }
 
-/// The bundled Acme Sync sample: `./sample-corpus/acme-sync` when run from the repository,
-/// else the copy next to the sources this binary was built from.
-pub fn sample_corpus_dir() -> PathBuf {
-    let local = Path::new("sample-corpus").join("acme-sync");
-    if local.is_dir() {
-        return local;
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus").join("acme-sync")
-}
-
 impl CorpusArgs {
+    /// The corpus path: as given, or the bundled Acme Sync sample.
+    pub fn path(&self) -> anyhow::Result<PathBuf> {
+        Ok(match &self.corpus {
+            Some(p) => p.clone(),
+            None => crate::sample::acme_sync()?,
+        })
+    }
+
+    /// How folders of text files are cut.
+    pub fn split(&self) -> Split {
+        match self.split {
+            SplitArg::File => Split::File,
+            SplitArg::Paragraph => Split::Paragraph,
+        }
+    }
+
     /// Load the corpus (or reopen an index) and report load warnings on stderr.
     pub fn engine(&self, progress: &dyn Progress) -> anyhow::Result<Engine> {
-        let path = self.corpus.clone().unwrap_or_else(sample_corpus_dir);
+        let path = self.path()?;
         if path.join("ranklens-index.json").is_file() {
             let (index, corpus) =
                 SparseIndex::open(&path, progress).with_context(|| format!("opening index {}", path.display()))?;
             return Ok(Engine::from_index(index, corpus));
         }
-        let split = match self.split {
-            SplitArg::File => Split::File,
-            SplitArg::Paragraph => Split::Paragraph,
-        };
-        let corpus = corpus::load(&path, LoadOptions { split, format: None })?;
+        let corpus = corpus::load(&path, LoadOptions { split: self.split(), format: None })?;
         report_load(&corpus);
         if corpus.is_empty() {
             bail!("{}: no documents could be loaded", path.display());
@@ -148,5 +151,137 @@ pub fn report_load(corpus: &Corpus) {
     }
     if !corpus.report.warnings.is_empty() {
         eprintln!("loaded: {}", corpus.report);
+    }
+}
+
+/// Which method a command runs.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum MethodArg {
+    /// Boolean set retrieval (AND, OR, NOT, parentheses, "phrases").
+    Boolean,
+    /// TF-IDF (see --tfidf).
+    Tfidf,
+    /// BM25 (see --variant, --k1, --b).
+    Bm25,
+    /// Dense bi-encoder (cosine).
+    Dense,
+    /// Learned sparse (SPLADE).
+    Splade,
+    /// Late interaction (MaxSim).
+    Late,
+    /// Fusion of BM25 and dense (see --fusion, --rrf-k).
+    Fusion,
+    /// Cross-encoder rerank of the fused top results.
+    Rerank,
+    /// Every ranked method available (eval only).
+    All,
+}
+
+impl MethodArg {
+    /// The method family.
+    pub fn kind(self) -> MethodKind {
+        match self {
+            MethodArg::Boolean => MethodKind::Boolean,
+            MethodArg::Tfidf => MethodKind::TfIdf,
+            MethodArg::Bm25 => MethodKind::Bm25,
+            MethodArg::Dense => MethodKind::Dense,
+            MethodArg::Splade => MethodKind::Splade,
+            MethodArg::Late => MethodKind::LateInteraction,
+            MethodArg::Fusion => MethodKind::Fusion,
+            MethodArg::Rerank | MethodArg::All => MethodKind::Rerank,
+        }
+    }
+}
+
+/// Model flags shared by commands that can run neural methods.
+#[derive(Debug, Args, Clone)]
+pub struct ModelArgs {
+    /// Never touch the network (no model downloads).
+    #[arg(long)]
+    pub offline: bool,
+    /// Download missing models for the methods shown (compare only; search and eval download the
+    /// models of the method asked for).
+    #[arg(long)]
+    pub fetch_models: bool,
+    /// A folder holding the dense model's files.
+    #[arg(long, value_name = "DIR")]
+    dense_model: Option<PathBuf>,
+    /// A folder holding the SPLADE model's files.
+    #[arg(long, value_name = "DIR")]
+    splade_model: Option<PathBuf>,
+    /// A folder holding the late-interaction (ColBERT) model's files.
+    #[arg(long, value_name = "DIR")]
+    late_model: Option<PathBuf>,
+    /// A folder holding the cross-encoder's files.
+    #[arg(long, value_name = "DIR")]
+    rerank_model: Option<PathBuf>,
+    /// Override the models' token limit (MiniLM truncates at 256 by default).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<usize>,
+}
+
+impl ModelArgs {
+    /// The model manager these flags describe.
+    pub fn manager(&self) -> ModelManager {
+        let mut m = ModelManager::from_env().with_max_length(self.max_tokens);
+        if self.offline {
+            m = m.offline(true);
+        }
+        for (role, dir) in [
+            (Role::Dense, &self.dense_model),
+            (Role::Splade, &self.splade_model),
+            (Role::LateInteraction, &self.late_model),
+            (Role::Reranker, &self.rerank_model),
+        ] {
+            if let Some(d) = dir {
+                m = m.with_explicit(role, d.clone());
+            }
+        }
+        m
+    }
+
+    /// Load the models the given families need (downloading when allowed) and encode the corpus.
+    /// A model that cannot be had is reported and its methods say why; nothing else stops.
+    pub fn prepare(
+        &self,
+        engine: &Engine,
+        kinds: &[MethodKind],
+        settings: &Settings,
+        download: bool,
+        progress: &dyn Progress,
+    ) -> anyhow::Result<()> {
+        let mut roles: Vec<Role> = kinds.iter().flat_map(|k| roles_for(*k, settings)).collect();
+        roles.sort();
+        roles.dedup();
+        if roles.is_empty() {
+            return Ok(());
+        }
+        let manager = self.manager();
+        for role in &roles {
+            if let Err(e) = engine.load_model(&manager, *role, download && !self.offline, progress) {
+                let optional = *role == Role::LateInteraction && roles.contains(&Role::Dense);
+                if !optional {
+                    eprintln!("note: {role} model unavailable: {}", e.report().lines().next().unwrap_or(""));
+                }
+            }
+        }
+        engine.build_neural(progress)?;
+        Ok(())
+    }
+}
+
+/// The model roles a method family needs.
+fn roles_for(kind: MethodKind, settings: &Settings) -> Vec<Role> {
+    match kind {
+        MethodKind::Dense => vec![Role::Dense],
+        MethodKind::Splade => vec![Role::Splade],
+        MethodKind::LateInteraction => vec![Role::LateInteraction, Role::Dense],
+        MethodKind::Fusion => settings.fusion.inputs.iter().flat_map(|k| roles_for(*k, settings)).collect(),
+        MethodKind::Rerank => {
+            let mut r = vec![Role::Reranker];
+            r.extend(roles_for(MethodKind::Fusion, settings));
+            r
+        }
+        _ => Vec::new(),
     }
 }

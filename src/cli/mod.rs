@@ -3,14 +3,27 @@
 //! Exit codes follow ripgrep: 0 when something was found, 1 when nothing was, 2 on error.
 
 mod args;
-mod commands;
+mod bench;
+mod bench_encode;
+mod compare;
+mod eval;
+mod index;
+mod lesson;
+mod models;
+mod printer;
+mod progress;
+mod report;
+mod search;
+mod structured;
 mod table;
+mod views;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use args::{CorpusArgs, OutputFormat, RankArgs, sample_corpus_dir};
+pub use args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
+pub use printer::Printable;
 
 /// RankLens: one question, many retrieval methods, every score explained.
 #[derive(Debug, Parser)]
@@ -31,27 +44,27 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Rank a corpus for a question with one method (and explain it).
-    Search(commands::SearchArgs),
+    Search(search::SearchArgs),
     /// Every lexical method side by side for one question.
-    Compare(commands::CompareArgs),
+    Compare(compare::CompareArgs),
     /// Evaluate methods over a dataset's queries and judgements (BEIR folder).
-    Eval(commands::EvalArgs),
+    Eval(eval::EvalArgs),
     /// Build an on-disk index that `--corpus DIR` can reopen later.
-    Index(commands::IndexArgs),
+    Index(index::IndexArgs),
     /// Measure indexing time and queries per second.
-    Bench(commands::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Encoding speed of the dense and SPLADE models, and the late-interaction index's memory.
-    BenchEncode(commands::BenchEncodeArgs),
+    BenchEncode(bench_encode::BenchEncodeArgs),
     /// Run a read-only SQL statement over the corpus's tables.
-    Sql(commands::SqlArgs),
+    Sql(structured::SqlArgs),
     /// Run a knowledge-graph pattern (joins with ?variables).
-    Graph(commands::GraphArgs),
+    Graph(structured::GraphArgs),
     /// List or fetch the neural models.
-    Models(commands::ModelsArgs),
+    Models(models::ModelsArgs),
     /// Write a shareable report (HTML, Markdown, JSON or CSV) of a question or a question set.
-    Report(commands::ReportArgs),
+    Report(report::ReportArgs),
     /// Print a lesson (tfidf, bm25, index, reader, mismatch, fusion, structure, chunking, entities).
-    Lesson(commands::LessonArgs),
+    Lesson(lesson::LessonArgs),
 }
 
 /// Outcome of a command: found something or not.
@@ -66,17 +79,17 @@ pub enum Found {
 /// Run a subcommand and turn the outcome into an exit code.
 pub fn run(command: Command) -> ExitCode {
     let result = match command {
-        Command::Search(a) => commands::search(a),
-        Command::Compare(a) => commands::compare(a),
-        Command::Eval(a) => commands::eval(a),
-        Command::Index(a) => commands::index(a),
-        Command::Bench(a) => commands::bench(a),
-        Command::BenchEncode(a) => commands::bench_encode(a),
-        Command::Sql(a) => commands::sql(a),
-        Command::Graph(a) => commands::graph(a),
-        Command::Models(a) => commands::models(a),
-        Command::Report(a) => commands::report(a),
-        Command::Lesson(a) => commands::lesson(a),
+        Command::Search(a) => search::search(a),
+        Command::Compare(a) => compare::compare(a),
+        Command::Eval(a) => eval::eval(a),
+        Command::Index(a) => index::index(a),
+        Command::Bench(a) => bench::bench(a),
+        Command::BenchEncode(a) => bench_encode::bench_encode(a),
+        Command::Sql(a) => structured::sql(a),
+        Command::Graph(a) => structured::graph(a),
+        Command::Models(a) => models::models(a),
+        Command::Report(a) => report::report(a),
+        Command::Lesson(a) => lesson::lesson(a),
     };
     match result {
         Ok(Found::Some) => ExitCode::SUCCESS,

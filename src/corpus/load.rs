@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::Qrels;
 use super::{Corpus, Doc, LoadReport, Query};
-use crate::eval::Qrels;
 use crate::{Error, Result};
 
 /// How a folder of text files becomes documents.

@@ -7,6 +7,7 @@
 pub mod chunk;
 mod filter;
 mod load;
+mod qrels;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -17,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 pub use filter::{CompareOp, FieldFilter, compare_versions};
 pub use load::{Format, LoadOptions, Split, load, load_questions_tsv};
+pub use qrels::Qrels;
 
 /// Internal document number: the position in load order, stable across runs for the same input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
@@ -146,7 +148,7 @@ pub struct Corpus {
     /// Queries shipped with the corpus (BEIR `queries.jsonl`, the sample `questions.tsv`).
     pub queries: Vec<Query>,
     /// Judgements shipped with the corpus.
-    pub qrels: Option<crate::eval::Qrels>,
+    pub qrels: Option<Qrels>,
     /// SQL templates and graph patterns tied to shipped questions, by query id.
     pub templates: BTreeMap<String, QueryTemplates>,
     /// What happened while loading.
@@ -154,6 +156,13 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// The SQL statement and graph pattern tied to a shipped question with this text (none for
+    /// any other question).
+    pub fn templates_for(&self, question: &str) -> QueryTemplates {
+        let shipped = self.queries.iter().find(|q| q.text.trim() == question.trim());
+        shipped.and_then(|q| self.templates.get(&q.id)).cloned().unwrap_or_default()
+    }
+
     /// A corpus from documents already in memory. Duplicate ids keep the first and are reported.
     pub fn from_docs(name: impl Into<String>, docs: impl IntoIterator<Item = Doc>) -> Self {
         let mut corpus = Corpus { name: name.into(), ..Default::default() };

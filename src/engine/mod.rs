@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 mod neural;
-pub use neural::{LATE_INDEX_MAX_DOCS, LATE_RERANK_DEPTH, Loaded, Neural, missing};
+pub use neural::{LATE_INDEX_MAX_DOCS, LATE_RERANK_DEPTH, Loaded, NOT_ENCODED, Neural, missing};
 
 use serde::{Deserialize, Serialize};
 
@@ -176,7 +176,7 @@ impl Engine {
 
     /// The index for an analyzer, building it on first use.
     pub fn index(&self, analyzer: AnalyzerConfig, progress: &dyn Progress) -> Result<Arc<SparseIndex>> {
-        if let Some(idx) = self.indexes.lock().ok().and_then(|m| m.get(&analyzer).cloned()) {
+        if let Some(idx) = self.built_index(analyzer) {
             return Ok(idx);
         }
         let location = self.location_for(analyzer);
@@ -199,7 +199,12 @@ impl Engine {
 
     /// Is an index for this analyzer already built?
     pub fn has_index(&self, analyzer: AnalyzerConfig) -> bool {
-        self.indexes.lock().map(|m| m.contains_key(&analyzer)).unwrap_or(false)
+        self.built_index(analyzer).is_some()
+    }
+
+    /// The index for an analyzer if it is built (never builds it: safe on a UI thread).
+    pub fn built_index(&self, analyzer: AnalyzerConfig) -> Option<Arc<SparseIndex>> {
+        self.indexes.lock().ok().and_then(|m| m.get(&analyzer).cloned())
     }
 
     fn location_for(&self, analyzer: AnalyzerConfig) -> IndexLocation {
@@ -219,16 +224,16 @@ impl Engine {
         spec: SparseSpec,
         analyzer: AnalyzerConfig,
         progress: &dyn Progress,
-    ) -> Result<Box<dyn Retriever>> {
+    ) -> Result<Arc<dyn Retriever>> {
         let index = self.index(analyzer, progress)?;
         Ok(match spec {
-            SparseSpec::Boolean => Box::new(BooleanRetriever::new(index)),
+            SparseSpec::Boolean => Arc::new(BooleanRetriever::new(index)),
             SparseSpec::TfIdf { variant, normalize } => {
-                Box::new(LexicalRetriever::new(index, LexicalModel::TfIdf { variant, normalize })?)
+                Arc::new(LexicalRetriever::new(index, LexicalModel::TfIdf { variant, normalize })?)
             }
-            SparseSpec::Bm25 { variant: Bm25Variant::Tantivy, .. } => Box::new(TantivyBm25::new(index)),
+            SparseSpec::Bm25 { variant: Bm25Variant::Tantivy, .. } => Arc::new(TantivyBm25::new(index)),
             SparseSpec::Bm25 { variant, params } => {
-                Box::new(LexicalRetriever::new(index, LexicalModel::Bm25 { variant, params })?)
+                Arc::new(LexicalRetriever::new(index, LexicalModel::Bm25 { variant, params })?)
             }
         })
     }

@@ -107,7 +107,7 @@ impl Neural {
                 Ok(())
             }
             Err(e) => {
-                self.missing.insert(role, e.to_string());
+                self.missing.insert(role, e.report());
                 Err(e)
             }
         }
@@ -190,7 +190,7 @@ impl super::Engine {
     /// when no trained ColBERT is loaded and the corpus is small), then fit the map.
     pub fn build_dense(&self, progress: &dyn Progress) -> Result<()> {
         let n = self.neural();
-        let Some(dense) = n.dense else { return Err(Error::Model(missing(&n.missing, Role::Dense))) };
+        let Some(dense) = n.dense else { return Err(Error::Unavailable(missing(&n.missing, Role::Dense))) };
         let with_tokens = n.late.is_none() && self.searches_late_index();
         let cache = self.embedding_cache();
         let (index, late) = build_dense(self.corpus(), &dense.encoder, cache.as_ref(), with_tokens, progress)?;
@@ -207,7 +207,7 @@ impl super::Engine {
     /// Encode the corpus with SPLADE.
     pub fn build_splade(&self, progress: &dyn Progress) -> Result<()> {
         let n = self.neural();
-        let Some(splade) = n.splade else { return Err(Error::Model(missing(&n.missing, Role::Splade))) };
+        let Some(splade) = n.splade else { return Err(Error::Unavailable(missing(&n.missing, Role::Splade))) };
         let cache = self.embedding_cache();
         let index = build_splade(self.corpus(), splade.encoder.as_ref(), cache.as_ref(), progress)?;
         self.with_neural(|s| s.splade_index = Some(Arc::new(index)))
@@ -240,30 +240,28 @@ impl super::Engine {
         Ok(())
     }
 
-    /// A retriever of a neural family or a combination (fusion, rerank), or why it cannot run.
-    pub fn neural_retriever(
-        &self,
-        kind: MethodKind,
-        settings: &Settings,
-    ) -> std::result::Result<Arc<dyn Retriever>, String> {
+    /// A retriever of a neural family or a combination (fusion, rerank), or why it cannot run
+    /// here ([`Error::Unavailable`]: a model is missing or the passages are not encoded yet).
+    pub fn neural_retriever(&self, kind: MethodKind, settings: &Settings) -> Result<Arc<dyn Retriever>> {
         let n = self.neural();
         let corpus = self.corpus().clone();
+        let unavailable = |message: String| Err(Error::Unavailable(message));
         match kind {
             MethodKind::Dense => match (&n.dense, &n.dense_index) {
                 (Some(d), Some(i)) => {
                     Ok(Arc::new(DenseRetriever::new(i.clone(), d.encoder.clone() as Arc<dyn TextEncoder>)))
                 }
-                (Some(_), None) => Err("the passages are not encoded yet".into()),
-                (None, _) => Err(missing(&n.missing, Role::Dense)),
+                (Some(_), None) => unavailable(NOT_ENCODED.into()),
+                (None, _) => unavailable(missing(&n.missing, Role::Dense)),
             },
             MethodKind::Splade => match (&n.splade, &n.splade_index) {
                 (Some(s), Some(i)) => Ok(Arc::new(SpladeRetriever::new(i.clone(), s.encoder.clone(), corpus))),
-                (Some(_), None) => Err("the passages are not encoded yet".into()),
-                (None, _) => Err(missing(&n.missing, Role::Splade)),
+                (Some(_), None) => unavailable(NOT_ENCODED.into()),
+                (None, _) => unavailable(missing(&n.missing, Role::Splade)),
             },
             MethodKind::LateInteraction => {
                 let Some(encoder) = n.late_encoder() else {
-                    return Err(format!(
+                    return unavailable(format!(
                         "{} (and no dense model to fall back on: {})",
                         missing(&n.missing, Role::LateInteraction),
                         missing(&n.missing, Role::Dense)
@@ -274,7 +272,7 @@ impl super::Engine {
                         Ok(Arc::new(LateInteractionRetriever::over_index(i, encoder, corpus)))
                     }
                     other => {
-                        let first = self.sparse_arc(settings).map_err(|e| e.to_string())?;
+                        let first = self.sparse_arc(settings)?;
                         Ok(Arc::new(LateInteractionRetriever::reranking(
                             first,
                             LATE_RERANK_DEPTH,
@@ -289,7 +287,7 @@ impl super::Engine {
                 let inputs: Vec<Arc<dyn Retriever>> =
                     settings.fusion.inputs.iter().filter_map(|k| self.retriever(*k, settings).ok()).collect();
                 if inputs.len() < 2 {
-                    return Err(format!(
+                    return unavailable(format!(
                         "fusion needs two of its inputs ({}) available",
                         settings.fusion.inputs.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
                     ));
@@ -297,20 +295,18 @@ impl super::Engine {
                 Ok(Arc::new(FusionRetriever::new(inputs, settings.fusion.clone())))
             }
             MethodKind::Rerank => {
-                let Some(r) = &n.reranker else { return Err(missing(&n.missing, Role::Reranker)) };
-                let first = self
-                    .neural_retriever(MethodKind::Fusion, settings)
-                    .or_else(|_| self.sparse_arc(settings).map_err(|e| e.to_string()))?;
+                let Some(r) = &n.reranker else { return unavailable(missing(&n.missing, Role::Reranker)) };
+                let first =
+                    self.neural_retriever(MethodKind::Fusion, settings).or_else(|_| self.sparse_arc(settings))?;
                 Ok(Arc::new(RerankRetriever::new(first, r.encoder.clone(), corpus, settings.rerank_depth)))
             }
-            other => Err(format!("{other} is not a neural method")),
+            other => Err(Error::invalid("method", format!("{other} is not a neural method"))),
         }
     }
 
     fn sparse_arc(&self, settings: &Settings) -> Result<Arc<dyn Retriever>> {
-        let spec = super::SparseSpec::from_settings(MethodKind::Bm25, settings)
-            .ok_or_else(|| Error::invalid("method", "BM25 is always available"))?;
-        Ok(Arc::from(self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)?))
+        let spec = super::SparseSpec::Bm25 { variant: settings.bm25_variant, params: settings.bm25 };
+        self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)
     }
 
     /// The passages' token vectors, when they were encoded by this encoder.
@@ -339,16 +335,16 @@ impl super::Engine {
     }
 
     /// A retriever of any ranked family, or why it cannot run.
-    pub fn retriever(&self, kind: MethodKind, settings: &Settings) -> std::result::Result<Arc<dyn Retriever>, String> {
+    pub fn retriever(&self, kind: MethodKind, settings: &Settings) -> Result<Arc<dyn Retriever>> {
         match super::SparseSpec::from_settings(kind, settings) {
-            Some(spec) => self
-                .sparse(spec, settings.analyzer, &crate::progress::NoProgress)
-                .map(Arc::from)
-                .map_err(|e| e.to_string()),
+            Some(spec) => self.sparse(spec, settings.analyzer, &crate::progress::NoProgress),
             None => self.neural_retriever(kind, settings),
         }
     }
 }
+
+/// What a neural column says while its passages are being encoded.
+pub const NOT_ENCODED: &str = "the passages are not encoded yet";
 
 /// The message for a role with no model.
 pub fn missing(missing: &BTreeMap<Role, String>, role: Role) -> String {

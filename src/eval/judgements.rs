@@ -41,7 +41,7 @@ impl JudgementStore {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
-        let conn = Connection::open(path).map_err(|e| Error::Sql(format!("{}: {e}", path.display())))?;
+        let conn = Connection::open(path).map_err(|e| Error::caused(format!("sql: {}", path.display()), e))?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS grades (
                  corpus TEXT NOT NULL,

@@ -4,12 +4,12 @@
 
 mod judgements;
 mod metrics;
-mod qrels;
 mod run;
 mod significance;
 
+/// Judgements belong to a dataset and are loaded with it; evaluation reads them.
+pub use crate::corpus::Qrels;
 pub use judgements::{JudgementStore, MAX_GRADE, question_id};
 pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec_order};
-pub use qrels::Qrels;
 pub use run::Run;
 pub use significance::{PairedTest, paired_test, t_test_p};

@@ -1,159 +1,467 @@
-//! Background work for the app: every long operation (loading, indexing, encoding, downloads,
-//! ranking a large corpus) runs on a named thread with a [`SharedProgress`] the UI polls, can be
-//! cancelled, and hands its result back over a channel drained once per frame in `logic`.
+//! Background work, typed. Every long operation (loading, indexing, encoding, downloads, ranking,
+//! explaining) runs on a named thread as a [`Job`] whose result has its own type, and whose state
+//! is one enum: idle, running (with progress and the previous result), ready, or failed with the
+//! message.
+//!
+//! Each run of a job has its own result channel. Starting a job again (a new question while the
+//! old one ranks) or cancelling it drops the old run's receiver and cancels its progress token, so
+//! a superseded result can never land: no generation counters, no flags.
 
 use std::collections::BTreeMap;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::Instant;
 
+use crate::models::Role;
 use crate::progress::{ProgressSnapshot, SharedProgress};
 
-/// What a job is for; one job per slot runs at a time (a new one cancels the old).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Slot {
+/// Which job, for the work list and for cancelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum JobKind {
     /// Loading a corpus.
     Corpus,
-    /// Building the lexical index for an analyzer.
-    SparseIndex,
     /// Loading or fetching the model of a role.
     Model(crate::models::Role),
     /// Encoding the corpus for a role.
     Encode(crate::models::Role),
-    /// Ranking the question with every method.
-    Compare,
-    /// Then the methods that encode passages while answering (see `Engine::encodes_at_query_time`).
-    CompareSlow,
-    /// Explaining a passage under every method.
+    /// Ranking the question with every column (building the lexical index first if needed).
+    Rank,
+    /// Then the columns that encode passages while answering.
+    RankSlow,
+    /// Explaining a passage under every column.
     Explain,
     /// A SQL statement.
     Sql,
-    /// A question set evaluation.
-    Evaluate,
-    /// Anything else, by name.
-    Other(String),
+    /// A graph pattern.
+    Graph,
+    /// A question-set evaluation.
+    Study,
+    /// Writing a report.
+    Report,
+    /// Loading the lesson corpora and models.
+    LessonKit,
+    /// Building a lesson.
+    Lesson,
+    /// A file dialog (not listed as work).
+    Dialog,
 }
 
-impl Slot {
-    /// What the progress list shows.
-    pub fn label(&self) -> String {
+impl JobKind {
+    /// What the work list shows.
+    pub fn label(self) -> String {
         match self {
-            Slot::Corpus => "Loading corpus".into(),
-            Slot::SparseIndex => "Lexical index".into(),
-            Slot::Model(r) => format!("{r} model"),
-            Slot::Encode(r) => format!("Encoding ({r})"),
-            Slot::Compare => "Ranking".into(),
-            Slot::CompareSlow => "Ranking (encoding candidates)".into(),
-            Slot::Explain => "Explaining".into(),
-            Slot::Sql => "SQL".into(),
-            Slot::Evaluate => "Evaluation".into(),
-            Slot::Other(s) => s.clone(),
+            JobKind::Corpus => "Loading corpus".into(),
+            JobKind::Model(r) => format!("{r} model"),
+            JobKind::Encode(r) => format!("Encoding ({r})"),
+            JobKind::Rank => "Ranking".into(),
+            JobKind::RankSlow => "Ranking (encoding candidates)".into(),
+            JobKind::Explain => "Explaining".into(),
+            JobKind::Sql => "SQL".into(),
+            JobKind::Graph => "Graph".into(),
+            JobKind::Study => "Evaluation".into(),
+            JobKind::Report => "Report".into(),
+            JobKind::LessonKit => "Lessons".into(),
+            JobKind::Lesson => "Lesson".into(),
+            JobKind::Dialog => "File dialog".into(),
         }
     }
 }
 
-/// A finished job's result, typed by the caller.
-pub type Output = Box<dyn std::any::Any + Send>;
-
-struct Running {
+/// A running job.
+#[derive(Debug)]
+pub struct Running<T> {
     progress: SharedProgress,
-    generation: u64,
     started: Instant,
+    rx: Receiver<crate::Result<T>>,
+    /// The result of the run this one supersedes, shown until it finishes.
+    pub previous: Option<T>,
 }
 
-/// The app's background jobs.
-pub struct Jobs {
-    running: BTreeMap<Slot, Running>,
-    tx: Sender<(Slot, u64, Result<Output, String>)>,
-    rx: Receiver<(Slot, u64, Result<Output, String>)>,
-    generation: u64,
-    repaint: Option<egui::Context>,
+/// The state of a job.
+#[derive(Debug, Default)]
+pub enum JobState<T> {
+    /// Never run, or cancelled before its first result.
+    #[default]
+    Idle,
+    /// Working.
+    Running(Running<T>),
+    /// Finished with a result.
+    Ready(T),
+    /// Finished with an error (its message is [`crate::Error::report`]).
+    Failed(crate::Error),
 }
 
-impl Default for Jobs {
-    fn default() -> Self {
+/// One kind of background work with a typed result.
+#[derive(Debug)]
+pub struct Job<T> {
+    kind: JobKind,
+    state: JobState<T>,
+}
+
+/// What [`Job::poll`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Polled {
+    /// Nothing changed.
+    Same,
+    /// The run finished with a result.
+    Ready,
+    /// The run failed.
+    Failed,
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// An idle job.
+    pub fn new(kind: JobKind) -> Self {
+        Self { kind, state: JobState::Idle }
+    }
+
+    /// Which job.
+    pub fn kind(&self) -> JobKind {
+        self.kind
+    }
+
+    /// Its state.
+    pub fn state(&self) -> &JobState<T> {
+        &self.state
+    }
+
+    /// Start a run on its own thread, superseding a running one (which is cancelled and whose
+    /// result is dropped). `wake` is called when the run finishes (the app asks for a repaint).
+    pub fn start(
+        &mut self,
+        wake: impl Fn() + Send + 'static,
+        work: impl FnOnce(&SharedProgress) -> crate::Result<T> + Send + 'static,
+    ) {
+        let previous = self.take_latest();
+        let progress = SharedProgress::new();
         let (tx, rx) = channel();
-        Self { running: BTreeMap::new(), tx, rx, generation: 0, repaint: None }
+        let p = progress.clone();
+        let name = format!("ranklens-{}", self.kind.label().to_lowercase().replace([' ', '(', ')'], "-"));
+        let spawned = std::thread::Builder::new().name(name).spawn(move || {
+            // A panic is a bug; the panic hook has already printed it to stderr.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&p))).unwrap_or_else(|_| {
+                Err(crate::Error::Invalid {
+                    location: "background job".into(),
+                    message: "it stopped unexpectedly (the log says why)".into(),
+                })
+            });
+            // The receiver is gone when this run was superseded or cancelled: nothing to deliver.
+            let _ = tx.send(result);
+            wake();
+        });
+        self.state = match spawned {
+            Ok(_) => JobState::Running(Running { progress, started: Instant::now(), rx, previous }),
+            Err(e) => JobState::Failed(crate::Error::caused("could not start a thread", e)),
+        };
+    }
+
+    /// Stop a running job; its result is dropped and the previous result (if any) is shown again.
+    pub fn cancel(&mut self) {
+        if !self.is_running() {
+            return;
+        }
+        if let JobState::Running(r) = std::mem::take(&mut self.state) {
+            r.progress.cancel();
+            self.state = r.previous.map_or(JobState::Idle, JobState::Ready);
+        }
+    }
+
+    /// Move a finished run's result into the state. Returns what happened.
+    pub fn poll(&mut self) -> Polled {
+        let JobState::Running(r) = &self.state else { return Polled::Same };
+        let outcome = match r.rx.try_recv() {
+            Ok(result) => result,
+            Err(TryRecvError::Empty) => return Polled::Same,
+            Err(TryRecvError::Disconnected) => Err(crate::Error::Invalid {
+                location: self.kind.label(),
+                message: "the job ended without a result".into(),
+            }),
+        };
+        let (state, polled) = match outcome {
+            Ok(value) => (JobState::Ready(value), Polled::Ready),
+            Err(e) => (JobState::Failed(e), Polled::Failed),
+        };
+        self.state = state;
+        polled
+    }
+
+    /// Is it working?
+    pub fn is_running(&self) -> bool {
+        matches!(self.state, JobState::Running(_))
+    }
+
+    /// The finished result.
+    pub fn ready(&self) -> Option<&T> {
+        match &self.state {
+            JobState::Ready(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The finished result, to complete it in place (the second ranking phase fills columns in).
+    pub fn ready_mut(&mut self) -> Option<&mut T> {
+        match &mut self.state {
+            JobState::Ready(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The result to show: the finished one, or while running the one it supersedes.
+    pub fn latest(&self) -> Option<&T> {
+        match &self.state {
+            JobState::Ready(v) => Some(v),
+            JobState::Running(r) => r.previous.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Why the last run failed.
+    pub fn failure(&self) -> Option<&crate::Error> {
+        match &self.state {
+            JobState::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Take the finished result out, leaving the job idle.
+    pub fn take_ready(&mut self) -> Option<T> {
+        match std::mem::take(&mut self.state) {
+            JobState::Ready(v) => Some(v),
+            other => {
+                self.state = other;
+                None
+            }
+        }
+    }
+
+    /// Forget any result or failure (a new corpus makes them meaningless); a running job is
+    /// cancelled.
+    pub fn clear(&mut self) {
+        self.cancel();
+        self.state = JobState::Idle;
+    }
+
+    fn take_latest(&mut self) -> Option<T> {
+        match std::mem::take(&mut self.state) {
+            JobState::Ready(v) => Some(v),
+            JobState::Running(r) => {
+                r.progress.cancel();
+                r.previous
+            }
+            JobState::Idle | JobState::Failed(_) => None,
+        }
     }
 }
 
-/// A job's state for drawing.
+/// A job in the work list.
 #[derive(Debug, Clone)]
 pub struct JobView {
-    /// Which slot.
-    pub slot: Slot,
-    /// Progress.
+    /// Which job.
+    pub kind: JobKind,
+    /// Its progress.
     pub progress: ProgressSnapshot,
     /// Seconds since it started.
     pub elapsed_secs: f64,
 }
 
+/// What the work list needs of any job, whatever its result type.
+pub trait WorkItem {
+    /// The job, if it is running.
+    fn running(&self) -> Option<JobView>;
+}
+
+impl<T: Send + 'static> WorkItem for Job<T> {
+    fn running(&self) -> Option<JobView> {
+        match &self.state {
+            JobState::Running(r) if self.kind != JobKind::Dialog => Some(JobView {
+                kind: self.kind,
+                progress: r.progress.snapshot(),
+                elapsed_secs: r.started.elapsed().as_secs_f64(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A lesson as built: its id, the knobs it was built with, and the lesson or why not.
+pub type BuiltLesson = (String, crate::lessons::LessonParams, Result<crate::lessons::Lesson, String>);
+
+/// Every job of the app, each with its result type.
+pub struct Jobs {
+    /// Loading a corpus.
+    pub corpus: Job<super::state::LoadedCorpus>,
+    /// Loading or fetching each role's model.
+    pub models: BTreeMap<Role, Job<()>>,
+    /// Encoding the corpus with each role's model.
+    pub encodings: BTreeMap<Role, Job<()>>,
+    /// The question ranked by every column that answers at once.
+    pub rank: Job<super::state::Ranked>,
+    /// The columns that encode passages while answering, run after the others.
+    pub rank_slow: Job<Vec<crate::compare::ColumnResult>>,
+    /// The selected passage explained by every column.
+    pub explain: Job<super::state::Explained>,
+    /// The SQL statement's rows.
+    pub sql: Job<crate::structured::SqlResult>,
+    /// The graph pattern's bindings.
+    pub graph: Job<crate::structured::GraphResult>,
+    /// The question-set evaluation.
+    pub study: Job<std::sync::Arc<crate::compare::Study>>,
+    /// A report being written (its result is the message to show).
+    pub report: Job<String>,
+    /// The lesson corpora and models.
+    pub lesson_kit: Job<std::sync::Arc<crate::lessons::LessonKit>>,
+    /// The lesson shown.
+    pub lesson: Job<BuiltLesson>,
+    /// A file dialog: why it was opened, and the path chosen (none when cancelled).
+    pub dialog: Job<(super::judging::DialogPurpose, Option<std::path::PathBuf>)>,
+}
+
+impl Default for Jobs {
+    fn default() -> Self {
+        Self {
+            corpus: Job::new(JobKind::Corpus),
+            models: Role::ALL.into_iter().map(|r| (r, Job::new(JobKind::Model(r)))).collect(),
+            encodings: Role::ALL.into_iter().map(|r| (r, Job::new(JobKind::Encode(r)))).collect(),
+            rank: Job::new(JobKind::Rank),
+            rank_slow: Job::new(JobKind::RankSlow),
+            explain: Job::new(JobKind::Explain),
+            sql: Job::new(JobKind::Sql),
+            graph: Job::new(JobKind::Graph),
+            study: Job::new(JobKind::Study),
+            report: Job::new(JobKind::Report),
+            lesson_kit: Job::new(JobKind::LessonKit),
+            lesson: Job::new(JobKind::Lesson),
+            dialog: Job::new(JobKind::Dialog),
+        }
+    }
+}
+
 impl Jobs {
-    /// Wake this context when a job finishes.
-    pub fn set_context(&mut self, ctx: &egui::Context) {
-        self.repaint = Some(ctx.clone());
-    }
-
-    /// Start work in a slot, cancelling whatever ran there.
-    pub fn spawn(&mut self, slot: Slot, work: impl FnOnce(&SharedProgress) -> Result<Output, String> + Send + 'static) {
-        self.cancel(&slot);
-        self.generation += 1;
-        let generation = self.generation;
-        let progress = SharedProgress::new();
-        let (p, tx, ctx, s) = (progress.clone(), self.tx.clone(), self.repaint.clone(), slot.clone());
-        let name = format!("ranklens-{}", slot.label().to_lowercase().replace(' ', "-"));
-        let spawned = std::thread::Builder::new().name(name).spawn(move || {
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&p)))
-                .unwrap_or_else(|_| Err("the job stopped unexpectedly".to_string()));
-            let _ = tx.send((s, generation, result));
-            if let Some(ctx) = ctx {
-                ctx.request_repaint();
-            }
-        });
-        if spawned.is_ok() {
-            self.running.insert(slot, Running { progress, generation, started: Instant::now() });
-        } else {
-            let _ = self.tx.send((slot, generation, Err("could not start a thread".into())));
-        }
-    }
-
-    /// Ask the job in a slot to stop (its result is dropped).
-    pub fn cancel(&mut self, slot: &Slot) {
-        if let Some(r) = self.running.remove(slot) {
-            r.progress.cancel();
-        }
-    }
-
-    /// Is anything running in this slot?
-    pub fn is_running(&self, slot: &Slot) -> bool {
-        self.running.contains_key(slot)
-    }
-
-    /// Is anything running at all?
-    pub fn any_running(&self) -> bool {
-        !self.running.is_empty()
-    }
-
-    /// Finished jobs since the last call (results of cancelled or superseded jobs are dropped).
-    pub fn drain(&mut self) -> Vec<(Slot, Result<Output, String>)> {
-        let mut out = Vec::new();
-        while let Ok((slot, generation, result)) = self.rx.try_recv() {
-            if self.running.get(&slot).is_some_and(|r| r.generation == generation) {
-                self.running.remove(&slot);
-                out.push((slot, result));
-            }
-        }
+    /// Every job, as the work list sees it.
+    fn all(&self) -> Vec<&dyn WorkItem> {
+        let mut out: Vec<&dyn WorkItem> = vec![&self.corpus];
+        out.extend(self.models.values().map(|j| j as &dyn WorkItem));
+        out.extend(self.encodings.values().map(|j| j as &dyn WorkItem));
+        out.extend([
+            &self.rank as &dyn WorkItem,
+            &self.rank_slow,
+            &self.explain,
+            &self.sql,
+            &self.graph,
+            &self.study,
+            &self.report,
+            &self.lesson_kit,
+            &self.lesson,
+            &self.dialog,
+        ]);
         out
     }
 
-    /// Running jobs for the progress list.
-    pub fn views(&self) -> Vec<JobView> {
-        self.running
-            .iter()
-            .map(|(slot, r)| JobView {
-                slot: slot.clone(),
-                progress: r.progress.snapshot(),
-                elapsed_secs: r.started.elapsed().as_secs_f64(),
-            })
-            .collect()
+    /// The running jobs, for the work list.
+    pub fn running(&self) -> Vec<JobView> {
+        self.all().into_iter().filter_map(WorkItem::running).collect()
+    }
+
+    /// Is anything running (a file dialog included)?
+    pub fn any_running(&self) -> bool {
+        !self.running().is_empty() || self.dialog.is_running()
+    }
+
+    /// Is the model of a role loading, or the corpus being encoded with it?
+    pub fn role_busy(&self, role: Role) -> bool {
+        self.models.get(&role).is_some_and(Job::is_running) || self.encodings.get(&role).is_some_and(Job::is_running)
+    }
+
+    /// Stop a job by kind.
+    pub fn cancel(&mut self, kind: JobKind) {
+        match kind {
+            JobKind::Corpus => self.corpus.cancel(),
+            JobKind::Model(r) => self.models.get_mut(&r).into_iter().for_each(Job::cancel),
+            JobKind::Encode(r) => self.encodings.get_mut(&r).into_iter().for_each(Job::cancel),
+            JobKind::Rank => {
+                self.rank.cancel();
+                self.rank_slow.cancel();
+            }
+            JobKind::RankSlow => self.rank_slow.cancel(),
+            JobKind::Explain => self.explain.cancel(),
+            JobKind::Sql => self.sql.cancel(),
+            JobKind::Graph => self.graph.cancel(),
+            JobKind::Study => self.study.cancel(),
+            JobKind::Report => self.report.cancel(),
+            JobKind::LessonKit => self.lesson_kit.cancel(),
+            JobKind::Lesson => self.lesson.cancel(),
+            JobKind::Dialog => self.dialog.cancel(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Progress;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    fn wait(job: &mut Job<u32>) -> Polled {
+        for _ in 0..500 {
+            match job.poll() {
+                Polled::Same => std::thread::sleep(Duration::from_millis(2)),
+                p => return p,
+            }
+        }
+        panic!("the job did not finish")
+    }
+
+    #[test]
+    fn a_superseded_run_never_delivers_and_its_progress_is_cancelled() {
+        let mut job: Job<u32> = Job::new(JobKind::Rank);
+        let (release, gate) = mpsc::channel::<()>();
+        let (saw_cancel_tx, saw_cancel) = mpsc::channel::<bool>();
+        job.start(
+            || {},
+            move |p| {
+                let _ = gate.recv();
+                let _ = saw_cancel_tx.send(p.is_cancelled());
+                Ok(1)
+            },
+        );
+        assert!(job.is_running());
+        job.start(|| {}, |_| Ok(2));
+        let _ = release.send(());
+        assert!(saw_cancel.recv().unwrap(), "the first run was told to stop");
+        assert_eq!(wait(&mut job), Polled::Ready);
+        assert_eq!(job.ready(), Some(&2), "only the second run's result lands");
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(job.poll(), Polled::Same);
+        assert_eq!(job.ready(), Some(&2));
+    }
+
+    #[test]
+    fn a_running_job_shows_the_result_it_supersedes_and_cancel_goes_back_to_it() {
+        let mut job: Job<u32> = Job::new(JobKind::Rank);
+        job.start(|| {}, |_| Ok(7));
+        wait(&mut job);
+        let (_hold, gate) = mpsc::channel::<()>();
+        job.start(
+            || {},
+            move |_| {
+                let _ = gate.recv();
+                Ok(8)
+            },
+        );
+        assert_eq!((job.is_running(), job.latest(), job.ready()), (true, Some(&7), None));
+        job.cancel();
+        assert_eq!(job.ready(), Some(&7));
+    }
+
+    #[test]
+    fn failures_and_panics_become_messages() {
+        let mut job: Job<u32> = Job::new(JobKind::Sql);
+        job.start(|| {}, |_| Err(crate::Error::Sql("no such table".into())));
+        assert_eq!(wait(&mut job), Polled::Failed);
+        assert_eq!(job.failure().map(crate::Error::report).as_deref(), Some("sql: no such table"));
+        job.start(|| {}, |_| panic!("boom"));
+        assert_eq!(wait(&mut job), Polled::Failed);
+        let failure = job.failure().map(crate::Error::report).unwrap_or_default();
+        assert_eq!(failure, "background job: it stopped unexpectedly (the log says why)");
     }
 }

@@ -1,16 +1,25 @@
 //! The desktop app (eframe/egui). It only calls the core library: every number it draws comes
 //! from the same structs the CLI prints and the reports write.
+//!
+//! The shape is rerun's: the app holds its data ([`state`]) and typed background [`jobs`]; each
+//! view ([`views`]) owns its own state and draws from a read-only [`context::ViewContext`]; views
+//! change the app only by sending a [`command::Command`], applied in one place between frames
+//! (`workflow.rs`).
 
 pub mod app;
+mod chrome;
+pub mod command;
+pub mod context;
 pub mod jobs;
 pub mod judging;
-pub mod panels;
 pub mod state;
 pub mod theme;
+pub mod views;
 pub mod widgets;
 mod workflow;
 
 pub use app::RankLensApp;
+pub use command::Command;
 pub use state::{CorpusChoice, Persisted, ViewId};
 
 /// Open the desktop app, optionally on a given corpus (else the last one, else the sample).

@@ -1,12 +1,22 @@
-//! What the app remembers between runs (persisted with eframe storage), kept apart from runtime
-//! handles such as the engine and running jobs.
+//! The app's data: what it remembers between runs (persisted with eframe storage), and what it
+//! holds while running (the engine, the selection, grades, messages). Results of background work
+//! live in their typed jobs ([`super::jobs`]); views read all of it through
+//! [`super::context::ViewContext`] and change it only by sending commands.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::compare::{ExplainedItem, Plan, PlanRun};
 use crate::config::Settings;
-use crate::corpus::Split;
+use crate::corpus::{DocId, Split};
+use crate::engine::Engine;
+use crate::eval::JudgementStore;
+use crate::models::{ModelManager, ModelStatus, Role};
+use crate::project::QueryOnMap;
+use crate::retrieve::MethodKind;
 
 /// Which corpus to open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,14 +31,12 @@ pub enum CorpusChoice {
 
 impl CorpusChoice {
     /// Where its files are.
-    pub fn path(&self) -> PathBuf {
-        match self {
-            CorpusChoice::Sample => crate::cli::sample_corpus_dir(),
-            CorpusChoice::Lesson(name) => {
-                crate::cli::sample_corpus_dir().with_file_name("lessons").join(format!("{name}.jsonl"))
-            }
+    pub fn path(&self) -> crate::Result<PathBuf> {
+        Ok(match self {
+            CorpusChoice::Sample => crate::sample::acme_sync()?,
+            CorpusChoice::Lesson(name) => crate::sample::lessons()?.join(format!("{name}.jsonl")),
             CorpusChoice::Path(p, _) => p.clone(),
-        }
+        })
     }
 
     /// How a folder is cut.
@@ -81,6 +89,11 @@ impl ViewId {
         ViewId::Rag,
     ];
 
+    /// Views that need no question (the question bar is hidden there).
+    pub fn hides_question_bar(self) -> bool {
+        matches!(self, ViewId::Lessons | ViewId::Atlas)
+    }
+
     /// Navigation label.
     pub fn label(self) -> &'static str {
         match self {
@@ -132,5 +145,120 @@ impl Default for Persisted {
             pattern: String::new(),
             debug_overlay: false,
         }
+    }
+}
+
+/// A message shown in the message strip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Error or warning.
+    pub error: bool,
+    /// Text.
+    pub text: String,
+}
+
+impl Message {
+    /// An error.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self { error: true, text: text.into() }
+    }
+    /// A warning.
+    pub fn warning(text: impl Into<String>) -> Self {
+        Self { error: false, text: text.into() }
+    }
+}
+
+/// Which passage is selected, in which column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    /// Column (method family) the passage was picked in.
+    pub kind: Option<MethodKind>,
+    /// The passage.
+    pub doc: DocId,
+}
+
+/// The question ranked by every column: the plan it ran, the columns with their prepared states,
+/// and the question on the map.
+#[derive(Clone)]
+pub struct Ranked {
+    /// The columns asked for.
+    pub plan: Plan,
+    /// What they returned, with each ranked column's prepared question (explanations read it).
+    pub run: PlanRun,
+    /// Columns still ranking in the second phase (they encode passages while answering).
+    pub pending: Vec<usize>,
+    /// The question on the PCA map, when there is a map.
+    pub map_query: Option<QueryOnMap>,
+}
+
+/// Every column's explanation of one passage.
+#[derive(Debug, Clone)]
+pub struct Explained {
+    /// The passage.
+    pub doc: DocId,
+    /// (column label, family, explanation or error, rank in that column).
+    pub items: Vec<ExplainedItem>,
+}
+
+/// A loaded corpus, ready to be installed.
+pub struct LoadedCorpus {
+    /// The engine.
+    pub engine: Engine,
+    /// What the corpus came from.
+    pub choice: CorpusChoice,
+}
+
+/// The models: the manager, what is here, and why a role has none.
+#[derive(Clone)]
+pub struct ModelsState {
+    /// The model manager (cache, downloads).
+    pub manager: ModelManager,
+    /// Every known model and whether it is here, for the Models view.
+    pub status: Vec<ModelStatus>,
+    /// Why a role's model could not be loaded.
+    pub errors: BTreeMap<Role, String>,
+}
+
+/// Everything views draw that is not a job's result.
+pub struct AppData {
+    /// Settings and choices remembered between runs.
+    pub persisted: Persisted,
+    /// The current corpus and everything built on it.
+    pub engine: Option<Arc<Engine>>,
+    /// The selected passage.
+    pub selection: Option<Selection>,
+    /// The passage under the pointer (highlighted in every column).
+    pub hovered: Option<DocId>,
+    /// Grades of the current question by passage id (shipped judgements, then the user's).
+    pub grades: BTreeMap<String, i32>,
+    /// The models.
+    pub models: ModelsState,
+    /// Where grades are stored (none without a workspace).
+    pub store: Option<Arc<JudgementStore>>,
+    /// Baseline family for the question-set evaluation.
+    pub baseline: MethodKind,
+    /// A report being re-opened: its rankings, to check the re-run against.
+    pub report_check: Option<Box<crate::report::ComparisonReport>>,
+    /// Whether the last re-opened report reproduced exactly.
+    pub report_reproduced: Option<bool>,
+    /// Errors and warnings to show.
+    pub messages: Vec<Message>,
+    /// How folders opened by dialog or drop are cut.
+    pub open_split: Split,
+    /// Workspace folder for caches and grades (none in tests that want none).
+    pub workspace: Option<PathBuf>,
+}
+
+impl AppData {
+    /// The selected passage.
+    pub fn selected_doc(&self) -> Option<DocId> {
+        self.selection.map(|s| s.doc)
+    }
+
+    /// The id grades of the current question are kept under.
+    pub fn question_id(&self) -> Option<String> {
+        let engine = self.engine.as_ref()?;
+        let q = self.persisted.question.trim();
+        (!q.is_empty()).then(|| crate::eval::question_id(q, &engine.corpus().queries))
     }
 }

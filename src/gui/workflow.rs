@@ -1,384 +1,378 @@
-//! What the app does, as jobs: open a corpus, build the index, load and fetch models, encode,
-//! rank, explain, query the table and the graph. Each step runs off the UI thread and its result
-//! is applied in `logic` by [`RankLensApp::apply`].
+//! What the app does: every command applied in one place, the background jobs it starts (open a
+//! corpus, load and fetch models, encode, rank, explain, query the table and the graph), and what
+//! happens when each job finishes.
 
 use std::sync::Arc;
 
-use crate::compare::{Comparison, MethodRun};
+use super::app::RankLensApp;
+use super::command::Command;
+use super::jobs::Polled;
+use super::state::{CorpusChoice, Explained, LoadedCorpus, Message, Ranked};
+use crate::Error;
+use crate::compare::Plan;
 use crate::corpus::{self, DocId, LoadOptions};
 use crate::engine::Engine;
 use crate::models::Role;
-use crate::models::TextEncoder;
 use crate::progress::Progress;
-use crate::retrieve::{Explanation, MethodKind};
-use crate::structured::{SqlLimits, SqlResult};
-
-use super::app::{Explained, Message, RankLensApp, Ranked};
-use super::jobs::{Output, Slot};
-use super::state::CorpusChoice;
+use crate::retrieve::MethodKind;
+use crate::structured::SqlLimits;
 
 /// What a column says while its method ranks in the second phase.
-const STILL_RANKING: &str = "still ranking: encoding the candidate passages for this question…";
-
-/// One column of the second phase: the method, its run, its retriever for explanations.
-type SlowRun = (MethodKind, Option<crate::compare::MethodRun>, Option<Arc<dyn crate::retrieve::Retriever>>);
-
-/// The second phase's columns, for the `start_compare` numbered `generation`.
-struct SlowRuns {
-    generation: u64,
-    runs: Vec<SlowRun>,
-}
-
-/// A loaded engine with the load report to show.
-pub struct LoadedCorpus {
-    /// The engine.
-    pub engine: Engine,
-    /// What the corpus came from.
-    pub choice: CorpusChoice,
-}
-
-fn boxed<T: Send + 'static>(v: T) -> Output {
-    Box::new(v)
-}
+pub const STILL_RANKING: &str = "still ranking: encoding the candidate passages for this question…";
 
 impl RankLensApp {
+    /// Apply one command. This is the only place the app's data changes in answer to a view.
+    pub(super) fn apply(&mut self, command: Command) {
+        let data = &mut self.data;
+        match command {
+            Command::OpenCorpus(choice) => self.start_corpus(choice),
+            Command::SetOpenSplit(split) => data.open_split = split,
+            Command::OpenDialog(purpose) => self.start_dialog(purpose),
+            Command::UsePath(purpose, path) => self.use_path(purpose, path),
+            Command::SetQuestion(q) => {
+                data.persisted.question = q;
+                self.refresh_grades();
+            }
+            Command::SetSettings(settings) => {
+                if settings != data.persisted.settings {
+                    data.persisted.settings = settings;
+                    self.start_rank();
+                }
+            }
+            Command::Ask => self.start_rank(),
+            Command::AskQuestion(q) => {
+                data.persisted.question = q;
+                data.persisted.view = super::state::ViewId::Compare;
+                self.refresh_grades();
+                self.start_rank();
+            }
+            Command::Select { kind, doc } => {
+                data.selection = Some(super::state::Selection { kind, doc });
+                self.start_explain(doc);
+            }
+            Command::PickColumn(kind) => {
+                if let Some(s) = &mut data.selection {
+                    s.kind = Some(kind);
+                }
+            }
+            Command::Hover(doc) => data.hovered = doc,
+            Command::ShowView(view) => data.persisted.view = view,
+            Command::SetSql(sql) => data.persisted.sql = sql,
+            Command::SetPattern(p) => data.persisted.pattern = p,
+            Command::RunSql => {
+                self.start_sql();
+                self.start_rank();
+            }
+            Command::RunGraph => {
+                self.start_graph();
+                self.start_rank();
+            }
+            Command::FetchModel(role) => self.start_model(role, true),
+            Command::SetOffline(offline) => data.persisted.offline = offline,
+            Command::Cancel(kind) => self.jobs.cancel(kind),
+            Command::SetGrade { doc, grade } => self.set_grade(doc, grade),
+            Command::SetBaseline(kind) => data.baseline = kind,
+            Command::RunStudy => self.start_study(),
+            Command::LoadLessonKit => self.start_lesson_kit(),
+            Command::BuildLesson(id, params) => self.start_lesson(id, params),
+            Command::OpenLesson(id) => {
+                self.views.lessons.select(&id);
+                self.data.persisted.view = super::state::ViewId::Lessons;
+            }
+            Command::Notify(m) => data.messages.push(m),
+            Command::Dismiss(Some(i)) => {
+                if i < data.messages.len() {
+                    data.messages.remove(i);
+                }
+            }
+            Command::Dismiss(None) => data.messages.clear(),
+            Command::SetDebugOverlay(on) => data.persisted.debug_overlay = on,
+        }
+    }
+
+    /// Take in every finished job.
+    pub(super) fn poll_jobs(&mut self) {
+        let failed = |kind: super::jobs::JobKind, e: Option<&Error>| {
+            Message::error(format!("{}: {}", kind.label(), e.map(Error::report).unwrap_or_default()))
+        };
+        match self.jobs.corpus.poll() {
+            Polled::Ready => {
+                if let Some(loaded) = self.jobs.corpus.take_ready() {
+                    self.install_engine(loaded);
+                }
+            }
+            Polled::Failed => {
+                self.data.messages.push(failed(self.jobs.corpus.kind(), self.jobs.corpus.failure()));
+            }
+            Polled::Same => {}
+        }
+        for role in Role::ALL {
+            let Some(job) = self.jobs.models.get_mut(&role) else { continue };
+            match job.poll() {
+                Polled::Ready => {
+                    self.data.models.errors.remove(&role);
+                    self.refresh_models();
+                    if role == Role::Reranker {
+                        self.start_rank();
+                    } else {
+                        self.start_encode(role);
+                    }
+                }
+                Polled::Failed => {
+                    let m = job.failure().map(Error::report).unwrap_or_default();
+                    self.data.models.errors.insert(role, m);
+                }
+                Polled::Same => {}
+            }
+            let Some(job) = self.jobs.encodings.get_mut(&role) else { continue };
+            match job.poll() {
+                Polled::Ready => {
+                    self.refresh_models();
+                    self.start_rank();
+                }
+                Polled::Failed => self.data.messages.push(failed(job.kind(), job.failure())),
+                Polled::Same => {}
+            }
+        }
+        match self.jobs.rank.poll() {
+            Polled::Ready => {
+                let pending = self.jobs.rank.ready().is_some_and(|r| !r.pending.is_empty());
+                if pending {
+                    if let Some(doc) = self.data.selected_doc() {
+                        self.start_explain(doc);
+                    }
+                    self.start_rank_slow();
+                } else {
+                    self.after_ranking();
+                }
+            }
+            Polled::Failed => self.data.messages.push(failed(self.jobs.rank.kind(), self.jobs.rank.failure())),
+            Polled::Same => {}
+        }
+        match self.jobs.rank_slow.poll() {
+            Polled::Ready => {
+                let columns = self.jobs.rank_slow.take_ready().unwrap_or_default();
+                if let Some(ranked) = self.jobs.rank.ready_mut() {
+                    ranked.run.fill(columns);
+                    ranked.pending.clear();
+                }
+                self.after_ranking();
+            }
+            Polled::Failed => {
+                self.data.messages.push(failed(self.jobs.rank_slow.kind(), self.jobs.rank_slow.failure()))
+            }
+            Polled::Same => {}
+        }
+        // Explanations, SQL rows, graph bindings and lessons are drawn from their jobs, failures
+        // included; nothing else happens when they finish.
+        self.jobs.explain.poll();
+        self.jobs.sql.poll();
+        self.jobs.graph.poll();
+        self.jobs.lesson_kit.poll();
+        self.jobs.lesson.poll();
+        self.poll_judging();
+    }
+
     /// Load a corpus in the background; the current one stays until the new one is ready, and a
     /// corpus that cannot be read leaves everything as it was and says why.
-    pub fn open_corpus(&mut self, choice: CorpusChoice) {
-        let workspace = self.workspace.clone();
-        self.jobs.spawn(Slot::Corpus, move |progress| {
+    fn start_corpus(&mut self, choice: CorpusChoice) {
+        let workspace = self.data.workspace.clone();
+        self.jobs.corpus.start(self.waker(), move |progress| {
             progress.stage("reading files", 0);
-            let path = choice.path();
-            let corpus =
-                corpus::load(&path, LoadOptions { split: choice.split(), format: None }).map_err(|e| e.to_string())?;
+            let path = choice.path()?;
+            let corpus = corpus::load(&path, LoadOptions { split: choice.split(), format: None })?;
             if corpus.is_empty() {
-                return Err(format!("{}: no documents could be loaded ({})", path.display(), corpus.report));
+                let message = format!("no documents could be loaded ({})", corpus.report);
+                return Err(Error::invalid(path.display().to_string(), message));
             }
             let mut engine = Engine::new(corpus);
             if let Some(ws) = workspace {
                 engine = engine.with_workspace(ws);
             }
             if path.is_dir() {
-                engine.load_structured(&path).map_err(|e| e.to_string())?;
+                engine.load_structured(&path)?;
             }
-            Ok(boxed(LoadedCorpus { engine, choice }))
+            Ok(LoadedCorpus { engine, choice })
         });
-    }
-
-    /// Build the lexical index for the current analyzer.
-    pub fn start_index(&mut self) {
-        let Some(engine) = self.engine.clone() else { return };
-        let analyzer = self.state.settings.analyzer;
-        if engine.has_index(analyzer) {
-            return;
-        }
-        self.jobs.spawn(Slot::SparseIndex, move |p| {
-            engine.index(analyzer, p).map_err(|e| e.to_string())?;
-            Ok(boxed(()))
-        });
-    }
-
-    /// Load (or, when `download`, fetch) the model of a role, then encode the corpus with it.
-    pub fn start_model(&mut self, role: Role, download: bool) {
-        let Some(engine) = self.engine.clone() else { return };
-        let manager = self.manager.clone().offline(self.state.offline);
-        self.jobs.spawn(Slot::Model(role), move |p| {
-            engine.load_model(&manager, role, download, p).map_err(|e| e.to_string())?;
-            Ok(boxed(role))
-        });
-    }
-
-    /// Encode the corpus for a role whose model is loaded.
-    pub fn start_encode(&mut self, role: Role) {
-        let Some(engine) = self.engine.clone() else { return };
-        self.jobs.spawn(Slot::Encode(role), move |p| {
-            match role {
-                Role::Dense => engine.build_dense(p),
-                Role::Splade => engine.build_splade(p),
-                Role::LateInteraction => engine.build_late(p),
-                Role::Reranker => Ok(()),
-            }
-            .map_err(|e| e.to_string())?;
-            Ok(boxed(role))
-        });
-    }
-
-    /// Rank the question with every selected method (in the background: on a large corpus late
-    /// interaction or reranking can take seconds).
-    pub fn start_compare(&mut self) {
-        let Some(engine) = self.engine.clone() else { return };
-        let question = self.state.question.trim().to_string();
-        if question.is_empty() {
-            self.ranked = None;
-            self.pending_compare = false;
-            return;
-        }
-        if !engine.has_index(self.state.settings.analyzer) {
-            self.start_index();
-            self.pending_compare = true;
-            return;
-        }
-        let settings = self.state.settings.clone();
-        let (sql, pattern) = (self.state.sql.clone(), self.state.pattern.clone());
-        self.pending_compare = false;
-        self.jobs.cancel(&Slot::CompareSlow);
-        self.compare_generation += 1;
-        let generation = self.compare_generation;
-        self.jobs.spawn(Slot::Compare, move |p| {
-            p.stage("ranking", 0);
-            let q = engine.query_context(&question, &settings);
-            let kinds: Vec<MethodKind> = settings
-                .methods
-                .iter()
-                .copied()
-                .filter(|k| !matches!(k, MethodKind::Sql | MethodKind::Graph))
-                .collect();
-            // Methods that encode passages while answering come in a second phase, so the others
-            // show at once; until then their columns say they are still ranking.
-            let pending: Vec<MethodKind> = kinds.iter().copied().filter(|k| engine.encodes_at_query_time(*k)).collect();
-            let entries: Vec<crate::compare::RetrieverEntry> = kinds
-                .iter()
-                .map(|k| {
-                    let r = if pending.contains(k) {
-                        Err(STILL_RANKING.to_string())
-                    } else {
-                        engine.retriever(*k, &settings)
-                    };
-                    (*k, r)
-                })
-                .collect();
-            let mut comparison = Comparison::run_all(&q, settings.k, &entries);
-            let (want_sql, want_graph) =
-                (settings.methods.contains(&MethodKind::Sql), settings.methods.contains(&MethodKind::Graph));
-            if want_sql || want_graph {
-                let nonempty = |s: &str| (!s.trim().is_empty()).then(|| s.trim().to_string());
-                comparison.add_structured(&engine, nonempty(&sql).as_deref(), nonempty(&pattern).as_deref());
-                comparison.runs.retain(|r| match r.kind {
-                    MethodKind::Sql => want_sql,
-                    MethodKind::Graph => want_graph,
-                    _ => true,
-                });
-            }
-            let retrievers = entries.into_iter().filter_map(|(k, r)| r.ok().map(|r| (k, r))).collect();
-            let n = engine.neural();
-            let map_query = match (&n.map, &n.dense, &n.dense_index) {
-                (Some(map), Some(dense), Some(index)) => dense
-                    .encoder
-                    .encode(&[question.as_str()], crate::models::InputKind::Query)
-                    .ok()
-                    .and_then(|mut v| v.pop())
-                    .map(|v| map.place(index, &v, 10)),
-                _ => None,
-            };
-            Ok(boxed(Ranked { comparison: Arc::new(comparison), retrievers, query: q, map_query, pending, generation }))
-        });
-    }
-
-    /// The second phase of `start_compare`: rank with the methods it left pending.
-    fn start_compare_slow(&mut self) {
-        let (Some(engine), Some(ranked)) = (self.engine.clone(), self.ranked.clone()) else { return };
-        let settings = self.state.settings.clone();
-        self.jobs.spawn(Slot::CompareSlow, move |p| {
-            p.stage("encoding the candidates", ranked.pending.len() as u64);
-            let mut runs = Vec::new();
-            for &kind in &ranked.pending {
-                crate::progress::check_cancel(p).map_err(|e| e.to_string())?;
-                let entry = (kind, engine.retriever(kind, &settings));
-                let run =
-                    Comparison::run_all(&ranked.query, ranked.comparison.k, std::slice::from_ref(&entry)).runs.pop();
-                runs.push((kind, run, entry.1.ok()));
-                p.advance(1);
-            }
-            Ok(boxed(SlowRuns { generation: ranked.generation, runs }))
-        });
-    }
-
-    /// Put the second phase's columns into the ranking they complete.
-    fn merge_slow(&mut self, slow: SlowRuns) {
-        let Some(ranked) = self.ranked.clone() else { return };
-        if ranked.generation != slow.generation {
-            return;
-        }
-        let mut comparison = (*ranked.comparison).clone();
-        let mut retrievers = ranked.retrievers.clone();
-        for (kind, run, retriever) in slow.runs {
-            if let (Some(run), Some(column)) = (run, comparison.runs.iter_mut().find(|r| r.kind == kind)) {
-                *column = run;
-            }
-            retrievers.extend(retriever.map(|r| (kind, r)));
-        }
-        self.ranked = Some(Arc::new(Ranked {
-            comparison: Arc::new(comparison),
-            retrievers,
-            query: ranked.query.clone(),
-            map_query: ranked.map_query.clone(),
-            pending: Vec::new(),
-            generation: ranked.generation,
-        }));
-        self.after_ranking();
-    }
-
-    /// A ranking is complete: explain the selection again, and check a reopened report.
-    fn after_ranking(&mut self) {
-        if let Some(doc) = self.selected_doc() {
-            self.start_explain(doc);
-        }
-        if self.judging.report_check.is_some() && !self.pending_compare {
-            self.check_report();
-        }
-    }
-
-    /// Explain one passage under every ranked method ("why" and "why not").
-    pub fn start_explain(&mut self, doc: DocId) {
-        let Some(ranked) = self.ranked.clone() else { return };
-        self.jobs.spawn(Slot::Explain, move |p| {
-            p.stage("explaining", ranked.retrievers.len() as u64);
-            let mut out = Vec::new();
-            for (kind, r) in &ranked.retrievers {
-                crate::progress::check_cancel(p).map_err(|e| e.to_string())?;
-                let rank = ranked
-                    .comparison
-                    .runs
-                    .iter()
-                    .find(|run| run.kind == *kind)
-                    .and_then(MethodRun::ranking)
-                    .and_then(|x| x.rank_of(doc));
-                let e: Result<Explanation, String> = r.explain(&ranked.query, doc).map_err(|e| e.to_string());
-                out.push((r.label(), *kind, e, rank));
-                p.advance(1);
-            }
-            Ok(boxed(Explained { doc, items: out }))
-        });
-    }
-
-    /// Run the SQL editor's statement (read-only, time-limited).
-    pub fn run_sql(&mut self) {
-        let Some(engine) = self.engine.clone() else { return };
-        let sql = self.state.sql.clone();
-        self.jobs.spawn(Slot::Sql, move |_| {
-            let Some(db) = &engine.structured().sql else {
-                return Err("this corpus has no tables: put a .csv file next to it".into());
-            };
-            let r: Result<SqlResult, String> = db.query(&sql, SqlLimits::default()).map_err(|e| e.to_string());
-            Ok(boxed(r))
-        });
-    }
-
-    /// Run the graph pattern (fast: on the UI thread).
-    pub fn run_graph(&mut self) {
-        let Some(engine) = &self.engine else { return };
-        self.graph_result = Some(match &engine.structured().graph {
-            None => Err("this corpus has no knowledge graph (graph.txt)".into()),
-            Some(g) => g.query(&self.state.pattern).map_err(|e| e.to_string()),
-        });
-    }
-
-    /// Re-rank soon (after a knob or the question changed).
-    pub fn mark_dirty(&mut self) {
-        self.pending_compare = true;
-    }
-
-    /// Apply a finished job.
-    pub fn apply(&mut self, slot: Slot, result: Result<Output, String>) {
-        let output = match result {
-            Ok(o) => o,
-            Err(e) => {
-                let text = format!("{}: {e}", slot.label());
-                match slot {
-                    Slot::Model(role) => {
-                        self.model_errors.insert(role, e);
-                    }
-                    Slot::Explain => self.explained = None,
-                    Slot::Other(ref name) if name == "Lessons" => {
-                        self.extra.lessons.loading = false;
-                        self.extra.lessons.kit_error = Some(e);
-                    }
-                    _ => self.messages.push(Message::error(text)),
-                }
-                return;
-            }
-        };
-        match slot {
-            Slot::Corpus => {
-                if let Ok(loaded) = output.downcast::<LoadedCorpus>() {
-                    self.install_engine(*loaded);
-                }
-            }
-            Slot::SparseIndex => {
-                if self.pending_compare || self.ranked.is_none() {
-                    self.start_compare();
-                }
-            }
-            Slot::Model(role) => {
-                self.model_errors.remove(&role);
-                self.refresh_models();
-                if role != Role::Reranker {
-                    self.start_encode(role);
-                } else {
-                    self.mark_dirty();
-                }
-            }
-            Slot::Encode(_) => {
-                self.refresh_models();
-                self.mark_dirty();
-            }
-            Slot::Compare => {
-                if let Ok(r) = output.downcast::<Ranked>() {
-                    let pending = !r.pending.is_empty();
-                    self.ranked = Some(Arc::new(*r));
-                    if pending {
-                        if let Some(doc) = self.selected_doc() {
-                            self.start_explain(doc);
-                        }
-                        self.start_compare_slow();
-                    } else {
-                        self.after_ranking();
-                    }
-                }
-            }
-            Slot::CompareSlow => {
-                if let Ok(s) = output.downcast::<SlowRuns>() {
-                    self.merge_slow(*s);
-                }
-            }
-            Slot::Explain => {
-                if let Ok(e) = output.downcast::<Explained>() {
-                    self.explained = Some(*e);
-                }
-            }
-            Slot::Sql => {
-                if let Ok(r) = output.downcast::<Result<SqlResult, String>>() {
-                    self.sql_result = Some(*r);
-                }
-            }
-            Slot::Evaluate | Slot::Other(_) => {
-                self.apply_other(slot, output);
-            }
-        }
     }
 
     fn install_engine(&mut self, loaded: LoadedCorpus) {
         let engine = Arc::new(loaded.engine);
+        let data = &mut self.data;
         for w in engine.corpus().report.warnings.iter().chain(engine.structured().warnings.iter()) {
-            self.messages.push(Message::warning(w.to_string()));
+            data.messages.push(Message::warning(w.to_string()));
         }
-        self.state.corpus = loaded.choice;
-        self.engine = Some(engine);
-        self.ranked = None;
-        self.explained = None;
-        self.selection = None;
-        self.sql_result = None;
-        self.graph_result = None;
-        self.on_corpus_changed();
-        self.start_index();
-        self.pending_compare = true;
+        data.persisted.corpus = loaded.choice;
+        data.selection = None;
+        data.hovered = None;
+        // Offer the corpus's own SQL and graph examples where the editors are empty.
+        let templates = &engine.corpus().templates;
+        if engine.structured().sql.is_some()
+            && data.persisted.sql.trim().is_empty()
+            && let Some(sql) = templates.values().find_map(|t| t.sql.clone())
+        {
+            data.persisted.sql = sql;
+        }
+        if engine.structured().graph.is_some()
+            && data.persisted.pattern.trim().is_empty()
+            && let Some(p) = templates.values().find_map(|t| t.graph.clone())
+        {
+            data.persisted.pattern = p;
+        }
+        data.engine = Some(engine);
+        self.jobs.rank.clear();
+        self.jobs.rank_slow.clear();
+        self.jobs.explain.clear();
+        self.jobs.sql.clear();
+        self.jobs.graph.clear();
+        self.views.corpus_changed();
+        self.refresh_grades();
+        self.start_rank();
         for role in Role::ALL {
             self.start_model(role, false);
         }
     }
 
+    /// Load (or, when `download`, fetch) the model of a role; the corpus is then encoded with it.
+    fn start_model(&mut self, role: Role, download: bool) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        let manager = self.data.models.manager.clone().offline(self.data.persisted.offline);
+        let waker = self.waker();
+        let Some(job) = self.jobs.models.get_mut(&role) else { return };
+        job.start(waker, move |p| engine.load_model(&manager, role, download, p));
+    }
+
+    /// Encode the corpus for a role whose model is loaded.
+    fn start_encode(&mut self, role: Role) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        let waker = self.waker();
+        let Some(job) = self.jobs.encodings.get_mut(&role) else { return };
+        job.start(waker, move |p| match role {
+            Role::Dense => engine.build_dense(p),
+            Role::Splade => engine.build_splade(p),
+            Role::LateInteraction => engine.build_late(p),
+            Role::Reranker => Ok(()),
+        });
+    }
+
     /// Everything known about the models, for the Models view.
-    pub fn refresh_models(&mut self) {
-        self.model_status = self.manager.status();
+    fn refresh_models(&mut self) {
+        self.data.models.status = self.data.models.manager.status();
+    }
+
+    /// Rank the question with every column of the settings' plan, superseding a ranking under
+    /// way. Columns that encode passages while answering come in a second phase, so the others
+    /// show at once; until then they say they are still ranking.
+    fn start_rank(&mut self) {
+        self.jobs.rank_slow.clear();
+        let Some(engine) = self.data.engine.clone() else { return };
+        let p = &self.data.persisted;
+        let question = p.question.trim().to_string();
+        if question.is_empty() {
+            self.jobs.rank.clear();
+            return;
+        }
+        let settings = p.settings.clone();
+        let plan = Plan::from_settings(&settings, Some(&p.sql), Some(&p.pattern));
+        self.jobs.rank.start(self.waker(), move |progress| {
+            engine.index(settings.analyzer, progress)?;
+            let query = engine.query_context(&question, &settings);
+            let pending = plan.slow_members(&engine);
+            let run = plan.run_except(&engine, &query, &pending, STILL_RANKING, progress)?;
+            let n = engine.neural();
+            let map_query = match (&n.map, &n.dense, &n.dense_index) {
+                (Some(map), Some(dense), Some(index)) => {
+                    query.dense_vector(dense.encoder.as_ref()).ok().map(|v| map.place(index, &v, 10))
+                }
+                _ => None,
+            };
+            Ok(Ranked { plan, run, pending, map_query })
+        });
+    }
+
+    /// The second phase: rank with the columns the first left pending.
+    fn start_rank_slow(&mut self) {
+        let (Some(engine), Some(ranked)) = (self.data.engine.clone(), self.jobs.rank.ready()) else { return };
+        let (plan, query, pending) = (ranked.plan.clone(), ranked.run.query.clone(), ranked.pending.clone());
+        self.jobs.rank_slow.start(self.waker(), move |p| plan.run_members(&engine, &query, &pending, p));
+    }
+
+    /// A ranking is complete: explain the selection again, and check a reopened report.
+    fn after_ranking(&mut self) {
+        if let Some(doc) = self.data.selected_doc() {
+            self.start_explain(doc);
+        }
+        if self.data.report_check.is_some() {
+            self.check_report();
+        }
+    }
+
+    /// Explain one passage under every ranked column ("why" and "why not"), from the states that
+    /// ranked it.
+    fn start_explain(&mut self, doc: DocId) {
+        let Some(ranked) = self.jobs.rank.latest() else { return };
+        let run = ranked.run.clone();
+        self.jobs.explain.start(self.waker(), move |p| Ok(Explained { doc, items: run.explain(doc, p)? }));
+    }
+
+    /// Run the SQL editor's statement (read-only, time-limited).
+    fn start_sql(&mut self) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        let sql = self.data.persisted.sql.clone();
+        self.jobs.sql.start(self.waker(), move |_| {
+            let Some(db) = &engine.structured().sql else {
+                return Err(Error::Unavailable("this corpus has no tables: put a .csv file next to it".into()));
+            };
+            db.query(&sql, SqlLimits::default())
+        });
+    }
+
+    /// Run the graph pattern.
+    fn start_graph(&mut self) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        let pattern = self.data.persisted.pattern.clone();
+        self.jobs.graph.start(self.waker(), move |_| match &engine.structured().graph {
+            None => Err(Error::Unavailable("this corpus has no knowledge graph (graph.txt)".into())),
+            Some(g) => g.query(&pattern),
+        });
+    }
+
+    /// Load the lesson corpora and the models that are here (never downloads).
+    fn start_lesson_kit(&mut self) {
+        if self.jobs.lesson_kit.is_running() || self.jobs.lesson_kit.ready().is_some() {
+            return;
+        }
+        let manager = self.data.models.manager.clone().offline(true);
+        self.jobs.lesson_kit.start(self.waker(), move |p| crate::lessons::LessonKit::load(&manager, p).map(Arc::new));
+    }
+
+    /// Build a lesson (once the kit is loaded).
+    fn start_lesson(&mut self, id: String, params: crate::lessons::LessonParams) {
+        let Some(kit) = self.jobs.lesson_kit.ready().cloned() else { return };
+        self.jobs.lesson.start(self.waker(), move |_| {
+            let lesson = crate::lessons::build(&id, &kit, &params).map_err(|e| e.report());
+            Ok((id, params, lesson))
+        });
+    }
+
+    /// Evaluate every available method over the corpus's judged questions.
+    fn start_study(&mut self) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        let qrels = self.all_qrels();
+        let settings = self.data.persisted.settings.clone();
+        let baseline_kind = self.data.baseline;
+        self.jobs.study.start(self.waker(), move |p| {
+            if qrels.judgements.is_empty() {
+                return Err(Error::Unavailable(
+                    "no judged questions: grade passages first, or open a dataset with qrels".into(),
+                ));
+            }
+            let plan = Plan::of_kinds(&settings, &MethodKind::RANKED);
+            let retrievers: Vec<_> = plan.retrievers(&engine, p).into_iter().flatten().flatten().collect();
+            let baseline = retrievers.iter().position(|r| r.kind() == baseline_kind).unwrap_or(0);
+            p.stage("evaluating", 0);
+            let study = crate::compare::Study::run(&engine, &retrievers, &qrels, &settings, 100, baseline, p);
+            study.map(Arc::new)
+        });
     }
 }

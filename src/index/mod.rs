@@ -23,8 +23,8 @@ use tantivy::{DocSet, Index, IndexReader, InvertedIndexReader, Searcher, TERMINA
 
 use crate::analysis::{Analyzer, AnalyzerConfig};
 use crate::corpus::{Corpus, Doc, DocId};
+use crate::formula::{TfIdfVariant, okapi_raw_idf};
 use crate::progress::{Progress, check_cancel};
-use crate::retrieve::formula::okapi_raw_idf;
 use crate::{Error, Result};
 
 pub use tokenizer::TOKENIZER_NAME;
@@ -142,7 +142,8 @@ impl SparseIndex {
                         "an index already exists here; choose an empty folder or delete it first",
                     ));
                 }
-                let mmap = MmapDirectory::open(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+                let mmap =
+                    MmapDirectory::open(dir).map_err(|e| Error::caused(format!("index: {}", dir.display()), e))?;
                 builder.single_segment_index_writer(mmap, 50_000_000)?
             }
         };
@@ -174,7 +175,8 @@ impl SparseIndex {
                 n_docs: corpus.len() as u64,
             };
             let path = dir.join(META_FILE);
-            let json = serde_json::to_string_pretty(&meta).map_err(|e| Error::Index(e.to_string()))?;
+            let json =
+                serde_json::to_string_pretty(&meta).map_err(|e| Error::caused("index: writing its description", e))?;
             std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
         }
         Self::from_index(index, analyzer, f.body, progress)
@@ -187,7 +189,7 @@ impl SparseIndex {
         let meta: IndexMeta = serde_json::from_slice(&bytes)
             .map_err(|e| Error::invalid(meta_path.display().to_string(), format!("not a RankLens index: {e}")))?;
         let analyzer = Analyzer::new(meta.analyzer);
-        let mut index = Index::open_in_dir(dir).map_err(|e| Error::Index(format!("{}: {e}", dir.display())))?;
+        let mut index = Index::open_in_dir(dir).map_err(|e| Error::caused(format!("index: {}", dir.display()), e))?;
         index.set_tokenizers(tokenizers(&analyzer));
         let (_, f) = schema();
         let opened = Self::from_index(index, analyzer, f.body, progress)?;
@@ -231,7 +233,7 @@ impl SparseIndex {
         let (mut vocabulary, mut idf_sum) = (0u64, 0.0);
         if let Some(inverted) = &inverted {
             progress.stage("collection statistics", 0);
-            let mut stream = inverted.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
+            let mut stream = inverted.terms().stream().map_err(|e| Error::caused("index", e))?;
             while stream.advance() {
                 if vocabulary % 1024 == 0 {
                     check_cancel(progress)?;
@@ -240,19 +242,19 @@ impl SparseIndex {
                 let df = u64::from(info.doc_freq);
                 vocabulary += 1;
                 idf_sum += okapi_raw_idf(n_docs, df);
-                let idf2 = (n_docs as f64 / df as f64).log2();
-                let idf10 = (n_docs as f64 / df as f64).log10();
+                let (log2, log10) = (TfIdfVariant::CosineLog2, TfIdfVariant::Textbook);
+                let (idf2, idf10) = (log2.idf(n_docs, df), log10.idf(n_docs, df));
                 let mut postings = inverted
                     .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
-                    .map_err(|e| Error::Index(e.to_string()))?;
+                    .map_err(|e| Error::caused("index", e))?;
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
                     let tf = postings.term_freq();
                     let i = doc as usize;
                     doc_lens[i] += tf;
                     let tf = f64::from(tf);
-                    norms.cosine_log2[i] += (tf * idf2).powi(2);
-                    norms.textbook[i] += ((tf + 1.0).log10() * idf10).powi(2);
+                    norms.cosine_log2[i] += (log2.tf_weight(tf) * idf2).powi(2);
+                    norms.textbook[i] += (log10.tf_weight(tf) * idf10).powi(2);
                     doc = postings.advance();
                 }
             }
@@ -312,7 +314,7 @@ impl SparseIndex {
     /// The dictionary entry of a term (its document frequency and where its postings are).
     pub fn term_info(&self, term: &str) -> Result<Option<TermInfo>> {
         let Some(inv) = &self.inverted else { return Ok(None) };
-        inv.get_term_info(&self.term(term)).map_err(|e| Error::Index(e.to_string()))
+        inv.get_term_info(&self.term(term)).map_err(|e| Error::caused("index", e))
     }
 
     /// Call `f(doc, tf)` for every posting of a looked-up term, in DocId order.
@@ -321,7 +323,7 @@ impl SparseIndex {
         let Some(inv) = &self.inverted else { return Ok(()) };
         let mut postings = inv
             .read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)
-            .map_err(|e| Error::Index(e.to_string()))?;
+            .map_err(|e| Error::caused("index", e))?;
         let mut doc = postings.doc();
         while doc != TERMINATED {
             f(DocId(doc), postings.term_freq());
@@ -335,7 +337,7 @@ impl SparseIndex {
         let Some(inv) = self.inverted()? else {
             return Ok(0);
         };
-        Ok(u64::from(inv.doc_freq(&self.term(term)).map_err(|e| Error::Index(e.to_string()))?))
+        Ok(u64::from(inv.doc_freq(&self.term(term)).map_err(|e| Error::caused("index", e))?))
     }
 
     /// Call `f(doc, tf)` for every posting of a term, in DocId order. Returns the document frequency.
@@ -343,9 +345,8 @@ impl SparseIndex {
         let Some(inv) = self.inverted()? else {
             return Ok(0);
         };
-        let Some(mut postings) = inv
-            .read_postings(&self.term(term), IndexRecordOption::WithFreqs)
-            .map_err(|e| Error::Index(e.to_string()))?
+        let Some(mut postings) =
+            inv.read_postings(&self.term(term), IndexRecordOption::WithFreqs).map_err(|e| Error::caused("index", e))?
         else {
             return Ok(0);
         };
@@ -370,7 +371,7 @@ impl SparseIndex {
         };
         let Some(mut postings) = inv
             .read_postings(&self.term(term), IndexRecordOption::WithFreqsAndPositions)
-            .map_err(|e| Error::Index(e.to_string()))?
+            .map_err(|e| Error::caused("index", e))?
         else {
             return Ok(Vec::new());
         };
@@ -394,7 +395,7 @@ impl SparseIndex {
         let Some(inv) = self.inverted()? else {
             return Ok(Vec::new());
         };
-        let mut stream = inv.terms().stream().map_err(|e| Error::Index(e.to_string()))?;
+        let mut stream = inv.terms().stream().map_err(|e| Error::caused("index", e))?;
         let mut out = Vec::new();
         while stream.advance() {
             out.push((String::from_utf8_lossy(stream.key()).into_owned(), u64::from(stream.value().doc_freq)));

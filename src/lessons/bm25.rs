@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::{Block, IdfBase, Lesson, LessonKit, LessonParams};
-use crate::retrieve::formula::{
+use crate::formula::{
     Bm25Params, Bm25Variant, TermStats, TfIdfVariant, bm25_contribution, tfidf_textbook_contribution,
 };
 use crate::{Error, Result};

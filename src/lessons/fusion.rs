@@ -52,7 +52,7 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
             }
             Err(e) => rows.push(vec![
                 kind.label().to_string(),
-                format!("not run here: {}", e.lines().next().unwrap_or("")),
+                format!("not run here: {}", e.report().lines().next().unwrap_or("")),
                 String::new(),
                 String::new(),
             ]),

@@ -19,7 +19,7 @@ fn rank(kit: &LessonKit, kind: MethodKind, text: &str, target: DocId) -> Result<
             let ranking = r.search(&QueryContext::new(text), kit.sample.corpus().len())?;
             Ok(ranking.rank_of(target).map(|r| format!("#{r}")).unwrap_or_else(|| "not retrieved".into()))
         }
-        Err(e) => Ok(format!("not run here ({})", e.lines().next().unwrap_or(""))),
+        Err(e) => Ok(format!("not run here ({})", e.report().lines().next().unwrap_or(""))),
     }
 }
 

@@ -253,8 +253,8 @@ impl LessonKit {
     /// Load the lesson corpora and the sample with whatever models are already here (never
     /// downloads: a missing model makes the neural parts say so).
     pub fn load(manager: &ModelManager, progress: &dyn Progress) -> Result<LessonKit> {
-        let sample_dir = crate::cli::sample_corpus_dir();
-        let lessons_dir = sample_dir.with_file_name("lessons");
+        let sample_dir = crate::sample::acme_sync()?;
+        let lessons_dir = crate::sample::lessons()?;
         let corpus = crate::corpus::load(&sample_dir, LoadOptions::default())?;
         let mut engine = Engine::new(corpus);
         engine.load_structured(&sample_dir)?;

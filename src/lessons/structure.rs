@@ -11,7 +11,7 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
     let mut l = Lesson::new("structure", "Exact lists need structure");
     let engine = &kit.sample;
     let corpus = engine.corpus();
-    let bm25 = engine.retriever(MethodKind::Bm25, &Settings::default()).map_err(crate::Error::Query)?;
+    let bm25 = engine.retriever(MethodKind::Bm25, &Settings::default())?;
     let top = |q: &str| -> Result<String> {
         let r = bm25.search(&QueryContext::new(q), 5)?;
         Ok(r.hits.iter().map(|h| corpus.external_id(h.doc).to_string()).collect::<Vec<_>>().join(", "))

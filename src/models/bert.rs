@@ -51,8 +51,8 @@ impl Batch {
     }
 }
 
-fn model_err(dir: &Path, what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Model(format!("{}: {what}: {e}", dir.display()))
+fn model_err(dir: &Path, what: &str, e: impl Into<crate::error::Cause>) -> Error {
+    Error::caused(format!("model: {}: {what}", dir.display()), e)
 }
 
 /// Load `tokenizer.json`, or build the standard BERT tokenizer from `vocab.txt`.
@@ -116,12 +116,12 @@ impl Backbone {
 
     /// Tokenise one text (with [CLS]/[SEP], truncated).
     pub fn encode(&self, text: &str) -> Result<Encoding> {
-        self.tokenizer.encode(text, true).map_err(|e| Error::Model(format!("tokenizer: {e}")))
+        self.tokenizer.encode(text, true).map_err(|e| Error::caused("model: tokenizer", e))
     }
 
     /// Tokenise a (query, passage) pair.
     pub fn encode_pair(&self, a: &str, b: &str) -> Result<Encoding> {
-        self.tokenizer.encode((a, b), true).map_err(|e| Error::Model(format!("tokenizer: {e}")))
+        self.tokenizer.encode((a, b), true).map_err(|e| Error::caused("model: tokenizer", e))
     }
 
     /// The vocabulary string of a token id.

@@ -32,7 +32,7 @@ impl EmbeddingCache {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
-        let conn = Connection::open(path).map_err(|e| Error::Sql(format!("{}: {e}", path.display())))?;
+        let conn = Connection::open(path).map_err(|e| Error::caused(format!("sql: {}", path.display()), e))?;
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
              CREATE TABLE IF NOT EXISTS encodings (

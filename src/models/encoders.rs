@@ -418,7 +418,7 @@ impl ColbertEncoder {
     /// Token ids and attention mask as ColBERT builds them: [CLS] marker tokens… [SEP], queries
     /// padded with [MASK] (not attended to) up to the query length.
     pub fn input(&self, text: &str, kind: InputKind) -> Result<(Vec<u32>, Vec<u32>)> {
-        let enc = self.backbone.tokenizer.encode(text, false).map_err(|e| Error::Model(format!("tokenizer: {e}")))?;
+        let enc = self.backbone.tokenizer.encode(text, false).map_err(|e| Error::caused("model: tokenizer", e))?;
         let (limit, marker) = match kind {
             InputKind::Query => (self.settings.query_length, self.ids.query_marker),
             InputKind::Document => (self.settings.doc_length, self.ids.doc_marker),

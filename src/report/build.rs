@@ -1,16 +1,13 @@
 //! Building reports from the engine's results.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use super::{ComparisonReport, ExplainedHit, MapData, PassageInfo, Stamp, StudyReport};
-use crate::compare::{Comparison, Outcome, Study};
+use crate::compare::{Outcome, PlanRun, Study};
 use crate::config::Settings;
 use crate::corpus::DocId;
 use crate::engine::Engine;
 use crate::eval::{MetricSet, evaluate_query};
-use crate::models::{InputKind, TextEncoder};
-use crate::retrieve::{QueryContext, Retriever};
 
 /// How many of each method's top passages are explained in a report.
 pub const EXPLAINED_PER_METHOD: usize = 3;
@@ -40,16 +37,16 @@ fn passage(engine: &Engine, doc: DocId) -> PassageInfo {
     }
 }
 
-/// A one-question report: the comparison, explanations of each method's top passages (by the
-/// same retrievers), the map, and metrics when `judged` holds grades for this question.
+/// A one-question report: the comparison, explanations of each method's top passages (read from
+/// the very states that ranked them), the map, and metrics when `judged` holds grades for this
+/// question.
 pub fn comparison_report(
     engine: &Engine,
-    comparison: &Comparison,
-    retrievers: &[Arc<dyn Retriever>],
-    query: &QueryContext,
+    run: &PlanRun,
     settings: &Settings,
     judged: Option<&BTreeMap<String, i32>>,
 ) -> ComparisonReport {
+    let (comparison, query, plan_run) = (&run.comparison, &run.query, run);
     let mut passages = BTreeMap::new();
     let mut explanations = Vec::new();
     let mut metrics = BTreeMap::new();
@@ -58,17 +55,15 @@ pub fn comparison_report(
         for h in &r.hits {
             passages.entry(h.doc.0.to_string()).or_insert_with(|| passage(engine, h.doc));
         }
-        if let Some(retriever) = retrievers.iter().find(|x| x.kind() == run.kind && x.label() == run.label) {
-            for (i, h) in r.hits.iter().take(EXPLAINED_PER_METHOD).enumerate() {
-                if let Ok(e) = retriever.explain(query, h.doc) {
-                    explanations.push(ExplainedHit {
-                        method: run.label.clone(),
-                        kind: run.kind,
-                        passage: engine.corpus().external_id(h.doc).to_string(),
-                        rank: i + 1,
-                        explanation: e,
-                    });
-                }
+        for (i, h) in r.hits.iter().take(EXPLAINED_PER_METHOD).enumerate() {
+            if let Some(Ok(e)) = plan_run.explain_in(&run.label, h.doc) {
+                explanations.push(ExplainedHit {
+                    method: run.label.clone(),
+                    kind: run.kind,
+                    passage: engine.corpus().external_id(h.doc).to_string(),
+                    rank: i + 1,
+                    explanation: e,
+                });
             }
         }
         if let Some(j) = judged.filter(|j| !j.is_empty()) {
@@ -83,8 +78,7 @@ pub fn comparison_report(
             let placed = n
                 .dense
                 .as_ref()
-                .and_then(|d| d.encoder.encode(&[query.text.as_str()], InputKind::Query).ok())
-                .and_then(|mut v| v.pop())
+                .and_then(|d| query.dense_vector(d.encoder.as_ref()).ok())
                 .map(|v| map.place(index, &v, 10));
             Some(MapData {
                 points: map

@@ -7,7 +7,7 @@ use crate::{Error, Result};
 /// Render the rows.
 pub fn render(body: &ReportBody) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let err = |e: csv::Error| Error::invalid("report", e.to_string());
+    let err = |e: csv::Error| Error::caused("report: writing CSV", e);
     w.write_record(["question", "method", "rank", "passage", "score"]).map_err(err)?;
     match body {
         ReportBody::Comparison(c) => {
@@ -38,6 +38,6 @@ pub fn render(body: &ReportBody) -> Result<String> {
             }
         }
     }
-    let bytes = w.into_inner().map_err(|e| Error::invalid("report", e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| Error::invalid("report", e.to_string()))
+    let bytes = w.into_inner().map_err(|e| Error::caused("report: writing CSV", e.into_error()))?;
+    String::from_utf8(bytes).map_err(|e| Error::caused("report: writing CSV", e))
 }

@@ -199,10 +199,10 @@ pub fn render(body: &ReportBody, format: ReportFormat) -> Result<String> {
         ReportFormat::Markdown => markdown::render(body),
         ReportFormat::Csv => csv_out::render(body)?,
         ReportFormat::Json => {
-            let value = serde_json::to_value(body).map_err(|e| Error::invalid("report", e.to_string()))?;
+            let value = serde_json::to_value(body).map_err(|e| Error::caused("report: writing JSON", e))?;
             let file =
                 ReportFile { format: MAGIC.into(), version: FORMAT_VERSION, checksum: checksum(&value), body: value };
-            serde_json::to_string_pretty(&file).map_err(|e| Error::invalid("report", e.to_string()))?
+            serde_json::to_string_pretty(&file).map_err(|e| Error::caused("report: writing JSON", e))?
         }
     })
 }

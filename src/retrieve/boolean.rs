@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{ClauseMatch, Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever};
+use super::{ClauseMatch, Detail, Explanation, Hit, MethodKind, Prepared, QueryContext, Ranking, Retriever};
 use crate::corpus::DocId;
 use crate::index::SparseIndex;
 use crate::{Error, Result};
@@ -203,6 +203,7 @@ impl BooleanQuery {
 }
 
 /// Exact-match retrieval: the set of documents satisfying the query, ordered by id.
+#[derive(Clone)]
 pub struct BooleanRetriever {
     index: Arc<SparseIndex>,
 }
@@ -217,6 +218,26 @@ fn analyse_leaf(index: &SparseIndex, leaf: &BooleanQuery) -> Vec<(String, u32)> 
     let tokens = index.analyzer().tokens(&text);
     let first = tokens.first().map(|t| t.position).unwrap_or(0);
     tokens.into_iter().map(|t| (t.text, (t.position - first) as u32)).collect()
+}
+
+/// One leaf of a prepared query: as written, whether it sits under an odd number of NOTs, its
+/// analysed terms and the documents it matches (`None` when the analyzer left nothing of it).
+struct Leaf {
+    text: String,
+    negated: bool,
+    terms: Vec<(String, u32)>,
+    docs: Option<BTreeSet<DocId>>,
+}
+
+/// A question prepared for Boolean retrieval: the parsed query, each leaf's documents, and the
+/// matching set.
+struct PreparedBoolean {
+    retriever: BooleanRetriever,
+    query: QueryContext,
+    parsed: BooleanQuery,
+    leaves: Vec<Leaf>,
+    /// The matching documents, by id.
+    matches: Vec<DocId>,
 }
 
 impl BooleanRetriever {
@@ -259,28 +280,47 @@ impl BooleanRetriever {
         Ok(starts.iter().any(|&s| rest.iter().all(|(pos, off)| pos.binary_search(&(s + off)).is_ok())))
     }
 
-    /// Evaluate to a set; leaves that analyse to nothing are dropped (an AND/OR with one side
-    /// missing becomes the other side; a query with nothing left matches nothing).
-    fn eval(&self, q: &BooleanQuery, all: &BTreeSet<DocId>) -> Result<Option<BTreeSet<DocId>>> {
-        Ok(match q {
-            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => self.leaf_docs(&analyse_leaf(&self.index, q))?,
-            BooleanQuery::And(a, b) => match (self.eval(a, all)?, self.eval(b, all)?) {
+    /// Evaluate to a set from the leaves' sets, taken in the order [`BooleanQuery::leaves`] lists
+    /// them; leaves that analysed to nothing are dropped (an AND/OR with one side missing becomes
+    /// the other side; a query with nothing left matches nothing).
+    fn eval<'a>(
+        q: &BooleanQuery,
+        all: &BTreeSet<DocId>,
+        leaves: &mut impl Iterator<Item = &'a Option<BTreeSet<DocId>>>,
+    ) -> Option<BTreeSet<DocId>> {
+        match q {
+            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => leaves.next().cloned().flatten(),
+            BooleanQuery::And(a, b) => match (Self::eval(a, all, leaves), Self::eval(b, all, leaves)) {
                 (Some(x), Some(y)) => Some(x.intersection(&y).copied().collect()),
                 (x, None) | (None, x) => x,
             },
-            BooleanQuery::Or(a, b) => match (self.eval(a, all)?, self.eval(b, all)?) {
+            BooleanQuery::Or(a, b) => match (Self::eval(a, all, leaves), Self::eval(b, all, leaves)) {
                 (Some(x), Some(y)) => Some(x.union(&y).copied().collect()),
                 (x, None) | (None, x) => x,
             },
-            BooleanQuery::Not(a) => self.eval(a, all)?.map(|x| all.difference(&x).copied().collect()),
-        })
+            BooleanQuery::Not(a) => Self::eval(a, all, leaves).map(|x| all.difference(&x).copied().collect()),
+        }
+    }
+
+    fn prepare_query(&self, query: &QueryContext) -> Result<PreparedBoolean> {
+        let parsed = BooleanQuery::parse(query.text())?;
+        let mut found = Vec::new();
+        parsed.leaves(false, &mut found);
+        let mut leaves = Vec::with_capacity(found.len());
+        for (leaf, negated) in found {
+            let terms = analyse_leaf(&self.index, leaf);
+            let docs = self.leaf_docs(&terms)?;
+            leaves.push(Leaf { text: leaf.to_text(), negated, terms, docs });
+        }
+        let all: BTreeSet<DocId> = (0..self.index.num_docs() as u32).map(DocId).collect();
+        let set = Self::eval(&parsed, &all, &mut leaves.iter().map(|l| &l.docs));
+        let matches = set.map(|s| s.into_iter().collect()).unwrap_or_default();
+        Ok(PreparedBoolean { retriever: self.clone(), query: query.clone(), parsed, leaves, matches })
     }
 
     /// The exact matching set for a query, ordered by id.
     pub fn matching(&self, query: &str) -> Result<Vec<DocId>> {
-        let q = BooleanQuery::parse(query)?;
-        let all: BTreeSet<DocId> = (0..self.index.num_docs() as u32).map(DocId).collect();
-        Ok(self.eval(&q, &all)?.map(|s| s.into_iter().collect()).unwrap_or_default())
+        Ok(self.prepare_query(&QueryContext::new(query))?.matches)
     }
 }
 
@@ -293,56 +333,60 @@ impl Retriever for BooleanRetriever {
         "Boolean".to_string()
     }
 
-    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
-        let docs: Vec<DocId> = self.matching(&query.text)?.into_iter().filter(|d| query.allows(*d)).collect();
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
+        Ok(Arc::new(self.prepare_query(query)?))
+    }
+}
+
+impl Prepared for PreparedBoolean {
+    fn search(&self, k: usize) -> Result<Ranking> {
+        let docs: Vec<DocId> = self.matches.iter().copied().filter(|d| self.query.allows(*d)).collect();
         let total_matches = docs.len();
         let hits = docs.into_iter().take(k).map(|doc| Hit { doc, score: 1.0 }).collect();
-        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: true })
+        let r = &self.retriever;
+        Ok(Ranking { method: r.label(), kind: r.kind(), hits, total_matches, unranked: true })
     }
 
-    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
-        if !query.allows(doc) {
-            return Ok(query.filtered_explanation(&self.label()));
+    fn explain(&self, doc: DocId) -> Result<Explanation> {
+        let r = &self.retriever;
+        if !self.query.allows(doc) {
+            return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let q = BooleanQuery::parse(&query.text)?;
-        let mut leaves = Vec::new();
-        q.leaves(false, &mut leaves);
         let mut clauses = Vec::new();
         let mut dropped = Vec::new();
-        for (leaf, negated) in leaves {
-            let terms = analyse_leaf(&self.index, leaf);
-            if terms.is_empty() {
-                dropped.push(leaf.to_text());
+        for leaf in &self.leaves {
+            let Some(docs) = &leaf.docs else {
+                dropped.push(leaf.text.clone());
                 continue;
-            }
-            let present = self.leaf_docs(&terms)?.is_some_and(|s| s.contains(&doc));
-            let analysed = terms.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(" ");
-            let not = if negated { "NOT " } else { "" };
+            };
+            let present = docs.contains(&doc);
+            let analysed = leaf.terms.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(" ");
+            let not = if leaf.negated { "NOT " } else { "" };
             clauses.push(ClauseMatch {
-                clause: format!("{not}{} → {analysed}", leaf.to_text()),
-                satisfied: present != negated,
+                clause: format!("{not}{} → {analysed}", leaf.text),
+                satisfied: present != leaf.negated,
             });
         }
-        let matched = self.matching(&query.text)?.binary_search(&doc).is_ok();
+        let matched = self.matches.binary_search(&doc).is_ok();
         let mut summary = if matched {
-            format!("Satisfies {} as parsed: {}.", query.text.trim(), q.to_text())
+            format!("Satisfies {} as parsed: {}.", self.query.text().trim(), self.parsed.to_text())
         } else {
-            format!("Does not satisfy {}: Boolean retrieval has no partial credit.", q.to_text())
+            format!("Does not satisfy {}: Boolean retrieval has no partial credit.", self.parsed.to_text())
         };
         if !dropped.is_empty() {
             summary.push_str(&format!(
                 " Dropped by the `{}` analyzer: {}.",
-                self.index.analyzer().config(),
+                r.index.analyzer().config(),
                 dropped.join(", ")
             ));
         }
         let mut e = Explanation::new(
-            self.label(),
+            r.label(),
             if matched { 1.0 } else { 0.0 },
             "1 if the document satisfies the query, else 0 (results are an unordered set)",
             summary,
         );
-        e.analyzer = Some(self.index.analyzer().config().to_string());
+        e.analyzer = Some(r.index.analyzer().config().to_string());
         e.detail = Detail::Clauses { clauses };
         Ok(e)
     }

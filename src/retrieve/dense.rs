@@ -1,11 +1,11 @@
 //! Dense bi-encoder retrieval: exact cosine between the question's vector and every passage's.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::{Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, rank_key, smallest_keys};
+use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever};
 use crate::corpus::DocId;
 use crate::index::neural::DenseIndex;
-use crate::models::{InputKind, TextEncoder};
+use crate::models::TextEncoder;
 use crate::{Error, Result};
 
 /// Cosine of two L2-normalised vectors, accumulated in f32 in one fixed order (so ranking and
@@ -16,42 +16,24 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Exact cosine search over a [`DenseIndex`].
+#[derive(Clone)]
 pub struct DenseRetriever {
     index: Arc<DenseIndex>,
     encoder: Arc<dyn TextEncoder>,
-    last: Mutex<Option<(String, Vec<f32>)>>,
+}
+
+/// A question prepared for dense search: its cosine with every passage (f32, as the index
+/// computes it), from which both the ranking and each passage's rank among all are read.
+struct PreparedDense {
+    retriever: DenseRetriever,
+    query: QueryContext,
+    cosines: Vec<f32>,
 }
 
 impl DenseRetriever {
     /// Search `index` with queries encoded by `encoder` (the model that built the index).
     pub fn new(index: Arc<DenseIndex>, encoder: Arc<dyn TextEncoder>) -> Self {
-        Self { index, encoder, last: Mutex::new(None) }
-    }
-
-    /// The question's vector (remembered for the last question, since explanations follow a search).
-    pub fn query_vector(&self, text: &str) -> Result<Vec<f32>> {
-        if let Ok(last) = self.last.lock()
-            && let Some((t, v)) = last.as_ref()
-            && t == text
-        {
-            return Ok(v.clone());
-        }
-        let v = self
-            .encoder
-            .encode(&[text], InputKind::Query)?
-            .pop()
-            .ok_or_else(|| Error::Model("the encoder returned nothing".into()))?;
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some((text.to_string(), v.clone()));
-        }
-        Ok(v)
-    }
-
-    /// Cosine of every document, f64 for sorting.
-    fn scores(&self, q: &[f32]) -> Vec<f64> {
-        (0..self.index.len())
-            .map(|d| self.index.vector(DocId(d as u32)).map(|v| f64::from(dot(q, v))).unwrap_or(0.0))
-            .collect()
+        Self { index, encoder }
     }
 
     /// The index.
@@ -69,50 +51,49 @@ impl Retriever for DenseRetriever {
         format!("Dense ({})", short_model(&self.index.model_id))
     }
 
-    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
-        let q = self.query_vector(&query.text)?;
-        let scores = self.scores(&q);
-        let keys: Vec<u128> = scores
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
+        let q = query.dense_vector(self.encoder.as_ref())?;
+        let cosines =
+            (0..self.index.len()).map(|d| self.index.vector(DocId(d as u32)).map_or(0.0, |v| dot(&q, v))).collect();
+        Ok(Arc::new(PreparedDense { retriever: self.clone(), query: query.clone(), cosines }))
+    }
+}
+
+impl PreparedDense {
+    /// (document, cosine) of every document the filter allows.
+    fn allowed(&self) -> impl Iterator<Item = (DocId, f64)> + '_ {
+        self.cosines
             .iter()
             .enumerate()
-            .filter(|(d, _)| query.allows(DocId(*d as u32)))
-            .map(|(d, s)| rank_key(*s, DocId(d as u32)))
-            .collect();
-        let total_matches = keys.len();
-        let hits = smallest_keys(keys, k)
-            .into_iter()
-            .map(|key| {
-                let doc = DocId(key as u32);
-                Hit { doc, score: scores[doc.index()] }
-            })
-            .collect();
-        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
+            .map(|(d, &c)| (DocId(d as u32), f64::from(c)))
+            .filter(|(d, _)| self.query.allows(*d))
+    }
+}
+
+impl Prepared for PreparedDense {
+    fn search(&self, k: usize) -> Result<Ranking> {
+        let r = &self.retriever;
+        Ok(Ranking::top(r.label(), r.kind(), self.allowed(), k))
     }
 
-    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
-        if !query.allows(doc) {
-            return Ok(query.filtered_explanation(&self.label()));
+    fn explain(&self, doc: DocId) -> Result<Explanation> {
+        let r = &self.retriever;
+        if !self.query.allows(doc) {
+            return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let q = self.query_vector(&query.text)?;
-        let Some(v) = self.index.vector(doc) else {
+        let Some(&cosine) = self.cosines.get(doc.index()) else {
             return Err(Error::invalid("document", format!("{doc} is not in the dense index")));
         };
-        let cosine = dot(&q, v);
-        let scores = self.scores(&q);
         let value = f64::from(cosine);
-        let better = scores
-            .iter()
-            .enumerate()
-            .filter(|(d, s)| query.allows(DocId(*d as u32)) && (**s > value || (**s == value && *d < doc.index())))
-            .count();
-        let of = scores.iter().enumerate().filter(|(d, _)| query.allows(DocId(*d as u32))).count();
+        let better = self.allowed().filter(|&(d, s)| s > value || (s == value && d < doc)).count();
+        let of = self.allowed().count();
         let mut e = Explanation::new(
-            self.label(),
+            r.label(),
             value,
             "cos(q, d) = q·d / (|q|·|d|); both vectors are L2-normalised, so it is the dot product",
             format!(
                 "Cosine {cosine:.4} between the question's {}-d vector and this passage's: it ranks {} of {of} by cosine. Meaning, not shared words, decides it.",
-                self.index.dim,
+                r.index.dim,
                 better + 1
             ),
         );

@@ -47,74 +47,50 @@ pub struct TermTable {
     /// The formula that produced the rows.
     #[serde(default)]
     pub model: Option<super::LexicalModel>,
+    /// Okapi's mean raw idf over the vocabulary (its floor for negative idf is ε times this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub okapi_mean_idf: Option<f64>,
 }
 
 impl TermTable {
     /// The formula of one row written out with its numbers, line by line — what the formula card
-    /// shows and what a student can check on paper.
+    /// shows and what a student can check on paper. Every line is written by the formula module
+    /// from the same functions that scored the row.
     pub fn worked(&self, row: &TermRow) -> Vec<String> {
-        use super::{Bm25Variant, LexicalModel, TfIdfVariant, fmt_param};
+        use super::{LexicalModel, TfIdfVariant};
         let (n, df, tf, qtf) = (self.n, row.df, row.tf, row.qtf);
-        let mut out = Vec::new();
         match self.model {
-            Some(LexicalModel::Bm25 { variant, params }) => {
-                let idf = match variant {
-                    Bm25Variant::Lucene | Bm25Variant::Tantivy => {
-                        format!("idf = ln(1 + (N − n + 0.5)/(n + 0.5)) = ln(1 + ({n} − {df} + 0.5)/({df} + 0.5))")
-                    }
-                    Bm25Variant::Okapi | Bm25Variant::Robertson => {
-                        format!("idf = ln(N − n + 0.5) − ln(n + 0.5) = ln({n} − {df} + 0.5) − ln({df} + 0.5)")
-                    }
-                    Bm25Variant::Atire => format!("idf = ln(N/n) = ln({n}/{df})"),
-                    Bm25Variant::Bm25l => format!("idf = ln((N + 1)/(n + 0.5)) = ln(({n} + 1)/({df} + 0.5))"),
-                    Bm25Variant::Bm25Plus => format!("idf = ln((N + 1)/n) = ln(({n} + 1)/{df})"),
-                    Bm25Variant::Textbook => format!("idf = log10(N/n) = log10({n}/{df})"),
-                };
-                out.push(format!("{idf} = {:.4}", row.idf));
-                let (k1, b, dl, avgdl) = (fmt_param(params.k1), fmt_param(params.b), row.dl, row.avgdl);
-                let k1_plus_1 = fmt_param(params.k1 + 1.0);
-                let delta = fmt_param(params.delta);
-                let len = format!("(1 − {b} + {b}·{dl}/{avgdl:.2})");
-                let w = match variant.tf_shape() {
-                    super::formula::TfShape::Saturating => format!("tf/(tf + k1·L) = {tf}/({tf} + {k1}·{len})"),
-                    super::formula::TfShape::SaturatingK1Plus1 => {
-                        format!("tf·(k1 + 1)/(tf + k1·L) = {tf}·{k1_plus_1}/({tf} + {k1}·{len})")
-                    }
-                    super::formula::TfShape::Shifted => {
-                        format!("(k1 + 1)(c + δ)/(k1 + c + δ), c = tf/L = {tf}/{len}, δ = {delta}")
-                    }
-                    super::formula::TfShape::LowerBounded => {
-                        format!("tf·(k1 + 1)/(tf + k1·L) + δ = {tf}·{k1_plus_1}/({tf} + {k1}·{len}) + {delta}")
-                    }
-                };
-                out.push(format!("weight = {w} = {:.4}", row.tf_weight));
-                out.push(format!(
+            Some(LexicalModel::Bm25 { variant, params }) => vec![
+                variant.worked_idf(n, df, &params, self.okapi_mean_idf.unwrap_or(0.0)),
+                format!("weight = {}", variant.worked_tf_weight(tf, row.dl, row.avgdl, &params)),
+                format!(
                     "contribution = qtf × idf × weight = {qtf} × {:.4} × {:.4} = {:.4}",
                     row.idf, row.tf_weight, row.contribution
-                ));
-            }
-            Some(LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. }) => {
-                out.push(format!("idf = log2(N/df) = log2({n}/{df}) = {:.4}", row.idf));
-                out.push(format!("w(t,d) = tf·idf = {tf} × {:.4} = {:.4}", row.idf, f64::from(tf) * row.idf));
-                out.push(format!("w(t,q) = qtf·idf = {qtf} × {:.4} = {:.4}", row.idf, f64::from(qtf) * row.idf));
-                out.push(format!(
+                ),
+            ],
+            Some(LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. }) => vec![
+                TfIdfVariant::CosineLog2.worked_idf(n, df),
+                format!("w(t,d) = tf·idf = {tf} × {:.4} = {:.4}", row.idf, f64::from(tf) * row.idf),
+                format!("w(t,q) = qtf·idf = {qtf} × {:.4} = {:.4}", row.idf, f64::from(qtf) * row.idf),
+                format!(
                     "contribution = w(t,q)·w(t,d)/(|q|·|d|) = ({:.4} × {:.4}) / {:.4} = {:.4}",
                     f64::from(qtf) * row.idf,
                     f64::from(tf) * row.idf,
                     row.norm.unwrap_or(0.0),
                     row.contribution
-                ));
-            }
+                ),
+            ],
             Some(LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize }) => {
-                out.push(format!("idf = log10(N/df) = log10({n}/{df}) = {:.4}", row.idf));
-                out.push(format!("tf weight = log10(tf + 1) = log10({tf} + 1) = {:.4}", row.tf_weight));
                 let norm =
                     if normalize { format!(" / |d| = … / {:.4}", row.norm.unwrap_or(0.0)) } else { String::new() };
-                out.push(format!("contribution = qtf × tf weight × idf{norm} = {:.4}", row.contribution));
+                vec![
+                    TfIdfVariant::Textbook.worked_idf(n, df),
+                    format!("tf weight = log10(tf + 1) = log10({tf} + 1) = {:.4}", row.tf_weight),
+                    format!("contribution = qtf × tf weight × idf{norm} = {:.4}", row.contribution),
+                ]
             }
-            None => out.push(format!("contribution = {:.4}", row.contribution)),
+            None => vec![format!("contribution = {:.4}", row.contribution)],
         }
-        out
     }
 }
 

@@ -2,20 +2,112 @@
 //! min-max or z-score normalised scores. The explanation shows each input's part.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::{
-    Detail, Explanation, FusionPart, Hit, MethodKind, QueryContext, Ranking, Retriever, rank_key, smallest_keys,
-};
-use crate::Result;
-use crate::config::{FusionMethod, FusionSettings};
+use serde::{Deserialize, Serialize};
+
+use super::{Detail, Explanation, FusionPart, MethodKind, Prepared, QueryContext, Ranking, Retriever};
 use crate::corpus::DocId;
+use crate::{Error, Result};
+
+/// How fusion combines rankings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FusionMethod {
+    /// Reciprocal rank fusion: Σ w / (k + rank).
+    #[default]
+    Rrf,
+    /// Weighted sum of min-max normalised scores.
+    MinMax,
+    /// Weighted sum of z-score normalised scores.
+    ZScore,
+}
+
+impl FusionMethod {
+    /// Every method.
+    pub const ALL: [FusionMethod; 3] = [FusionMethod::Rrf, FusionMethod::MinMax, FusionMethod::ZScore];
+
+    /// Display / CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FusionMethod::Rrf => "rrf",
+            FusionMethod::MinMax => "min-max",
+            FusionMethod::ZScore => "z-score",
+        }
+    }
+}
+
+impl std::str::FromStr for FusionMethod {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        FusionMethod::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| Error::invalid("fusion", format!("unknown fusion {s:?}; choose rrf, min-max or z-score")))
+    }
+}
+
+/// Fusion settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FusionSettings {
+    /// Combination rule.
+    pub method: FusionMethod,
+    /// RRF's k (60 by default).
+    pub rrf_k: f64,
+    /// Which method families are fused.
+    pub inputs: Vec<MethodKind>,
+    /// Weight per input family (missing = 1).
+    pub weights: Vec<(MethodKind, f64)>,
+    /// How deep each input list is read.
+    pub depth: usize,
+}
+
+impl Default for FusionSettings {
+    fn default() -> Self {
+        Self {
+            method: FusionMethod::Rrf,
+            rrf_k: 60.0,
+            inputs: vec![MethodKind::Bm25, MethodKind::Dense],
+            weights: Vec::new(),
+            depth: 100,
+        }
+    }
+}
+
+impl FusionSettings {
+    /// The weight of an input (1 when not set).
+    pub fn weight(&self, kind: MethodKind) -> f64 {
+        self.weights.iter().find(|(k, _)| *k == kind).map(|(_, w)| *w).unwrap_or(1.0)
+    }
+
+    /// Check what a user can set, naming the field that is wrong.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.rrf_k.is_finite() && self.rrf_k >= 0.0) {
+            return Err(Error::invalid("rrf-k", format!("RRF k must be ≥ 0, got {}", self.rrf_k)));
+        }
+        for (kind, w) in &self.weights {
+            if !w.is_finite() {
+                return Err(Error::invalid("fusion weight", format!("weight of {kind} must be a number")));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Fuses the rankings of its inputs.
+#[derive(Clone)]
 pub struct FusionRetriever {
     inputs: Vec<Arc<dyn Retriever>>,
     settings: FusionSettings,
-    last: Mutex<Option<(String, Vec<Ranking>)>>,
+}
+
+/// A question prepared for fusion: each input's ranking (read once, `depth` deep) and the fused
+/// scores with every input's part.
+struct PreparedFusion {
+    retriever: FusionRetriever,
+    query: QueryContext,
+    rankings: Vec<Ranking>,
+    fused: Fused,
 }
 
 /// Per document: the fused score and, per input in order, (rank, input score, contribution) when
@@ -52,27 +144,11 @@ pub fn fuse(rankings: &[Ranking], weights: &[f64], method: FusionMethod, rrf_k: 
 impl FusionRetriever {
     /// Fuse these retrievers with these settings (weights are looked up by each input's family).
     pub fn new(inputs: Vec<Arc<dyn Retriever>>, settings: FusionSettings) -> Self {
-        Self { inputs, settings, last: Mutex::new(None) }
+        Self { inputs, settings }
     }
 
     fn weights(&self) -> Vec<f64> {
         self.inputs.iter().map(|r| self.settings.weight(r.kind())).collect()
-    }
-
-    fn rankings(&self, query: &QueryContext) -> Result<Vec<Ranking>> {
-        if let Ok(last) = self.last.lock()
-            && let Some((t, r)) = last.as_ref()
-            && *t == query.text
-            && query.filter.is_none()
-        {
-            return Ok(r.clone());
-        }
-        let r: Vec<Ranking> =
-            self.inputs.iter().map(|i| i.search(query, self.settings.depth)).collect::<Result<_>>()?;
-        if let Ok(mut last) = self.last.lock() {
-            *last = if query.filter.is_none() { Some((query.text.clone(), r.clone())) } else { None };
-        }
-        Ok(r)
     }
 
     fn formula(&self) -> String {
@@ -101,29 +177,28 @@ impl Retriever for FusionRetriever {
         }
     }
 
-    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
-        let rankings = self.rankings(query)?;
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
+        let rankings: Vec<Ranking> =
+            self.inputs.iter().map(|i| i.search(query, self.settings.depth)).collect::<Result<_>>()?;
         let fused = fuse(&rankings, &self.weights(), self.settings.method, self.settings.rrf_k);
-        let keys: Vec<u128> = fused.iter().map(|(d, (s, _))| rank_key(*s, *d)).collect();
-        let total_matches = keys.len();
-        let hits = smallest_keys(keys, k)
-            .into_iter()
-            .map(|key| {
-                let doc = DocId(key as u32);
-                Hit { doc, score: fused.get(&doc).map(|x| x.0).unwrap_or(0.0) }
-            })
-            .collect();
-        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
+        Ok(Arc::new(PreparedFusion { retriever: self.clone(), query: query.clone(), rankings, fused }))
+    }
+}
+
+impl Prepared for PreparedFusion {
+    fn search(&self, k: usize) -> Result<Ranking> {
+        let r = &self.retriever;
+        Ok(Ranking::top(r.label(), r.kind(), self.fused.iter().map(|(d, (s, _))| (*d, *s)), k))
     }
 
-    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
-        if !query.allows(doc) {
-            return Ok(query.filtered_explanation(&self.label()));
+    fn explain(&self, doc: DocId) -> Result<Explanation> {
+        let r = &self.retriever;
+        if !self.query.allows(doc) {
+            return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let rankings = self.rankings(query)?;
-        let fused = fuse(&rankings, &self.weights(), self.settings.method, self.settings.rrf_k);
-        let (value, parts) = fused.get(&doc).cloned().unwrap_or((0.0, vec![None; rankings.len()]));
-        let parts: Vec<FusionPart> = rankings
+        let (value, parts) = self.fused.get(&doc).cloned().unwrap_or((0.0, vec![None; self.rankings.len()]));
+        let parts: Vec<FusionPart> = self
+            .rankings
             .iter()
             .zip(parts)
             .map(|(r, p)| FusionPart {
@@ -136,12 +211,12 @@ impl Retriever for FusionRetriever {
         let present: BTreeMap<&str, usize> =
             parts.iter().filter_map(|p| p.rank.map(|r| (p.method.as_str(), r))).collect();
         let summary = if present.is_empty() {
-            format!("In none of the inputs' top {}, so fusion gives it 0.", self.settings.depth)
+            format!("In none of the inputs' top {}, so fusion gives it 0.", r.settings.depth)
         } else {
             let list: Vec<String> = present.iter().map(|(m, r)| format!("#{r} in {m}")).collect();
             format!("Ranked {}; fusion adds the parts.", list.join(", "))
         };
-        let mut e = Explanation::new(self.label(), value, self.formula(), summary);
+        let mut e = Explanation::new(r.label(), value, r.formula(), summary);
         e.detail = Detail::Fusion { parts };
         Ok(e)
     }
@@ -150,6 +225,7 @@ impl Retriever for FusionRetriever {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retrieve::Hit;
 
     fn ranking(docs: &[(u32, f64)]) -> Ranking {
         Ranking {

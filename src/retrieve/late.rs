@@ -1,13 +1,12 @@
 //! Late interaction (ColBERT-style MaxSim): each question token finds its most similar passage
 //! token; the score is the sum of those maxima. On large corpora it reranks a first-stage shortlist.
 
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use half::f16;
 
-use super::{
-    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TokenAlignment, rank_key, smallest_keys,
-};
+use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, TokenAlignment};
 use crate::corpus::{Corpus, DocId};
 use crate::index::neural::{DocTokens, LateIndex};
 use crate::models::{InputKind, TokenEncoder, TokenVectors};
@@ -44,30 +43,41 @@ pub fn maxsim(q: &TokenVectors, d: &DocTokens) -> (f64, Vec<(usize, f32)>) {
 }
 
 /// Late interaction over token vectors.
+#[derive(Clone)]
 pub struct LateInteractionRetriever {
     index: Option<Arc<LateIndex>>,
     encoder: Arc<dyn TokenEncoder>,
     corpus: Arc<Corpus>,
     first_stage: Option<(Arc<dyn Retriever>, usize)>,
-    last: Mutex<Option<(String, TokenVectors)>>,
-    doc_cache: Mutex<std::collections::HashMap<DocId, DocTokens>>,
+}
+
+/// The token vectors of the passages a question is scored against.
+enum Candidates {
+    /// Every allowed passage of the index.
+    Indexed(Arc<LateIndex>, Vec<DocId>),
+    /// The first stage's shortlist, with each passage's tokens (read from the index when there is
+    /// one, else encoded for this question), in the shortlist's order.
+    Shortlist(Vec<(DocId, DocTokens)>),
+}
+
+/// A question prepared for late interaction: its token vectors, the candidates' token vectors and
+/// each candidate's MaxSim score.
+struct PreparedLate {
+    retriever: LateInteractionRetriever,
+    query: QueryContext,
+    tokens: Arc<TokenVectors>,
+    candidates: Candidates,
+    scores: HashMap<DocId, f64>,
 }
 
 impl LateInteractionRetriever {
     /// Full retrieval over an index of every document's token vectors.
     pub fn over_index(index: Arc<LateIndex>, encoder: Arc<dyn TokenEncoder>, corpus: Arc<Corpus>) -> Self {
-        Self {
-            index: Some(index),
-            encoder,
-            corpus,
-            first_stage: None,
-            last: Mutex::new(None),
-            doc_cache: Mutex::default(),
-        }
+        Self { index: Some(index), encoder, corpus, first_stage: None }
     }
 
-    /// Rerank the top `depth` of a first-stage retriever, encoding those passages on demand (or
-    /// reading them from `index` when given).
+    /// Rerank the top `depth` of a first-stage retriever, encoding those passages for each
+    /// question (or reading them from `index` when given).
     pub fn reranking(
         first: Arc<dyn Retriever>,
         depth: usize,
@@ -75,68 +85,32 @@ impl LateInteractionRetriever {
         encoder: Arc<dyn TokenEncoder>,
         corpus: Arc<Corpus>,
     ) -> Self {
-        Self {
-            index,
-            encoder,
-            corpus,
-            first_stage: Some((first, depth)),
-            last: Mutex::new(None),
-            doc_cache: Mutex::default(),
-        }
+        Self { index, encoder, corpus, first_stage: Some((first, depth)) }
     }
 
-    fn query_tokens(&self, text: &str) -> Result<TokenVectors> {
-        if let Ok(last) = self.last.lock()
-            && let Some((t, v)) = last.as_ref()
-            && t == text
-        {
-            return Ok(v.clone());
-        }
-        let v = self
-            .encoder
-            .encode_tokens(&[text], InputKind::Query)?
-            .pop()
-            .ok_or_else(|| Error::Model("the encoder returned nothing".into()))?;
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some((text.to_string(), v.clone()));
-        }
-        Ok(v)
-    }
-
-    fn doc_tokens(&self, docs: &[DocId]) -> Result<Vec<DocTokens>> {
+    /// The shortlist's token vectors: from the index, or encoded in one batch.
+    fn shortlist_tokens(&self, docs: Vec<DocId>) -> Result<Vec<(DocId, DocTokens)>> {
         if let Some(index) = &self.index {
             return docs
-                .iter()
+                .into_iter()
                 .map(|d| {
-                    index
-                        .docs
-                        .get(d.index())
-                        .cloned()
-                        .ok_or_else(|| Error::invalid("document", format!("{d} is not indexed")))
+                    let t = index.docs.get(d.index()).cloned();
+                    t.map(|t| (d, t)).ok_or_else(|| Error::invalid("document", format!("{d} is not indexed")))
                 })
                 .collect();
         }
-        let mut cache = self.doc_cache.lock().map_err(|_| Error::Model("late-interaction cache poisoned".into()))?;
-        let missing: Vec<DocId> = docs.iter().copied().filter(|d| !cache.contains_key(d)).collect();
-        if !missing.is_empty() {
-            let texts: Vec<String> =
-                missing.iter().map(|d| self.corpus.doc(*d).map(|x| x.full_text()).unwrap_or_default()).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            for (d, t) in missing.iter().zip(self.encoder.encode_tokens(&refs, InputKind::Document)?) {
-                cache.insert(
-                    *d,
-                    DocTokens { ids: t.ids.clone(), data: t.data.iter().map(|v| f16::from_f32(*v)).collect() },
-                );
-            }
+        if docs.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(docs.iter().filter_map(|d| cache.get(d).cloned()).collect())
-    }
-
-    fn candidates(&self, query: &QueryContext) -> Result<Vec<DocId>> {
-        match &self.first_stage {
-            Some((first, depth)) => Ok(first.search(query, *depth)?.docs()),
-            None => Ok((0..self.corpus.len() as u32).map(DocId).filter(|d| query.allows(*d)).collect()),
-        }
+        let texts: Vec<String> =
+            docs.iter().map(|d| self.corpus.doc(*d).map(|x| x.full_text()).unwrap_or_default()).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let encoded = self.encoder.encode_tokens(&refs, InputKind::Document)?;
+        Ok(docs
+            .into_iter()
+            .zip(encoded)
+            .map(|(d, t)| (d, DocTokens { ids: t.ids, data: t.data.iter().map(|v| f16::from_f32(*v)).collect() }))
+            .collect())
     }
 
     /// Whether the vectors come from a trained ColBERT.
@@ -160,50 +134,65 @@ impl Retriever for LateInteractionRetriever {
         }
     }
 
-    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
-        let q = self.query_tokens(&query.text)?;
-        let candidates = self.candidates(query)?;
-        let tokens = self.doc_tokens(&candidates)?;
-        let mut scores = std::collections::HashMap::new();
-        let keys: Vec<u128> = candidates
-            .iter()
-            .zip(&tokens)
-            .map(|(&d, t)| {
-                let s = maxsim(&q, t).0;
-                scores.insert(d, s);
-                rank_key(s, d)
-            })
-            .collect();
-        let total_matches = keys.len();
-        let hits = smallest_keys(keys, k)
-            .into_iter()
-            .map(|key| {
-                let doc = DocId(key as u32);
-                Hit { doc, score: scores.get(&doc).copied().unwrap_or(0.0) }
-            })
-            .collect();
-        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
+        let tokens = query.token_vectors(self.encoder.as_ref())?;
+        let candidates = match (&self.first_stage, &self.index) {
+            (Some((first, depth)), _) => {
+                Candidates::Shortlist(self.shortlist_tokens(first.search(query, *depth)?.docs())?)
+            }
+            (None, Some(index)) => {
+                let docs = (0..index.docs.len() as u32).map(DocId).filter(|d| query.allows(*d)).collect();
+                Candidates::Indexed(index.clone(), docs)
+            }
+            (None, None) => return Err(Error::Model("late interaction needs a token index or a first stage".into())),
+        };
+        let scores = match &candidates {
+            Candidates::Indexed(index, docs) => {
+                docs.iter().filter_map(|d| index.docs.get(d.index()).map(|t| (*d, maxsim(&tokens, t).0))).collect()
+            }
+            Candidates::Shortlist(list) => list.iter().map(|(d, t)| (*d, maxsim(&tokens, t).0)).collect(),
+        };
+        Ok(Arc::new(PreparedLate { retriever: self.clone(), query: query.clone(), tokens, candidates, scores }))
+    }
+}
+
+impl PreparedLate {
+    /// A candidate's token vectors (`None` outside the candidates).
+    fn doc_tokens(&self, doc: DocId) -> Option<&DocTokens> {
+        match &self.candidates {
+            Candidates::Indexed(index, _) => {
+                self.scores.contains_key(&doc).then(|| index.docs.get(doc.index())).flatten()
+            }
+            Candidates::Shortlist(list) => list.iter().find(|(d, _)| *d == doc).map(|(_, t)| t),
+        }
+    }
+}
+
+impl Prepared for PreparedLate {
+    fn search(&self, k: usize) -> Result<Ranking> {
+        let r = &self.retriever;
+        Ok(Ranking::top(r.label(), r.kind(), self.scores.iter().map(|(d, s)| (*d, *s)), k))
     }
 
-    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
-        if !query.allows(doc) {
-            return Ok(query.filtered_explanation(&self.label()));
+    fn explain(&self, doc: DocId) -> Result<Explanation> {
+        let r = &self.retriever;
+        if !self.query.allows(doc) {
+            return Ok(self.query.filtered_explanation(&r.label()));
         }
-        if let Some((first, depth)) = &self.first_stage
-            && first.search(query, *depth)?.rank_of(doc).is_none()
-        {
-            return Ok(Explanation::new(
-                self.label(),
-                0.0,
-                "MaxSim over the first stage's shortlist",
-                format!("Not in {}'s top {depth}, so late interaction never scored it.", first.label()),
-            ));
-        }
-        let q = self.query_tokens(&query.text)?;
-        let d =
-            self.doc_tokens(&[doc])?.pop().ok_or_else(|| Error::invalid("document", format!("{doc} has no tokens")))?;
-        let (value, best) = maxsim(&q, &d);
-        let doc_tokens: Vec<String> = d.ids.iter().map(|&id| self.encoder.token(id)).collect();
+        let Some(d) = self.doc_tokens(doc) else {
+            return match &r.first_stage {
+                Some((first, depth)) => Ok(Explanation::new(
+                    r.label(),
+                    0.0,
+                    "MaxSim over the first stage's shortlist",
+                    format!("Not in {}'s top {depth}, so late interaction never scored it.", first.label()),
+                )),
+                None => Err(Error::invalid("document", format!("{doc} has no token vectors"))),
+            };
+        };
+        let q = &self.tokens;
+        let (value, best) = maxsim(q, d);
+        let doc_tokens: Vec<String> = d.ids.iter().map(|&id| r.encoder.token(id)).collect();
         let dim = q.dim;
         let doc_f32: Vec<f32> = d.data.iter().map(|v| v.to_f32()).collect();
         let mut matrix = Vec::with_capacity(q.len() * d.ids.len());
@@ -232,11 +221,11 @@ impl Retriever for LateInteractionRetriever {
                 a.query_token,
                 a.doc_token,
                 a.similarity,
-                if self.trained() { "" } else { " These are a bi-encoder's token states, not a trained ColBERT." }
+                if r.trained() { "" } else { " These are a bi-encoder's token states, not a trained ColBERT." }
             ),
             None => "The question has no tokens.".to_string(),
         };
-        let mut e = Explanation::new(self.label(), value, "MaxSim(q, d) = Σ_i max_j cos(q_i, d_j)", summary);
+        let mut e = Explanation::new(r.label(), value, "MaxSim(q, d) = Σ_i max_j cos(q_i, d_j)", summary);
         e.detail = Detail::MaxSim { alignments, query_tokens: q.tokens.clone(), doc_tokens, matrix };
         Ok(e)
     }

@@ -4,15 +4,15 @@ use std::sync::Arc;
 
 use tantivy::postings::TermInfo;
 
-use super::formula::{
+use super::{
+    Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, TermRow, TermTable, fmt_param,
+    rank_key,
+};
+use crate::corpus::DocId;
+use crate::formula::{
     Bm25Params, Bm25Variant, LowerBounded, Saturating, SaturatingK1Plus1, Shifted, TfIdfVariant, TfShape, TfWeight,
     length_norm,
 };
-use super::{
-    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, TermRow, TermTable, fmt_param, rank_key,
-    smallest_keys,
-};
-use crate::corpus::DocId;
 use crate::index::SparseIndex;
 use crate::{Error, Result};
 
@@ -46,18 +46,22 @@ struct PreparedTerm {
     info: Option<TermInfo>,
 }
 
+/// A question prepared for one lexical formula: its analysed terms with their statistics.
 struct PreparedQuery {
+    retriever: LexicalRetriever,
+    query: QueryContext,
     terms: Vec<PreparedTerm>,
     /// |q| for cosine.
     query_norm: f64,
 }
 
 /// Ranks with a TF-IDF or BM25 formula using statistics read from a [`SparseIndex`].
+#[derive(Clone)]
 pub struct LexicalRetriever {
     index: Arc<SparseIndex>,
     model: LexicalModel,
     /// BM25's 1 − b + b·|d|/avgdl per document, computed once for the retriever's b.
-    len_norm: Vec<f64>,
+    len_norm: Arc<[f64]>,
 }
 
 /// Unique terms in first-occurrence order with their query counts.
@@ -90,7 +94,7 @@ impl LexicalRetriever {
             }
             LexicalModel::TfIdf { .. } => Vec::new(),
         };
-        Ok(Self { index, model, len_norm })
+        Ok(Self { index, model, len_norm: len_norm.into() })
     }
 
     /// The formula in use.
@@ -98,9 +102,9 @@ impl LexicalRetriever {
         self.model
     }
 
-    fn prepare(&self, text: &str) -> Result<PreparedQuery> {
+    fn prepare_terms(&self, query: &QueryContext) -> Result<PreparedQuery> {
         let stats = self.index.stats();
-        let terms = self.index.analyzer().terms(text);
+        let terms = self.index.analyzer().terms(query.text());
         let mut prepared = Vec::new();
         for (term, qtf) in query_term_counts(&terms) {
             let info = self.index.term_info(&term)?;
@@ -112,7 +116,7 @@ impl LexicalRetriever {
             prepared.push(PreparedTerm { term, qtf, df, idf, info });
         }
         let query_norm = prepared.iter().map(|t| (f64::from(t.qtf) * t.idf).powi(2)).sum::<f64>().sqrt();
-        Ok(PreparedQuery { terms: prepared, query_norm })
+        Ok(PreparedQuery { retriever: self.clone(), query: query.clone(), terms: prepared, query_norm })
     }
 
     /// (tf weight, normaliser, contribution) of one term in one document.
@@ -213,36 +217,40 @@ impl Retriever for LexicalRetriever {
         }
     }
 
-    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
-        let q = self.prepare(&query.text)?;
-        let n = self.index.num_docs();
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
+        Ok(Arc::new(self.prepare_terms(query)?))
+    }
+}
+
+impl Prepared for PreparedQuery {
+    fn search(&self, k: usize) -> Result<Ranking> {
+        let (r, q) = (&self.retriever, self);
+        let n = r.index.num_docs();
         let mut acc = vec![0.0f64; n];
         let mut seen = vec![false; n];
-        let allowed = query.filter.as_deref().map(Vec::as_slice);
+        let allowed = self.query.filter();
         for t in &q.terms {
             let Some(info) = &t.info else { continue };
-            match self.model {
+            match r.model {
                 // The hot path: the same arithmetic as `score_term` ((qtf·idf)·w), without the
                 // per-posting dispatch, so search and explain give bit-identical scores.
                 LexicalModel::Bm25 { variant, params } => {
                     let qw = f64::from(t.qtf) * t.idf;
                     let (acc, seen) = (&mut acc, &mut seen);
                     match variant.tf_shape() {
-                        TfShape::Saturating => {
-                            self.accumulate_bm25::<Saturating>(info, allowed, acc, seen, qw, &params)
-                        }
+                        TfShape::Saturating => r.accumulate_bm25::<Saturating>(info, allowed, acc, seen, qw, &params),
                         TfShape::SaturatingK1Plus1 => {
-                            self.accumulate_bm25::<SaturatingK1Plus1>(info, allowed, acc, seen, qw, &params)
+                            r.accumulate_bm25::<SaturatingK1Plus1>(info, allowed, acc, seen, qw, &params)
                         }
-                        TfShape::Shifted => self.accumulate_bm25::<Shifted>(info, allowed, acc, seen, qw, &params),
+                        TfShape::Shifted => r.accumulate_bm25::<Shifted>(info, allowed, acc, seen, qw, &params),
                         TfShape::LowerBounded => {
-                            self.accumulate_bm25::<LowerBounded>(info, allowed, acc, seen, qw, &params)
+                            r.accumulate_bm25::<LowerBounded>(info, allowed, acc, seen, qw, &params)
                         }
                     }?;
                 }
                 LexicalModel::TfIdf { .. } => {
-                    self.accumulate(info, allowed, &mut acc, &mut seen, |tf, i| {
-                        self.score_term(&q, t, tf, DocId(i as u32)).2
+                    r.accumulate(info, allowed, &mut acc, &mut seen, |tf, i| {
+                        r.score_term(q, t, tf, DocId(i as u32)).2
                     })?;
                 }
             }
@@ -256,36 +264,28 @@ impl Retriever for LexicalRetriever {
             len += usize::from(s);
         }
         keys.truncate(len);
-        let total_matches = keys.len();
-        let hits = smallest_keys(keys, k)
-            .into_iter()
-            .map(|key| {
-                let doc = DocId(key as u32);
-                Hit { doc, score: acc[doc.index()] }
-            })
-            .collect();
-        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
+        Ok(Ranking::from_keys(r.label(), r.kind(), keys, k))
     }
 
-    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
-        if doc.index() >= self.index.num_docs() {
+    fn explain(&self, doc: DocId) -> Result<Explanation> {
+        let (r, q) = (&self.retriever, self);
+        if doc.index() >= r.index.num_docs() {
             return Err(Error::invalid("document", format!("{doc} is not in the index")));
         }
-        if !query.allows(doc) {
-            return Ok(query.filtered_explanation(&self.label()));
+        if !self.query.allows(doc) {
+            return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let q = self.prepare(&query.text)?;
-        let stats = self.index.stats();
-        let dl = f64::from(self.index.doc_len(doc));
-        let (k1, b) = match self.model {
+        let stats = r.index.stats();
+        let dl = f64::from(r.index.doc_len(doc));
+        let (k1, b) = match r.model {
             LexicalModel::Bm25 { params, .. } => (Some(params.k1), Some(params.b)),
             LexicalModel::TfIdf { .. } => (None, None),
         };
         let mut rows = Vec::with_capacity(q.terms.len());
         let mut value = 0.0;
         for t in &q.terms {
-            let tf = if t.df == 0 { 0 } else { self.index.term_freq(&t.term, doc)? };
-            let (tf_weight, norm, contribution) = self.score_term(&q, t, tf, doc);
+            let tf = if t.df == 0 { 0 } else { r.index.term_freq(&t.term, doc)? };
+            let (tf_weight, norm, contribution) = r.score_term(q, t, tf, doc);
             value += contribution;
             rows.push(TermRow {
                 term: t.term.clone(),
@@ -302,9 +302,9 @@ impl Retriever for LexicalRetriever {
                 contribution,
             });
         }
-        let summary = summarise(&rows, &self.index.analyzer().config().to_string());
-        let mut e = Explanation::new(self.label(), value, self.formula(), summary);
-        e.analyzer = Some(self.index.analyzer().config().to_string());
+        let summary = summarise(&rows, &r.index.analyzer().config().to_string());
+        let mut e = Explanation::new(r.label(), value, r.formula(), summary);
+        e.analyzer = Some(r.index.analyzer().config().to_string());
         e.children = rows
             .iter()
             .filter(|r| r.tf > 0)
@@ -317,7 +317,15 @@ impl Retriever for LexicalRetriever {
                 )
             })
             .collect();
-        e.detail = Detail::Terms(TermTable { n: stats.n_docs, avgdl: stats.avgdl, rows, model: Some(self.model) });
+        let okapi_mean_idf =
+            matches!(r.model, LexicalModel::Bm25 { variant: Bm25Variant::Okapi, .. }).then_some(stats.okapi_mean_idf);
+        e.detail = Detail::Terms(TermTable {
+            n: stats.n_docs,
+            avgdl: stats.avgdl,
+            rows,
+            model: Some(r.model),
+            okapi_mean_idf,
+        });
         Ok(e)
     }
 }

@@ -1,17 +1,18 @@
 //! Retrievers: every method behind one contract.
 //!
-//! Each retriever ranks with [`Retriever::search`] and justifies with [`Retriever::explain`]; both
-//! call the same scoring code, so an explanation's value is the score the ranking showed, and the
-//! parts it lists sum to it. Explaining a document the method did not retrieve works too: the value
-//! is 0 and the summary says why.
+//! A retriever prepares a question once ([`Retriever::prepare`]) into a [`Prepared`] state, and
+//! both the ranking ([`Prepared::search`]) and every explanation ([`Prepared::explain`]) are read
+//! from it, so an explanation's value is the score the ranking showed and the parts it lists sum to
+//! it. Explaining a document the method did not retrieve works too: the value is 0 and the summary
+//! says why.
 
 mod boolean;
 pub mod dense;
 mod explanation;
-pub mod formula;
 pub mod fusion;
 pub mod late;
 mod lexical;
+mod query;
 mod rerank;
 mod splade;
 mod tantivy_bm25;
@@ -21,15 +22,16 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant, fmt_param};
 pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use dense::DenseRetriever;
 pub use explanation::{
     ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
 };
-pub use formula::{Bm25Params, Bm25Variant, TfIdfVariant};
-pub use fusion::FusionRetriever;
+pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
 pub use late::LateInteractionRetriever;
 pub use lexical::{LexicalModel, LexicalRetriever};
+pub use query::{DocFilter, QueryContext};
 pub use rerank::RerankRetriever;
 pub use splade::SpladeRetriever;
 pub use tantivy_bm25::TantivyBm25;
@@ -154,47 +156,20 @@ impl Ranking {
     }
 }
 
-/// Which documents a query may return, after metadata filters.
-pub type DocFilter = Arc<Vec<bool>>;
-
-/// The question, prepared once for every retriever.
-#[derive(Debug, Clone, Default)]
-pub struct QueryContext {
-    /// The question as typed.
-    pub text: String,
-    /// Allowed documents (`None` = all); a filtered-out document scores 0 and says so.
-    pub filter: Option<DocFilter>,
-    /// A description of the filter for explanations (`release >= 4`).
-    pub filter_label: Option<String>,
-}
-
-impl QueryContext {
-    /// A plain question with no filter.
-    pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into(), ..Default::default() }
-    }
-
-    /// Restrict results to the documents where `allowed[doc]` is true.
-    pub fn with_filter(mut self, allowed: Vec<bool>, label: impl Into<String>) -> Self {
-        self.filter = Some(Arc::new(allowed));
-        self.filter_label = Some(label.into());
-        self
-    }
-
-    /// May this document be returned?
-    pub fn allows(&self, doc: DocId) -> bool {
-        self.filter.as_ref().is_none_or(|f| f.get(doc.index()).copied().unwrap_or(false))
-    }
-
-    /// The explanation of a document the filter removed.
-    pub fn filtered_explanation(&self, method: &str) -> Explanation {
-        Explanation::new(
-            method,
-            0.0,
-            "—",
-            format!("Excluded by the filter `{}` before ranking.", self.filter_label.as_deref().unwrap_or("?")),
-        )
-    }
+/// A question prepared by one retriever: what the method computes once per question (the analysed
+/// terms with their statistics, the encoded question, the first stage's candidates, the scores of
+/// every candidate) and from which both the ranking and every explanation are read. This is
+/// tantivy's `Weight`: an explanation comes from the same state as the score, so it cannot drift
+/// from it, and explaining a passage never re-encodes the question or reruns a first stage.
+///
+/// A prepared question owns what it needs (it holds shared handles to the indexes and models), so
+/// the app can keep it for as long as the question is on screen and explain from any thread.
+pub trait Prepared: Send + Sync {
+    /// Best first; ties broken by ascending DocId.
+    fn search(&self, k: usize) -> Result<Ranking>;
+    /// Why `doc` has the score `search` gives it — also for documents outside the top k (value 0
+    /// and the reason), so the app can answer "why didn't this method find X?".
+    fn explain(&self, doc: DocId) -> Result<Explanation>;
 }
 
 /// The contract every method implements.
@@ -203,19 +178,18 @@ pub trait Retriever: Send + Sync {
     fn kind(&self) -> MethodKind;
     /// Label with variant and parameters that matter (`BM25 (lucene, k1=0.9, b=0.4)`).
     fn label(&self) -> String;
-    /// Best first; ties broken by ascending DocId.
-    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking>;
-    /// Why `doc` has the score `search` gives it — also for documents outside the top k (value 0
-    /// and the reason), so the app can answer "why didn't this method find X?".
-    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation>;
-}
+    /// Prepare a question: everything `search` and `explain` share.
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>>;
 
-/// A parameter for a label: at most three decimals, no trailing zeros (`0.9`, `1.2`, `60`), so a
-/// slider's 1.2000000000000002 reads as 1.2.
-pub fn fmt_param(x: f64) -> String {
-    let s = format!("{x:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".to_string() } else { s.to_string() }
+    /// Prepare and rank in one step (for callers that explain nothing).
+    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
+        self.prepare(query)?.search(k)
+    }
+
+    /// Prepare and explain one document in one step.
+    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
+        self.prepare(query)?.explain(doc)
+    }
 }
 
 /// A key whose ascending order is (score descending, DocId ascending): comparing one integer is
@@ -257,17 +231,37 @@ pub fn smallest_keys(mut keys: Vec<u128>, k: usize) -> Vec<u128> {
     keys
 }
 
+/// The score a [`rank_key`] was made from (the mapping is a bijection on the bits).
+#[inline]
+pub fn key_score(key: u128) -> f64 {
+    let ordered = !((key >> 32) as u64);
+    f64::from_bits(if ordered >> 63 == 1 { ordered & !(1 << 63) } else { !ordered })
+}
+
+/// The document a [`rank_key`] was made for.
+#[inline]
+pub fn key_doc(key: u128) -> DocId {
+    DocId(key as u32)
+}
+
+impl Ranking {
+    /// The k best of the candidates' keys (see [`rank_key`]); every candidate counts as a match.
+    pub fn from_keys(method: String, kind: MethodKind, keys: Vec<u128>, k: usize) -> Ranking {
+        let total_matches = keys.len();
+        let hits =
+            smallest_keys(keys, k).into_iter().map(|key| Hit { doc: key_doc(key), score: key_score(key) }).collect();
+        Ranking { method, kind, hits, total_matches, unranked: false }
+    }
+
+    /// The k best (score desc, DocId asc) of scored candidates.
+    pub fn top(method: String, kind: MethodKind, scored: impl IntoIterator<Item = (DocId, f64)>, k: usize) -> Ranking {
+        Ranking::from_keys(method, kind, scored.into_iter().map(|(d, s)| rank_key(s, d)).collect(), k)
+    }
+}
+
 /// Keep the k best (score desc, DocId asc) of scored candidates, sorted.
 pub fn top_k(scored: Vec<Hit>, k: usize) -> Vec<Hit> {
-    let scores: std::collections::HashMap<u32, f64> = scored.iter().map(|h| (h.doc.0, h.score)).collect();
-    let keys = scored.iter().map(|h| rank_key(h.score, h.doc)).collect();
-    smallest_keys(keys, k)
-        .into_iter()
-        .map(|key| {
-            let doc = DocId(key as u32);
-            Hit { doc, score: scores.get(&doc.0).copied().unwrap_or(0.0) }
-        })
-        .collect()
+    Ranking::top(String::new(), MethodKind::Bm25, scored.into_iter().map(|h| (h.doc, h.score)), k).hits
 }
 
 #[cfg(test)]
@@ -308,6 +302,27 @@ mod tests {
         let top = top_k(hits, 5);
         assert_eq!(top.iter().map(|h| h.doc.0).collect::<Vec<_>>(), [1, 3, 2, 0, 5]);
         assert_eq!(top[4].score, -1.5);
+    }
+
+    #[test]
+    fn a_key_gives_back_its_score_and_document_bit_for_bit() {
+        let scores = [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::INFINITY,
+            -f64::INFINITY,
+        ];
+        for (i, s) in scores.into_iter().enumerate() {
+            let key = rank_key(s, DocId(i as u32 * 7919));
+            assert_eq!(key_score(key).to_bits(), s.to_bits(), "{s}");
+            assert_eq!(key_doc(key), DocId(i as u32 * 7919));
+        }
     }
 
     #[test]

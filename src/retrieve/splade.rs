@@ -1,50 +1,45 @@
 //! SPLADE retrieval: dot product of learned sparse vectors over an inverted index, explained term
 //! by term, with expansion terms (weights for words the text does not contain) marked.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::{
-    Detail, Explanation, Hit, MethodKind, QueryContext, Ranking, Retriever, SparseTermMatch, rank_key, smallest_keys,
-};
+use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, SparseTermMatch};
 use crate::corpus::{Corpus, DocId};
 use crate::index::neural::SpladeIndex;
 use crate::models::{SparseEncoder, SparseVector};
 use crate::{Error, Result};
 
 /// Learned sparse retrieval.
+#[derive(Clone)]
 pub struct SpladeRetriever {
     index: Arc<SpladeIndex>,
     encoder: Arc<dyn SparseEncoder>,
     corpus: Arc<Corpus>,
-    last: Mutex<Option<(String, SparseVector)>>,
+}
+
+/// A question prepared for SPLADE: its sparse vector, the input tokens that vector came from (to
+/// tell written terms from the model's additions) and its strongest terms for display.
+struct PreparedSplade {
+    retriever: SpladeRetriever,
+    query: QueryContext,
+    vector: Arc<SparseVector>,
+    input: Vec<u32>,
+    top_terms: Vec<(String, f32)>,
 }
 
 impl SpladeRetriever {
     /// Search `index` with questions encoded by `encoder`.
     pub fn new(index: Arc<SpladeIndex>, encoder: Arc<dyn SparseEncoder>, corpus: Arc<Corpus>) -> Self {
-        Self { index, encoder, corpus, last: Mutex::new(None) }
-    }
-
-    /// The question's sparse vector (remembered for the last question).
-    pub fn query_vector(&self, text: &str) -> Result<SparseVector> {
-        if let Ok(last) = self.last.lock()
-            && let Some((t, v)) = last.as_ref()
-            && t == text
-        {
-            return Ok(v.clone());
-        }
-        let v =
-            self.encoder.encode(&[text])?.pop().ok_or_else(|| Error::Model("the encoder returned nothing".into()))?;
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some((text.to_string(), v.clone()));
-        }
-        Ok(v)
+        Self { index, encoder, corpus }
     }
 
     /// The top terms of a question's vector, strongest first, with whether each is an expansion.
     pub fn query_terms(&self, text: &str, n: usize) -> Result<Vec<(String, f32, bool)>> {
-        let v = self.query_vector(text)?;
-        let input = self.encoder.input_ids(text)?;
+        let q = QueryContext::new(text);
+        self.top_terms(q.sparse_vector(self.encoder.as_ref())?.as_ref(), &self.encoder.input_ids(text)?, n)
+    }
+
+    fn top_terms(&self, v: &SparseVector, input: &[u32], n: usize) -> Result<Vec<(String, f32, bool)>> {
         let mut terms: Vec<(String, f32, bool)> =
             v.terms.iter().map(|&(id, w)| (self.encoder.term(id), w, !input.contains(&id))).collect();
         terms.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -62,60 +57,57 @@ impl Retriever for SpladeRetriever {
         format!("SPLADE ({})", super::dense::short_model(&self.index.model_id))
     }
 
-    fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
-        let q = self.query_vector(&query.text)?;
-        let n = self.index.docs.len();
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
+        let vector = query.sparse_vector(self.encoder.as_ref())?;
+        let input = self.encoder.input_ids(query.text())?;
+        let top_terms = self.top_terms(&vector, &input, 30)?.into_iter().map(|(t, w, _)| (t, w)).collect();
+        Ok(Arc::new(PreparedSplade { retriever: self.clone(), query: query.clone(), vector, input, top_terms }))
+    }
+}
+
+impl Prepared for PreparedSplade {
+    fn search(&self, k: usize) -> Result<Ranking> {
+        let r = &self.retriever;
+        let n = r.index.docs.len();
         let mut acc = vec![0.0f64; n];
         let mut seen = vec![false; n];
-        for &(term, qw) in &q.terms {
-            for &(doc, dw) in self.index.postings.get(&term).map(Vec::as_slice).unwrap_or(&[]) {
-                if query.allows(doc) {
+        for &(term, qw) in &self.vector.terms {
+            for &(doc, dw) in r.index.postings.get(&term).map(Vec::as_slice).unwrap_or(&[]) {
+                if self.query.allows(doc) {
                     acc[doc.index()] += f64::from(qw * dw);
                     seen[doc.index()] = true;
                 }
             }
         }
-        let keys: Vec<u128> = (0..n).filter(|&d| seen[d]).map(|d| rank_key(acc[d], DocId(d as u32))).collect();
-        let total_matches = keys.len();
-        let hits = smallest_keys(keys, k)
-            .into_iter()
-            .map(|key| {
-                let doc = DocId(key as u32);
-                Hit { doc, score: acc[doc.index()] }
-            })
-            .collect();
-        Ok(Ranking { method: self.label(), kind: self.kind(), hits, total_matches, unranked: false })
+        let scored = (0..n).filter(|&d| seen[d]).map(|d| (DocId(d as u32), acc[d]));
+        Ok(Ranking::top(r.label(), r.kind(), scored, k))
     }
 
-    fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
-        if !query.allows(doc) {
-            return Ok(query.filtered_explanation(&self.label()));
+    fn explain(&self, doc: DocId) -> Result<Explanation> {
+        let r = &self.retriever;
+        if !self.query.allows(doc) {
+            return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let q = self.query_vector(&query.text)?;
-        let d = self
-            .index
-            .docs
-            .get(doc.index())
-            .ok_or_else(|| Error::invalid("document", format!("{doc} is not indexed")))?;
-        let q_input = self.encoder.input_ids(&query.text)?;
-        let text = self.corpus.doc(doc).map(|x| x.full_text()).unwrap_or_default();
-        let d_input = self.encoder.input_ids(&text)?;
+        let d =
+            r.index.docs.get(doc.index()).ok_or_else(|| Error::invalid("document", format!("{doc} is not indexed")))?;
+        let text = r.corpus.doc(doc).map(|x| x.full_text()).unwrap_or_default();
+        let d_input = r.encoder.input_ids(&text)?;
         let mut value = 0.0f64;
         let mut matches = Vec::new();
-        for (i, &(term, qw)) in q.terms.iter().enumerate() {
+        for (i, &(term, qw)) in self.vector.terms.iter().enumerate() {
             let Ok(j) = d.terms.binary_search_by_key(&term, |t| t.0) else { continue };
             let dw = d.terms[j].1;
             let product = qw * dw;
             value += f64::from(product);
             matches.push(SparseTermMatch {
-                term: self.encoder.term(term),
+                term: r.encoder.term(term),
                 query_weight: qw,
                 doc_weight: dw,
                 product,
-                query_expansion: !q_input.contains(&term),
+                query_expansion: !self.input.contains(&term),
                 doc_expansion: !d_input.contains(&term),
-                query_source: q.sources.get(i).map(|&s| self.encoder.term(s)),
-                doc_source: d.sources.get(j).map(|&s| self.encoder.term(s)),
+                query_source: self.vector.sources.get(i).map(|&s| r.encoder.term(s)),
+                doc_source: d.sources.get(j).map(|&s| r.encoder.term(s)),
             });
         }
         matches.sort_by(|a, b| b.product.total_cmp(&a.product).then_with(|| a.term.cmp(&b.term)));
@@ -131,13 +123,12 @@ impl Retriever for SpladeRetriever {
             ),
         };
         let mut e = Explanation::new(
-            self.label(),
+            r.label(),
             value,
             "score = Σ_t w_q(t) · w_d(t),  w(t) = max over input tokens of log(1 + ReLU(MLM logit of t))",
             summary,
         );
-        let query_terms = self.query_terms(&query.text, 30)?.into_iter().map(|(t, w, _)| (t, w)).collect();
-        e.detail = Detail::Sparse { matches, query_terms };
+        e.detail = Detail::Sparse { matches, query_terms: self.top_terms.clone() };
         Ok(e)
     }
 }

@@ -153,7 +153,7 @@ impl SqlDatabase {
         let mut warnings = Vec::new();
         let mut tables = Vec::new();
         {
-            let mut conn = Connection::open(&tmp).map_err(|e| Error::Sql(format!("{}: {e}", tmp.display())))?;
+            let mut conn = Connection::open(&tmp).map_err(|e| Error::caused(format!("sql: {}", tmp.display()), e))?;
             register_version_helpers(&conn)?;
             let tx = conn.transaction()?;
             for csv_path in csv_files {
@@ -225,7 +225,7 @@ impl SqlDatabase {
             &self.path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
         )
-        .map_err(|e| Error::Sql(format!("{}: {e}", self.path.display())))?;
+        .map_err(|e| Error::caused(format!("sql: {}", self.path.display()), e))?;
         conn.pragma_update(None, "query_only", true)?;
         register_version_helpers(&conn)?;
         let denied = denied.clone();

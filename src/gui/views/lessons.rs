@@ -1,147 +1,96 @@
 //! The lessons view: pick a lesson, change its knobs, read every number computed live by the
-//! library. The BM25 lesson is pure arithmetic and recomputes on every slider move; the others
-//! run in the background (they may encode a few sentences).
+//! library. Each change of lesson or knob builds the lesson once, in the background (some encode
+//! a few sentences); the BM25 lesson is arithmetic and follows its sliders within a frame.
 
 use egui::{RichText, Ui};
 use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points};
 
-use crate::gui::app::RankLensApp;
-use crate::gui::jobs::Slot;
+use super::View;
+use crate::gui::command::Command;
+use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::gui::widgets::labelled_text_ui;
-use crate::lessons::{Block, IdfBase, LESSONS, Lesson, LessonKit, LessonParams};
+use crate::lessons::{Block, IdfBase, LESSONS, Lesson, LessonParams};
 
-/// Lessons state.
+/// The lessons view: which lesson, its knobs, and what was last asked for.
 #[derive(Default)]
-pub struct LessonsState {
-    /// The selected lesson id.
-    pub selected: Option<String>,
-    /// The knobs.
-    pub params: LessonParams,
-    /// The loaded kit.
-    pub kit: Option<std::sync::Arc<LessonKit>>,
-    /// The lesson shown, with the (id, params) it was built for.
-    pub shown: Option<(String, LessonParams, Result<Lesson, String>)>,
-    /// Whether the kit is loading.
-    pub loading: bool,
-    /// Why the kit could not load.
-    pub kit_error: Option<String>,
+pub struct LessonsView {
+    selected: Option<String>,
+    params: LessonParams,
+    /// The (lesson, knobs) last sent to be built, so each change is built once.
+    requested: Option<(String, LessonParams)>,
 }
 
-impl LessonsState {
+impl LessonsView {
     /// The lesson id shown (the first one by default).
     pub fn current(&self) -> String {
         self.selected.clone().unwrap_or_else(|| LESSONS[0].0.to_string())
     }
+
+    /// Show this lesson.
+    pub fn select(&mut self, id: &str) {
+        self.selected = Some(id.to_string());
+    }
 }
 
-fn ensure_kit(app: &mut RankLensApp) {
-    if app.extra.lessons.kit.is_some() || app.extra.lessons.loading || app.extra.lessons.kit_error.is_some() {
-        return;
+impl View for LessonsView {
+    fn needs_corpus(&self) -> bool {
+        false
     }
-    app.extra.lessons.loading = true;
-    let manager = app.manager.clone().offline(true);
-    app.jobs.spawn(Slot::Other("Lessons".into()), move |p| {
-        let kit = LessonKit::load(&manager, p).map_err(|e| e.to_string())?;
-        Ok(Box::new(std::sync::Arc::new(kit)))
-    });
-}
 
-/// Build the current lesson if its (id, params) changed.
-fn refresh(app: &mut RankLensApp) {
-    let Some(kit) = app.extra.lessons.kit.clone() else { return };
-    let id = app.extra.lessons.current();
-    let params = app.extra.lessons.params.clone();
-    if app.extra.lessons.shown.as_ref().is_some_and(|(i, p, _)| *i == id && *p == params) {
-        return;
-    }
-    if id == "bm25" {
-        let l = crate::lessons::build(&id, &kit, &params).map_err(|e| e.to_string());
-        app.extra.lessons.shown = Some((id, params, l));
-        return;
-    }
-    if app.jobs.is_running(&Slot::Other(format!("Lesson {id}"))) {
-        return;
-    }
-    let slot_id = id.clone();
-    app.jobs.spawn(Slot::Other(format!("Lesson {slot_id}")), move |_| {
-        let l = crate::lessons::build(&id, &kit, &params).map_err(|e| e.to_string());
-        Ok(Box::new((id, params, l)))
-    });
-}
-
-/// Apply lesson jobs; returns true when the output was a lesson's.
-pub fn apply(app: &mut RankLensApp, slot: &Slot, output: crate::gui::jobs::Output) -> Option<crate::gui::jobs::Output> {
-    let Slot::Other(name) = slot else { return Some(output) };
-    if name == "Lessons" {
-        app.extra.lessons.loading = false;
-        return match output.downcast::<std::sync::Arc<LessonKit>>() {
-            Ok(kit) => {
-                app.extra.lessons.kit = Some(*kit);
-                None
-            }
-            Err(o) => Some(o),
-        };
-    }
-    if name.starts_with("Lesson ") {
-        return match output.downcast::<(String, LessonParams, Result<Lesson, String>)>() {
-            Ok(l) => {
-                app.extra.lessons.shown = Some(*l);
-                None
-            }
-            Err(o) => Some(o),
-        };
-    }
-    Some(output)
-}
-
-/// Draw the lessons view.
-pub fn lessons_ui(app: &mut RankLensApp, ui: &mut Ui) {
-    ensure_kit(app);
-    ui.horizontal_wrapped(|ui| {
-        for (id, title) in LESSONS {
-            let selected = app.extra.lessons.current() == id;
-            if ui.selectable_label(selected, title).clicked() {
-                app.extra.lessons.selected = Some(id.to_string());
-            }
+    fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let kit = &ctx.jobs.lesson_kit;
+        if !kit.is_running() && kit.ready().is_none() && kit.failure().is_none() {
+            ctx.send(Command::LoadLessonKit);
         }
-    });
-    ui.separator();
-    knobs_ui(app, ui);
-    // After the tabs and knobs, so a click or a slider move starts its rebuild in the same frame.
-    refresh(app);
-    if let Some(e) = &app.extra.lessons.kit_error {
-        ui.colored_label(theme::ERROR, format!("The lessons could not load: {e}"));
-        if ui.button("Try again").clicked() {
-            app.extra.lessons.kit_error = None;
-        }
-        return;
-    }
-    let Some((id, _, lesson)) = &app.extra.lessons.shown else {
-        ui.horizontal(|ui| {
-            ui.spinner();
-            ui.label("Preparing the lesson (loading the lesson corpora and the models that are here)…");
+        ui.horizontal_wrapped(|ui| {
+            for (id, title) in LESSONS {
+                if ui.selectable_label(self.current() == id, title).clicked() {
+                    self.select(id);
+                }
+            }
         });
-        return;
-    };
-    if *id != app.extra.lessons.current() {
-        ui.spinner();
-    }
-    match lesson {
-        Err(e) => {
-            ui.colored_label(theme::ERROR, e);
+        ui.separator();
+        knobs_ui(ui, &self.current(), &mut self.params);
+        // After the tabs and knobs, so a click or a slider move asks for its rebuild this frame.
+        let wanted = (self.current(), self.params.clone());
+        if kit.ready().is_some() && self.requested.as_ref() != Some(&wanted) {
+            ctx.send(Command::BuildLesson(wanted.0.clone(), wanted.1.clone()));
+            self.requested = Some(wanted);
         }
-        Ok(l) => {
-            let l = l.clone();
-            egui::ScrollArea::vertical().id_salt("lesson").auto_shrink([false, false]).show(ui, |ui| lesson_ui(ui, &l));
+        if let Some(e) = kit.failure() {
+            ui.colored_label(theme::ERROR, format!("The lessons could not load: {}", e.report()));
+            if ui.button("Try again").clicked() {
+                ctx.send(Command::LoadLessonKit);
+            }
+            return;
+        }
+        let Some((id, _, lesson)) = ctx.jobs.lesson.latest() else {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Preparing the lesson (loading the lesson corpora and the models that are here)…");
+            });
+            return;
+        };
+        if *id != self.current() {
+            ui.spinner();
+        }
+        match lesson {
+            Err(e) => {
+                ui.colored_label(theme::ERROR, e);
+            }
+            Ok(l) => {
+                egui::ScrollArea::vertical()
+                    .id_salt("lesson")
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| lesson_ui(ui, l));
+            }
         }
     }
 }
 
-fn knobs_ui(app: &mut RankLensApp, ui: &mut Ui) {
-    let current = app.extra.lessons.current();
-    let p = &mut app.extra.lessons.params;
-    match current.as_str() {
+fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
+    match current {
         "bm25" => {
             ui.horizontal(|ui| {
                 ui.add(egui::Slider::new(&mut p.k, 0.0..=3.0).fixed_decimals(2).text("BM25 k"));

@@ -1,7 +1,9 @@
-//! The scoring formulas, as pure functions of term and collection statistics.
+//! The scoring formulas, as pure functions of term and collection statistics, and the same
+//! formulas written out with their numbers for the Explain view and the reports.
 //!
-//! Retrievers feed them statistics read from the index; lessons feed them the statistics of a
-//! textbook example. Either way the numbers come from this one place.
+//! Retrievers feed them statistics read from the index, the index computes its TF-IDF document
+//! norms with them, lessons feed them the statistics of a textbook example. Either way the numbers
+//! come from this one place, which depends on nothing else in the crate.
 
 use std::fmt;
 use std::str::FromStr;
@@ -211,6 +213,60 @@ impl TfWeight for LowerBounded {
     }
 }
 
+impl Bm25Variant {
+    /// The idf of one term written out with its numbers, ending in the value [`Bm25Variant::idf`]
+    /// gives for them — including where a variant floors or clamps it (Okapi, Robertson).
+    pub fn worked_idf(self, n_docs: u64, df: u64, params: &Bm25Params, okapi_mean_idf: f64) -> String {
+        let idf = self.idf(n_docs, df, params, okapi_mean_idf);
+        let (n, d) = (n_docs, df);
+        if df == 0 {
+            return format!("idf = {idf:.4}: the term occurs in no document");
+        }
+        let rsj = format!("ln((N − n + 0.5)/(n + 0.5)) = ln(({n} − {d} + 0.5)/({d} + 0.5))");
+        let raw = okapi_raw_idf(n_docs, df);
+        match self {
+            Bm25Variant::Lucene | Bm25Variant::Tantivy => {
+                format!("idf = ln(1 + (N − n + 0.5)/(n + 0.5)) = ln(1 + ({n} − {d} + 0.5)/({d} + 0.5)) = {idf:.4}")
+            }
+            Bm25Variant::Okapi if raw < 0.0 => format!(
+                "raw idf = {rsj} = {raw:.4} < 0, so idf = ε · mean raw idf = {} × {okapi_mean_idf:.4} = {idf:.4}",
+                fmt_param(params.epsilon)
+            ),
+            Bm25Variant::Okapi => format!("idf = {rsj} = {idf:.4}"),
+            Bm25Variant::Robertson => format!("idf = max(0, {rsj}) = max(0, {raw:.4}) = {idf:.4}"),
+            Bm25Variant::Atire => format!("idf = ln(N/n) = ln({n}/{d}) = {idf:.4}"),
+            Bm25Variant::Bm25l => format!("idf = ln((N + 1)/(n + 0.5)) = ln(({n} + 1)/({d} + 0.5)) = {idf:.4}"),
+            Bm25Variant::Bm25Plus => format!("idf = ln((N + 1)/n) = ln(({n} + 1)/{d}) = {idf:.4}"),
+            Bm25Variant::Textbook => format!("idf = log10(N/n) = log10({n}/{d}) = {idf:.4}"),
+        }
+    }
+
+    /// The term-frequency factor written out with its numbers, ending in the value
+    /// [`Bm25Variant::tf_weight`] gives for them.
+    pub fn worked_tf_weight(self, tf: u32, dl: f64, avgdl: f64, p: &Bm25Params) -> String {
+        let w = self.tf_weight(f64::from(tf), dl, avgdl, p);
+        let (k1, b, k1_plus_1, delta) = (fmt_param(p.k1), fmt_param(p.b), fmt_param(p.k1 + 1.0), fmt_param(p.delta));
+        let len = format!("(1 − {b} + {b}·{dl}/{avgdl:.2})");
+        let shape = match self.tf_shape() {
+            TfShape::Saturating => format!("tf/(tf + k1·L) = {tf}/({tf} + {k1}·{len})"),
+            TfShape::SaturatingK1Plus1 => format!("tf·(k1 + 1)/(tf + k1·L) = {tf}·{k1_plus_1}/({tf} + {k1}·{len})"),
+            TfShape::Shifted => format!("(k1 + 1)(c + δ)/(k1 + c + δ), c = tf/L = {tf}/{len}, δ = {delta}"),
+            TfShape::LowerBounded => {
+                format!("tf·(k1 + 1)/(tf + k1·L) + δ = {tf}·{k1_plus_1}/({tf} + {k1}·{len}) + {delta}")
+            }
+        };
+        format!("{shape} = {w:.4}")
+    }
+}
+
+/// A parameter as a person writes it: at most three decimals, no trailing zeros (`0.9`, `1.2`,
+/// `60`), so a slider's 1.2000000000000002 reads as 1.2.
+pub fn fmt_param(x: f64) -> String {
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".to_string() } else { s.to_string() }
+}
+
 /// BM25's length normaliser: 1 − b + b·|d|/avgdl (1 for an empty collection).
 #[inline]
 pub fn length_norm(dl: f64, avgdl: f64, b: f64) -> f64 {
@@ -317,6 +373,15 @@ impl TfIdfVariant {
         }
     }
 
+    /// The idf written out with its numbers, ending in the value [`TfIdfVariant::idf`] gives.
+    pub fn worked_idf(self, n_docs: u64, df: u64) -> String {
+        let idf = self.idf(n_docs, df);
+        match self {
+            TfIdfVariant::CosineLog2 => format!("idf = log2(N/df) = log2({n_docs}/{df}) = {idf:.4}"),
+            TfIdfVariant::Textbook => format!("idf = log10(N/df) = log10({n_docs}/{df}) = {idf:.4}"),
+        }
+    }
+
     /// The formula in symbols.
     pub fn formula(self, normalize: bool) -> String {
         match (self, normalize) {
@@ -418,6 +483,49 @@ mod tests {
         }
         assert!("bm99".parse::<Bm25Variant>().is_err());
         assert_eq!("cosine-log2".parse::<TfIdfVariant>().ok(), Some(TfIdfVariant::CosineLog2));
+    }
+
+    /// The number a worked line ends with, as printed.
+    fn last_number(line: &str) -> &str {
+        line.rsplit(' ').next().unwrap_or("")
+    }
+
+    #[test]
+    fn every_worked_idf_ends_in_the_idf_the_scorer_uses() {
+        // N = 10: n = 1 gives every variant a positive idf; n = 9 gives Okapi and Robertson a
+        // negative raw idf (ln(1.5/9.5) = −1.8458), which they floor at ε · mean or clamp at 0.
+        let mean = 0.8;
+        for v in Bm25Variant::ALL {
+            let p = v.default_params();
+            for df in [1, 5, 9, 10] {
+                let line = v.worked_idf(10, df, &p, mean);
+                assert_eq!(last_number(&line), format!("{:.4}", v.idf(10, df, &p, mean)), "{v} n={df}: {line}");
+            }
+        }
+        let okapi = Bm25Variant::Okapi.worked_idf(10, 9, &Bm25Variant::Okapi.default_params(), mean);
+        assert_eq!(
+            okapi,
+            "raw idf = ln((N − n + 0.5)/(n + 0.5)) = ln((10 − 9 + 0.5)/(9 + 0.5)) = -1.8458 < 0, \
+             so idf = ε · mean raw idf = 0.25 × 0.8000 = 0.2000"
+        );
+        let robertson = Bm25Variant::Robertson.worked_idf(10, 9, &Bm25Variant::Robertson.default_params(), mean);
+        assert!(robertson.ends_with("= max(0, -1.8458) = 0.0000"), "{robertson}");
+    }
+
+    #[test]
+    fn every_worked_tf_weight_ends_in_the_weight_the_scorer_uses() {
+        for v in Bm25Variant::ALL {
+            let p = v.default_params();
+            let line = v.worked_tf_weight(3, 40.0, 120.0, &p);
+            assert_eq!(last_number(&line), format!("{:.4}", v.tf_weight(3.0, 40.0, 120.0, &p)), "{v}: {line}");
+        }
+        // BM25L by hand: L = 0.5, c = 3/0.5 = 6, (1.5 + 1)(6 + 0.5)/(1.5 + 6 + 0.5) = 2.03125.
+        assert_eq!(Bm25Variant::Bm25l.tf_weight(3.0, 40.0, 120.0, &Bm25Variant::Bm25l.default_params()), 2.03125);
+        // Lucene by hand: L = 1 − 0.75 + 0.75·40/120 = 0.5, 3/(3 + 1.2·0.5) = 0.8333.
+        assert_eq!(
+            Bm25Variant::Lucene.worked_tf_weight(3, 40.0, 120.0, &Bm25Variant::Lucene.default_params()),
+            "tf/(tf + k1·L) = 3/(3 + 1.2·(1 − 0.75 + 0.75·40/120.00)) = 0.8333"
+        );
     }
 
     #[test]

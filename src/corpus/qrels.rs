@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::LoadWarning;
+use super::LoadWarning;
 use crate::{Error, Result};
 
 /// Graded judgements: query id → document id → grade (0 = judged not relevant).

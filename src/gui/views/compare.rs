@@ -4,11 +4,12 @@
 
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
-use super::{method_tag_ui, models::role_of};
+use super::{View, method_tag_ui, models::role_of};
 use crate::compare::{Comparison, Outcome};
 use crate::corpus::DocId;
-use crate::gui::app::RankLensApp;
-use crate::gui::jobs::Slot;
+use crate::gui::command::Command;
+use crate::gui::context::ViewContext;
+use crate::gui::judging::question_metrics;
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, ellipsis};
 use crate::retrieve::{MethodKind, Ranking};
@@ -16,114 +17,114 @@ use crate::structured::{GraphResult, SqlResult};
 
 const COLUMN_WIDTH: f32 = 190.0;
 
-/// Draw the compare view.
-pub fn compare_ui(app: &mut RankLensApp, ui: &mut Ui) {
-    let Some(ranked) = app.ranked.clone() else {
+/// The compare view (its state is the app's: the question, the selection, the highlight).
+#[derive(Default)]
+pub struct CompareView;
+
+impl View for CompareView {
+    fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let Some(ranked) = ctx.ranked() else {
+            ui.horizontal(|ui| {
+                if ctx.jobs.rank.is_running() {
+                    ui.spinner();
+                    ui.label("Ranking…");
+                } else {
+                    ui.label("Type a question and press Enter.");
+                }
+            });
+            return;
+        };
+        let cmp = &ranked.run.comparison;
         ui.horizontal(|ui| {
-            if app.jobs.is_running(&Slot::Compare) || app.jobs.is_running(&Slot::SparseIndex) {
+            ui.heading(&cmp.question);
+            if ctx.jobs.rank.is_running() || ctx.jobs.rank_slow.is_running() {
                 ui.spinner();
-                ui.label("Ranking…");
-            } else {
-                ui.label("Type a question and press Enter.");
             }
         });
-        return;
-    };
-    let cmp = ranked.comparison.clone();
-    ui.horizontal(|ui| {
-        ui.heading(&cmp.question);
-        if app.jobs.is_running(&Slot::Compare) || app.jobs.is_running(&Slot::CompareSlow) {
-            ui.spinner();
+        if let Some(f) = ranked.run.query.filter_label() {
+            ui.label(RichText::new(format!("Only passages with {f}")).italics());
         }
-    });
-    if let Some(f) = &ranked.query.filter_label {
-        ui.label(RichText::new(format!("Only passages with {f}")).italics());
-    }
-    let highlight = app.hovered.or(app.selected_doc());
-    let grades = app.grades();
-    let metrics = app.question_metrics();
-    let mut hovered_now = None;
-    let mut clicked = None;
-    let mut fetch = None;
-    egui::ScrollArea::both().id_salt("compare-columns").max_height(ui.available_height() * 0.72).show(ui, |ui| {
-        let mut anchors: Vec<Option<Rect>> = Vec::new();
-        ui.horizontal_top(|ui| {
-            for run in &cmp.runs {
-                ui.vertical(|ui| {
-                    ui.set_width(COLUMN_WIDTH);
-                    ui.horizontal(|ui| method_tag_ui(ui, run.kind, run.kind.label()));
-                    ui.label(RichText::new(ellipsis(&run.label, 60)).small().weak());
-                    let mut anchor = None;
-                    match &run.outcome {
-                        Outcome::Ranked(r) => {
-                            if !grades.is_empty()
-                                && let Some((_, _, values, unjudged)) =
-                                    metrics.as_ref().and_then(|m| m.values.iter().find(|v| v.0 == run.label))
+        let data = ctx.data;
+        let highlight = data.hovered.or(data.selected_doc());
+        let metrics = question_metrics(data, ranked);
+        let mut hovered_now = None;
+        egui::ScrollArea::both().id_salt("compare-columns").max_height(ui.available_height() * 0.72).show(ui, |ui| {
+            let mut anchors: Vec<Option<Rect>> = Vec::new();
+            ui.horizontal_top(|ui| {
+                for (i, run) in cmp.runs.iter().enumerate() {
+                    ui.vertical(|ui| {
+                        ui.set_width(COLUMN_WIDTH);
+                        ui.horizontal(|ui| method_tag_ui(ui, run.kind, run.kind.label()));
+                        ui.label(RichText::new(ellipsis(&run.label, 60)).small().weak());
+                        let mut anchor = None;
+                        match &run.outcome {
+                            Outcome::Ranked(r) => {
+                                if !data.grades.is_empty()
+                                    && let Some((_, _, values, unjudged)) =
+                                        metrics.as_ref().and_then(|m| m.values.iter().find(|v| v.0 == run.label))
+                                {
+                                    let ndcg = values.get(&crate::eval::Metric::Ndcg(cmp.k)).copied().unwrap_or(0.0);
+                                    ui.label(
+                                        RichText::new(format!("nDCG@{} {ndcg:.3} · {unjudged} unjudged", cmp.k))
+                                            .small()
+                                            .strong(),
+                                    );
+                                }
+                                let view = ColumnView { kind: run.kind, ranking: r, highlight };
+                                ranking_column_ui(ctx, ui, &view, &mut hovered_now, &mut anchor)
+                            }
+                            Outcome::Rows(rows) => sql_column_ui(ui, rows),
+                            Outcome::Bindings(b) => graph_column_ui(ui, b),
+                            Outcome::Unavailable { .. }
+                                if ranked.pending.contains(&i) && ctx.jobs.rank_slow.is_running() =>
                             {
-                                let ndcg = values.get(&crate::eval::Metric::Ndcg(cmp.k)).copied().unwrap_or(0.0);
+                                ui.horizontal(|ui| {
+                                    ui.spinner();
+                                    ui.label("ranking…");
+                                });
+                                ui.label(RichText::new("encoding the candidate passages for this question").small());
+                            }
+                            Outcome::Unavailable { .. }
+                                if role_of(run.kind)
+                                    .is_some_and(|r| ctx.jobs.encodings.get(&r).is_some_and(|j| j.is_running())) =>
+                            {
+                                ui.horizontal(|ui| {
+                                    ui.spinner();
+                                    ui.label("encoding the passages…");
+                                });
                                 ui.label(
-                                    RichText::new(format!("nDCG@{} {ndcg:.3} · {unjudged} unjudged", cmp.k))
-                                        .small()
-                                        .strong(),
+                                    RichText::new("this column fills in when the encoding under Work is done").small(),
                                 );
                             }
-                            let view = ColumnView { kind: run.kind, ranking: r, highlight, grades: &grades };
-                            ranking_column_ui(app, ui, &view, &mut hovered_now, &mut clicked, &mut anchor)
-                        }
-                        Outcome::Rows(rows) => sql_column_ui(ui, rows),
-                        Outcome::Bindings(b) => graph_column_ui(ui, b),
-                        Outcome::Unavailable { .. }
-                            if ranked.pending.contains(&run.kind) && app.jobs.is_running(&Slot::CompareSlow) =>
-                        {
-                            ui.horizontal(|ui| {
-                                ui.spinner();
-                                ui.label("ranking…");
-                            });
-                            ui.label(RichText::new("encoding the candidate passages for this question").small());
-                        }
-                        Outcome::Unavailable { .. }
-                            if role_of(run.kind).is_some_and(|r| app.jobs.is_running(&Slot::Encode(r))) =>
-                        {
-                            ui.horizontal(|ui| {
-                                ui.spinner();
-                                ui.label("encoding the passages…");
-                            });
-                            ui.label(
-                                RichText::new("this column fills in when the encoding under Work is done").small(),
-                            );
-                        }
-                        Outcome::Unavailable { message } => {
-                            ui.colored_label(theme::WARNING, "not available");
-                            ui.label(RichText::new(message.lines().next().unwrap_or("")).small());
-                            if let Some(role) = role_of(run.kind)
-                                && ui.button(format!("Fetch the {role} model")).clicked()
-                            {
-                                fetch = Some(role);
+                            Outcome::Unavailable { message } => {
+                                ui.colored_label(theme::WARNING, "not available");
+                                ui.label(RichText::new(message.lines().next().unwrap_or("")).small());
+                                if let Some(role) = role_of(run.kind)
+                                    && ui.button(format!("Fetch the {role} model")).clicked()
+                                {
+                                    ctx.send(Command::FetchModel(role));
+                                }
+                            }
+                            Outcome::Failed { message } => {
+                                ui.colored_label(theme::ERROR, "failed");
+                                ui.label(RichText::new(message).small());
                             }
                         }
-                        Outcome::Failed { message } => {
-                            ui.colored_label(theme::ERROR, "failed");
-                            ui.label(RichText::new(message).small());
-                        }
-                    }
-                    anchors.push(anchor);
-                });
-                ui.separator();
+                        anchors.push(anchor);
+                    });
+                    ui.separator();
+                }
+            });
+            if highlight.is_some() {
+                rank_lines_ui(ui, &anchors);
             }
         });
-        if highlight.is_some() {
-            rank_lines_ui(ui, &anchors);
+        if hovered_now != data.hovered {
+            ctx.send(Command::Hover(hovered_now));
         }
-    });
-    app.hovered = hovered_now;
-    if let Some((kind, doc)) = clicked {
-        app.select(Some(kind), doc);
+        ui.separator();
+        overlap_ui(ui, cmp);
     }
-    if let Some(role) = fetch {
-        app.start_model(role, true);
-    }
-    ui.separator();
-    overlap_ui(ui, &cmp);
 }
 
 /// What a ranked column draws.
@@ -131,19 +132,18 @@ struct ColumnView<'a> {
     kind: MethodKind,
     ranking: &'a Ranking,
     highlight: Option<DocId>,
-    grades: &'a std::collections::BTreeMap<String, i32>,
 }
 
 fn ranking_column_ui(
-    app: &RankLensApp,
+    ctx: &ViewContext<'_>,
     ui: &mut Ui,
     view: &ColumnView<'_>,
     hovered: &mut Option<DocId>,
-    clicked: &mut Option<(MethodKind, DocId)>,
     anchor: &mut Option<Rect>,
 ) {
     let (kind, r, highlight) = (view.kind, view.ranking, view.highlight);
-    let Some(engine) = &app.engine else { return };
+    let Some(engine) = ctx.engine() else { return };
+    let grades = &ctx.data.grades;
     let corpus = engine.corpus();
     let matched = if r.unranked {
         format!("{} matching (an unranked set)", r.total_matches)
@@ -159,7 +159,7 @@ fn ranking_column_ui(
         let doc = corpus.doc(h.doc);
         let id = corpus.external_id(h.doc);
         let is_hl = highlight == Some(h.doc);
-        let selected = app.selection.is_some_and(|s| s.doc == h.doc && s.kind == Some(kind));
+        let selected = ctx.data.selection.is_some_and(|s| s.doc == h.doc && s.kind == Some(kind));
         let frame = egui::Frame::new().inner_margin(3.0).corner_radius(3.0).fill(if is_hl {
             theme::HIGHLIGHT.gamma_multiply(0.35)
         } else {
@@ -170,8 +170,8 @@ fn ranking_column_ui(
             let resp = ui
                 .horizontal(|ui| {
                     let resp = ui.selectable_label(selected, RichText::new(label).strong());
-                    if !view.grades.is_empty() {
-                        match view.grades.get(id) {
+                    if !grades.is_empty() {
+                        match grades.get(id) {
                             Some(g) => ui.label(RichText::new(format!("G{g}")).small().color(theme::LITERAL)),
                             None => {
                                 ui.label(RichText::new("?").small().color(theme::WARNING)).on_hover_text("unjudged")
@@ -199,7 +199,7 @@ fn ranking_column_ui(
             *hovered = Some(h.doc);
         }
         if resp.clicked() {
-            *clicked = Some((kind, h.doc));
+            ctx.send(Command::Select { kind: Some(kind), doc: h.doc });
         }
         if is_hl {
             *anchor = Some(inner.response.rect);

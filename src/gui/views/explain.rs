@@ -5,32 +5,47 @@
 
 use egui::{RichText, Ui};
 
-use super::method_tag_ui;
+use super::{View, method_tag_ui};
 use crate::corpus::DocId;
-use crate::gui::app::RankLensApp;
-use crate::gui::jobs::Slot;
+use crate::gui::command::Command;
+use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, ellipsis, heatmap_ui, labelled_text_ui, signed_bar_ui};
 use crate::retrieve::{Detail, Explanation, MethodKind, TermTable, fmt_param};
 
-/// Draw the explain view.
-pub fn explain_ui(app: &mut RankLensApp, ui: &mut Ui) {
-    why_not_picker_ui(app, ui);
-    ui.separator();
-    let Some(sel) = app.selection else {
+/// The explain view; it keeps the text of its "why not?" picker.
+#[derive(Default)]
+pub struct ExplainView {
+    why_not_filter: String,
+}
+
+impl View for ExplainView {
+    fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        self.why_not_picker_ui(ui, ctx);
+        ui.separator();
+        explain_ui(ui, ctx);
+    }
+
+    fn corpus_changed(&mut self) {
+        self.why_not_filter.clear();
+    }
+}
+
+fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
+    let Some(sel) = ctx.data.selection else {
         ui.label("Select a passage in the Compare view, or pick any passage above to ask every method why (not).");
         return;
     };
-    let Some(engine) = app.engine.clone() else { return };
+    let Some(engine) = ctx.engine() else { return };
     let corpus = engine.corpus();
     if let Some(d) = corpus.doc(sel.doc) {
         ui.heading(format!("{} — {}", d.id, d.title));
         ui.label(RichText::new(ellipsis(&d.text, 400)).italics());
     }
-    super::grade_buttons_ui(app, ui);
-    let Some(explained) = &app.explained else {
+    super::evaluate::grade_buttons_ui(ui, ctx);
+    let Some(explained) = ctx.jobs.explain.ready().filter(|e| e.doc == sel.doc) else {
         ui.horizontal(|ui| {
-            if app.jobs.is_running(&Slot::Explain) {
+            if ctx.jobs.explain.is_running() {
                 ui.spinner();
                 ui.label("Explaining…");
             } else {
@@ -39,11 +54,7 @@ pub fn explain_ui(app: &mut RankLensApp, ui: &mut Ui) {
         });
         return;
     };
-    if explained.doc != sel.doc {
-        return;
-    }
     ui.separator();
-    let mut pick = None;
     ui.columns(2, |cols| {
         let left = &mut cols[0];
         left.label(RichText::new("Every method on this passage").strong());
@@ -57,7 +68,7 @@ pub fn explain_ui(app: &mut RankLensApp, ui: &mut Ui) {
                     };
                     let selected = sel.kind == Some(*kind);
                     if ui.selectable_label(selected, rank_text).clicked() {
-                        pick = Some(*kind);
+                        ctx.send(Command::PickColumn(*kind));
                     }
                 });
                 match e {
@@ -78,39 +89,37 @@ pub fn explain_ui(app: &mut RankLensApp, ui: &mut Ui) {
             egui::ScrollArea::vertical().id_salt("why-detail").show(right, |ui| detail_ui(ui, *kind, e));
         }
     });
-    if let Some(kind) = pick {
-        app.selection = Some(crate::gui::app::Selection { kind: Some(kind), doc: sel.doc });
-    }
 }
 
-/// Pick any passage by id or title and explain it under every method.
-fn why_not_picker_ui(app: &mut RankLensApp, ui: &mut Ui) {
-    let Some(engine) = app.engine.clone() else { return };
-    ui.horizontal(|ui| {
-        ui.label(RichText::new("Why not?").strong());
-        labelled_text_ui(ui, "Find a passage", &mut app.why_not_filter, 220.0);
-    });
-    let needle = app.why_not_filter.trim().to_lowercase();
-    if needle.is_empty() {
-        return;
-    }
-    let mut chosen: Option<DocId> = None;
-    ui.horizontal_wrapped(|ui| {
-        for (id, d) in engine
-            .corpus()
-            .iter()
-            .filter(|(_, d)| d.id.to_lowercase().contains(&needle) || d.title.to_lowercase().contains(&needle))
-            .take(12)
-        {
-            if ui.button(format!("{} · {}", d.id, ellipsis(&d.title, 30))).clicked() {
-                chosen = Some(id);
-            }
+impl ExplainView {
+    /// Pick any passage by id or title and explain it under every method.
+    fn why_not_picker_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let Some(engine) = ctx.engine() else { return };
+        ui.horizontal(|ui| {
+            ui.label(RichText::new("Why not?").strong());
+            labelled_text_ui(ui, "Find a passage", &mut self.why_not_filter, 220.0);
+        });
+        let needle = self.why_not_filter.trim().to_lowercase();
+        if needle.is_empty() {
+            return;
         }
-    });
-    if let Some(doc) = chosen {
-        let kind = app.selection.and_then(|s| s.kind);
-        app.select(kind, doc);
-        app.why_not_filter.clear();
+        let mut chosen: Option<DocId> = None;
+        ui.horizontal_wrapped(|ui| {
+            for (id, d) in engine
+                .corpus()
+                .iter()
+                .filter(|(_, d)| d.id.to_lowercase().contains(&needle) || d.title.to_lowercase().contains(&needle))
+                .take(12)
+            {
+                if ui.button(format!("{} · {}", d.id, ellipsis(&d.title, 30))).clicked() {
+                    chosen = Some(id);
+                }
+            }
+        });
+        if let Some(doc) = chosen {
+            ctx.send(Command::Select { kind: ctx.data.selection.and_then(|s| s.kind), doc });
+            self.why_not_filter.clear();
+        }
     }
 }
 

@@ -6,22 +6,70 @@ use std::collections::BTreeMap;
 
 use egui::{Align2, Color32, FontId, Pos2, RichText, Sense, Stroke, Ui, vec2};
 
-use crate::gui::app::RankLensApp;
-use crate::gui::jobs::Slot;
+use super::View;
+use crate::corpus::QueryTemplates;
+use crate::gui::command::Command;
+use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::gui::widgets::{ellipsis, labelled_code_ui};
 use crate::structured::{Fact, KnowledgeGraph};
 
-/// Draw the structured view.
-pub fn structured_ui(app: &mut RankLensApp, ui: &mut Ui) {
-    let Some(engine) = app.engine.clone() else { return };
-    ui.columns(2, |cols| {
-        sql_ui(app, &engine, &mut cols[0]);
-        graph_ui(app, &engine, &mut cols[1]);
+/// The structured view; it keeps the graph node picked in the drawing.
+#[derive(Default)]
+pub struct StructuredView {
+    graph_node: Option<String>,
+}
+
+impl View for StructuredView {
+    fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let Some(engine) = ctx.engine() else { return };
+        ui.columns(2, |cols| {
+            sql_ui(ctx, engine, &mut cols[0]);
+            self.graph_ui(ctx, engine, &mut cols[1]);
+        });
+    }
+
+    fn corpus_changed(&mut self) {
+        self.graph_node = None;
+    }
+}
+
+/// The questions that come with a statement or pattern: (question, its SQL or pattern).
+fn templates(
+    engine: &crate::engine::Engine,
+    pick: impl Fn(&QueryTemplates) -> Option<String>,
+) -> Vec<(String, String)> {
+    let corpus = engine.corpus();
+    corpus
+        .queries
+        .iter()
+        .filter_map(|q| corpus.templates.get(&q.id).and_then(&pick).map(|s| (q.text.clone(), s)))
+        .collect()
+}
+
+/// A menu of the templates; picking one sets the question and the editor's text.
+fn template_menu_ui(
+    ui: &mut Ui,
+    ctx: &ViewContext<'_>,
+    label: &str,
+    prompt: &str,
+    list: &[(String, String)],
+    set: fn(String) -> Command,
+) {
+    if list.is_empty() {
+        return;
+    }
+    egui::ComboBox::from_label(label).selected_text(prompt).show_ui(ui, |ui| {
+        for (q, text) in list {
+            if ui.selectable_label(false, ellipsis(q, 60)).clicked() {
+                ctx.send(set(text.clone()));
+                ctx.send(Command::SetQuestion(q.clone()));
+            }
+        }
     });
 }
 
-fn sql_ui(app: &mut RankLensApp, engine: &crate::engine::Engine, ui: &mut Ui) {
+fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::engine::Engine, ui: &mut Ui) {
     ui.heading("SQL");
     let Some(db) = &engine.structured().sql else {
         ui.label("This corpus has no tables. Put a .csv file next to the corpus to query it here.");
@@ -34,38 +82,26 @@ fn sql_ui(app: &mut RankLensApp, engine: &crate::engine::Engine, ui: &mut Ui) {
         }
     }
     ui.label(RichText::new("Read-only: SELECT only, 2 s time limit, at most 1000 rows. version_cmp(a, b) and COLLATE version compare 4.10 after 4.9.").small().weak());
-    let templates: Vec<(String, String)> = engine
-        .corpus()
-        .queries
-        .iter()
-        .filter_map(|q| engine.corpus().templates.get(&q.id).and_then(|t| t.sql.clone()).map(|s| (q.text.clone(), s)))
-        .collect();
-    if !templates.is_empty() {
-        egui::ComboBox::from_label("Template").selected_text("choose a question's statement").show_ui(ui, |ui| {
-            for (q, sql) in &templates {
-                if ui.selectable_label(false, ellipsis(q, 60)).clicked() {
-                    app.state.sql = sql.clone();
-                    app.state.question = q.clone();
-                }
-            }
-        });
+    let list = templates(engine, |t| t.sql.clone());
+    template_menu_ui(ui, ctx, "Template", "choose a question's statement", &list, Command::SetSql);
+    let mut sql = ctx.data.persisted.sql.clone();
+    if labelled_code_ui(ui, "SQL statement", &mut sql, 4).changed() {
+        ctx.send(Command::SetSql(sql));
     }
-    labelled_code_ui(ui, "SQL statement", &mut app.state.sql, 4);
     ui.horizontal(|ui| {
         if ui.button("Run SQL").clicked() {
-            app.run_sql();
-            app.mark_dirty();
+            ctx.send(Command::RunSql);
         }
-        if app.jobs.is_running(&Slot::Sql) {
+        if ctx.jobs.sql.is_running() {
             ui.spinner();
         }
     });
-    match &app.sql_result {
+    if let Some(e) = ctx.jobs.sql.failure() {
+        ui.colored_label(theme::ERROR, e.report());
+    }
+    match ctx.jobs.sql.ready() {
         None => {}
-        Some(Err(e)) => {
-            ui.colored_label(theme::ERROR, e);
-        }
-        Some(Ok(r)) => {
+        Some(r) => {
             ui.label(
                 RichText::new(format!(
                     "{} row(s) — rows, not a ranking{}",
@@ -95,73 +131,67 @@ fn sql_ui(app: &mut RankLensApp, engine: &crate::engine::Engine, ui: &mut Ui) {
     }
 }
 
-fn graph_ui(app: &mut RankLensApp, engine: &crate::engine::Engine, ui: &mut Ui) {
-    ui.heading("Knowledge graph");
-    let Some(graph) = &engine.structured().graph else {
-        ui.label("This corpus has no knowledge graph. Put a graph.txt next to it (see the sample's).");
-        return;
-    };
-    ui.label(RichText::new(format!("relations: {}", graph.relations().join(", "))).small());
-    let templates: Vec<(String, String)> = engine
-        .corpus()
-        .queries
-        .iter()
-        .filter_map(|q| engine.corpus().templates.get(&q.id).and_then(|t| t.graph.clone()).map(|g| (q.text.clone(), g)))
-        .collect();
-    if !templates.is_empty() {
-        egui::ComboBox::from_label("Pattern template").selected_text("choose a question's pattern").show_ui(ui, |ui| {
-            for (q, p) in &templates {
-                if ui.selectable_label(false, ellipsis(q, 60)).clicked() {
-                    app.state.pattern = p.clone();
-                    app.state.question = q.clone();
+impl StructuredView {
+    fn graph_ui(&mut self, ctx: &ViewContext<'_>, engine: &crate::engine::Engine, ui: &mut Ui) {
+        ui.heading("Knowledge graph");
+        let Some(graph) = &engine.structured().graph else {
+            ui.label("This corpus has no knowledge graph. Put a graph.txt next to it (see the sample's).");
+            return;
+        };
+        ui.label(RichText::new(format!("relations: {}", graph.relations().join(", "))).small());
+        let list = templates(engine, |t| t.graph.clone());
+        template_menu_ui(ui, ctx, "Pattern template", "choose a question's pattern", &list, Command::SetPattern);
+        let mut pattern = ctx.data.persisted.pattern.clone();
+        if labelled_code_ui(ui, "Graph pattern", &mut pattern, 2).changed() {
+            ctx.send(Command::SetPattern(pattern));
+        }
+        if ui.button("Run pattern").clicked() {
+            ctx.send(Command::RunGraph);
+        }
+        let mut highlighted: Vec<Fact> = Vec::new();
+        if let Some(e) = ctx.jobs.graph.failure() {
+            ui.colored_label(theme::ERROR, e.report());
+        }
+        match ctx.jobs.graph.ready() {
+            None => {}
+            Some(r) => {
+                ui.label(RichText::new(format!("{} binding(s)", r.matches.len())).strong());
+                for m in &r.matches {
+                    let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                    ui.label(RichText::new(vars.join(", ")).strong());
+                    let path: Vec<String> = m.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
+                    ui.label(RichText::new(path.join(" → ")).small());
+                    highlighted.extend(m.path.iter().cloned());
                 }
+                ui.label(RichText::new(&r.note).italics().small());
             }
-        });
-    }
-    labelled_code_ui(ui, "Graph pattern", &mut app.state.pattern, 2);
-    if ui.button("Run pattern").clicked() {
-        app.run_graph();
-        app.mark_dirty();
-    }
-    let mut highlighted: Vec<Fact> = Vec::new();
-    match &app.graph_result {
-        None => {}
-        Some(Err(e)) => {
-            ui.colored_label(theme::ERROR, e);
         }
-        Some(Ok(r)) => {
-            ui.label(RichText::new(format!("{} binding(s)", r.matches.len())).strong());
-            for m in &r.matches {
-                let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                ui.label(RichText::new(vars.join(", ")).strong());
-                let path: Vec<String> = m.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
-                ui.label(RichText::new(path.join(" → ")).small());
-                highlighted.extend(m.path.iter().cloned());
+        if let Some(clicked) = draw_graph_ui(ui, graph, &highlighted) {
+            self.graph_node = Some(clicked);
+        }
+        if let Some(node) = self.graph_node.clone() {
+            let facts: Vec<&Fact> =
+                graph.facts().into_iter().filter(|f| f.subject == node || f.object == node).collect();
+            ui.label(RichText::new(format!("{node}: {} fact(s)", facts.len())).strong());
+            for f in facts {
+                ui.label(RichText::new(format!("{f} [{}]", f.passages.join(", "))).small());
             }
-            ui.label(RichText::new(&r.note).italics().small());
+            let mentioning: Vec<String> = engine
+                .corpus()
+                .docs()
+                .iter()
+                .filter(|d| graph.mentions(&d.full_text()).iter().any(|m| m.entity == node))
+                .map(|d| d.id.clone())
+                .collect();
+            ui.label(RichText::new(format!("mentioned in: {}", mentioning.join(", "))).small());
         }
-    }
-    draw_graph_ui(app, ui, graph, &highlighted);
-    if let Some(node) = app.extra.graph_node.clone() {
-        let facts: Vec<&Fact> = graph.facts().into_iter().filter(|f| f.subject == node || f.object == node).collect();
-        ui.label(RichText::new(format!("{node}: {} fact(s)", facts.len())).strong());
-        for f in facts {
-            ui.label(RichText::new(format!("{f} [{}]", f.passages.join(", "))).small());
-        }
-        let mentioning: Vec<String> = engine
-            .corpus()
-            .docs()
-            .iter()
-            .filter(|d| graph.mentions(&d.full_text()).iter().any(|m| m.entity == node))
-            .map(|d| d.id.clone())
-            .collect();
-        ui.label(RichText::new(format!("mentioned in: {}", mentioning.join(", "))).small());
     }
 }
 
 /// Nodes in layers by link direction (a node sits one layer right of everything linking to it),
-/// ordered by type within a layer; links as arrows labelled with their relation.
-fn draw_graph_ui(app: &mut RankLensApp, ui: &mut Ui, graph: &KnowledgeGraph, highlighted: &[Fact]) {
+/// ordered by type within a layer; links as arrows labelled with their relation. Returns the node
+/// clicked.
+fn draw_graph_ui(ui: &mut Ui, graph: &KnowledgeGraph, highlighted: &[Fact]) -> Option<String> {
     let entities = graph.entities();
     let facts = graph.facts();
     let mut layer: BTreeMap<&str, usize> = entities.iter().map(|e| (e.id.as_str(), 0)).collect();
@@ -243,8 +273,6 @@ fn draw_graph_ui(app: &mut RankLensApp, ui: &mut Ui, graph: &KnowledgeGraph, hig
             clicked = Some(e.id.clone());
         }
     }
-    if clicked.is_some() {
-        app.extra.graph_node = clicked;
-    }
     response.on_hover_text("Click a node to see its facts and the passages that mention it.");
+    clicked
 }

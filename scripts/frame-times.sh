@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Frame times of the release binary in a real window under Xvfb: open a corpus, let it rank the
+# default question, then ask another with the keyboard and summarise the frames drawn in the
+# seconds after (the first frames after asking are where a ranking lands and is drawn).
+#   scripts/frame-times.sh [CORPUS] [QUESTION] [BINARY]
+# Defaults: ../shared/data/scifact, a SciFact claim, target/release/ranklens. Models already in
+# the cache are used (set RANKLENS_OFFLINE_MODELS=1 for the lexical methods only).
+# Needs Debian's xvfb and xdotool.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+corpus="${1:-$root/../shared/data/scifact}"
+question="${2:-Macrophages are involved in tissue repair.}"
+bin="${3:-$root/target/release/ranklens}"
+[ -x "$bin" ] || cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+display=:96
+Xvfb "$display" -screen 0 1360x860x24 >/dev/null 2>&1 &
+xvfb=$!
+state="$(mktemp -d)"
+trap 'kill "$app" "$xvfb" 2>/dev/null || true; rm -rf "$state"' EXIT
+sleep 1
+export DISPLAY="$display" XDG_RUNTIME_DIR="$state" XDG_DATA_HOME="$state/data" XDG_CONFIG_HOME="$state/config"
+if [ "${RANKLENS_OFFLINE_MODELS:-0}" = 1 ]; then export XDG_CACHE_HOME="$state/cache" HF_HOME="$state/hf"; fi
+log="$state/frames.log"
+RANKLENS_FRAME_LOG="$log" RANKLENS_WORKSPACE="$state/ws" "$bin" --open "$corpus" &
+app=$!
+win="$(xdotool search --sync --name RankLens | head -1)"
+xdotool windowmove "$win" 0 0 windowsize "$win" 1360 860
+sleep 25
+xdotool windowfocus --sync "$win"
+xdotool mousemove 660 40 click 1
+xdotool key ctrl+a type --delay 10 "$question"
+asked="$(date +%s%3N)"
+xdotool key Return
+sleep 15
+cp "$log" "${FRAME_LOG_COPY:-/dev/null}" 2>/dev/null || true
+python3 - "$log" "$asked" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) == 4]
+asked = int(sys.argv[2])
+def summary(ms):
+    ms = sorted(ms)
+    if not ms:
+        return "no frames"
+    pick = lambda q: ms[min(len(ms) - 1, int(q * (len(ms) - 1)))]
+    return f"{len(ms)} frames: longest {ms[-1]:.1f} ms, p99 {pick(0.99):.1f} ms, median {pick(0.5):.2f} ms"
+after = [float(r[2]) for r in rows if 0 <= int(r[1]) - asked <= 3000]
+print("first 3 s after asking:", summary(after))
+print("whole session:         ", summary([float(r[2]) for r in rows]))
+PY

@@ -1,0 +1,111 @@
+//! `ranklens models list|fetch`: what is here, and downloads.
+
+use anyhow::bail;
+use clap::Args;
+use serde::Serialize;
+
+use super::Found;
+use super::args::OutputFormat;
+use super::printer::{Printable, print};
+use super::progress::TermProgress;
+use super::table::Table;
+use crate::models::{ModelManager, ModelStatus, Role};
+
+/// `ranklens models`
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    #[command(subcommand)]
+    action: ModelsAction,
+}
+
+/// What to do with models.
+#[derive(Debug, clap::Subcommand)]
+pub enum ModelsAction {
+    /// Every model RankLens knows, per role, and whether it is here.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
+    /// Download and verify models (the preferred one of a role first, then its alternatives).
+    Fetch {
+        /// Only this role: dense, splade, late, reranker.
+        #[arg(long)]
+        role: Option<String>,
+        /// Only this model id.
+        #[arg(long)]
+        id: Option<String>,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(transparent)]
+struct ModelList {
+    status: Vec<ModelStatus>,
+    #[serde(skip)]
+    cache: String,
+}
+
+impl Printable for ModelList {
+    fn table(&self) -> String {
+        let mut t = Table::new(["role", "model", "here", "sources", "hashes"].map(String::from).to_vec(), 99);
+        for s in &self.status {
+            t.row(vec![
+                s.role.to_string(),
+                s.id.clone(),
+                s.present.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "missing".into()),
+                s.sources.join(", "),
+                if s.pinned { "pinned".into() } else { "recorded on first download".into() },
+            ]);
+        }
+        format!("cache: {}\n{}", self.cache, t.render())
+    }
+}
+
+/// `ranklens models list|fetch`
+pub fn models(a: ModelsArgs) -> anyhow::Result<Found> {
+    let manager = ModelManager::from_env();
+    match a.action {
+        ModelsAction::List { format } => {
+            let list = ModelList { status: manager.status(), cache: manager.cache_dir().display().to_string() };
+            print(&list, format)?;
+            Ok(if list.status.iter().any(|s| s.present.is_some()) { Found::Some } else { Found::Nothing })
+        }
+        ModelsAction::Fetch { role, id } => fetch(&manager, role.as_deref(), id.as_deref()),
+    }
+}
+
+fn fetch(manager: &ModelManager, role: Option<&str>, id: Option<&str>) -> anyhow::Result<Found> {
+    let role: Option<Role> = role.map(str::parse).transpose()?;
+    let progress = TermProgress::new();
+    let mut fetched = 0;
+    let mut failures = Vec::new();
+    for r in Role::ALL.into_iter().filter(|r| role.is_none_or(|x| x == *r)) {
+        let wanted: Vec<_> =
+            manager.manifest().for_role(r).into_iter().filter(|s| id.is_none_or(|i| i == s.id)).collect();
+        let mut got = None;
+        for spec in &wanted {
+            match manager.fetch(spec, &progress) {
+                Ok(m) => {
+                    got = Some(m);
+                    break;
+                }
+                Err(crate::Error::Cancelled) => bail!("cancelled"),
+                Err(e) => failures.push(format!("{}: {}", spec.id, e.report())),
+            }
+        }
+        if let Some(m) = got {
+            fetched += 1;
+            eprintln!();
+            println!("{r}: {} ready in {} ({:?})", m.spec.id, m.dir.display(), m.source);
+        }
+    }
+    drop(progress);
+    for f in &failures {
+        eprintln!("could not fetch {f}");
+    }
+    if fetched == 0 {
+        bail!("nothing fetched");
+    }
+    Ok(Found::Some)
+}

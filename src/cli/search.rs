@@ -1,0 +1,91 @@
+//! `ranklens search`: one method, one question, every result explainable.
+
+use std::fmt::Write;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::Found;
+use super::args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
+use super::printer::{Printable, print};
+use super::progress::TermProgress;
+use super::views::{HitView, explanation_text, hit_views, truncate};
+
+/// `ranklens search`
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
+    rank: RankArgs,
+    /// Method to rank with.
+    #[arg(long, value_enum, default_value = "bm25")]
+    method: MethodArg,
+    /// Number of results.
+    #[arg(short = 'k', long = "top", default_value_t = 10)]
+    k: usize,
+    /// Show why each result scored what it did.
+    #[arg(long)]
+    explain: bool,
+    #[command(flatten)]
+    models: ModelArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// The question (or Boolean query).
+    question: String,
+}
+
+#[derive(Debug, Serialize)]
+struct SearchView {
+    question: String,
+    method: String,
+    analyzer: String,
+    total_matches: usize,
+    unranked: bool,
+    hits: Vec<HitView>,
+    #[serde(skip)]
+    explain: bool,
+}
+
+impl Printable for SearchView {
+    fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{} · analyzer {} · {} matching", self.method, self.analyzer, self.total_matches);
+        if self.unranked {
+            let _ = writeln!(out, "(an unranked set, listed by document order)");
+        }
+        for h in &self.hits {
+            let _ = writeln!(out, "{:>3}. {:<16} {:>9.4}  {}", h.rank, h.id, h.score, truncate(&h.title, 70));
+            if let Some(e) = h.explanation.as_ref().filter(|_| self.explain) {
+                explanation_text(e, &mut out);
+            }
+        }
+        out
+    }
+}
+
+/// `ranklens search`
+pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
+    let settings = a.rank.settings(a.k)?;
+    let progress = TermProgress::new();
+    let engine = a.corpus.engine(&progress)?;
+    a.models.prepare(&engine, &[a.method.kind()], &settings, true, &progress)?;
+    drop(progress);
+    let retriever = engine.retriever(a.method.kind(), &settings)?;
+    let prepared = retriever.prepare(&engine.query_context(&a.question, &settings))?;
+    let ranking = prepared.search(settings.k)?;
+    let explain = a.explain || a.format == OutputFormat::Json;
+    let explainer = |doc| prepared.explain(doc);
+    let view = SearchView {
+        question: a.question.clone(),
+        method: ranking.method.clone(),
+        analyzer: settings.analyzer.to_string(),
+        total_matches: ranking.total_matches,
+        unranked: ranking.unranked,
+        hits: hit_views(engine.corpus(), &ranking, explain.then_some(&explainer as _))?,
+        explain: a.explain,
+    };
+    print(&view, a.format)?;
+    Ok(if view.hits.is_empty() { Found::Nothing } else { Found::Some })
+}

@@ -1,0 +1,338 @@
+//! The comparison plan: which columns a comparison has, each with its settings, and running them
+//! on one question. The CLI (`compare`, `report`, `eval`) and the app build every comparison
+//! through it, so a new kind of column is added here once and appears everywhere.
+//!
+//! Running a plan prepares each ranked column once ([`Prepared`]) and keeps the prepared state
+//! beside the column, so every later explanation is read from the state that produced the ranking.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Comparison, MethodRun, Outcome};
+use crate::Error;
+use crate::config::Settings;
+use crate::corpus::DocId;
+use crate::engine::{Engine, SparseSpec};
+use crate::progress::{Progress, check_cancel};
+use crate::retrieve::{Explanation, MethodKind, Prepared, QueryContext, Retriever};
+use crate::structured::SqlLimits;
+
+/// One column of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Member {
+    /// A lexical method with its variant and parameters.
+    Lexical(SparseSpec),
+    /// A neural method or a combination (SPLADE, dense, late interaction, fusion, rerank), built
+    /// with the plan's settings and the engine's models.
+    Neural(MethodKind),
+    /// A read-only SQL statement over the corpus's tables (`None`: the column asks for one).
+    Sql(Option<String>),
+    /// A knowledge-graph pattern (`None`: the column asks for one).
+    Graph(Option<String>),
+}
+
+impl Member {
+    /// The member for a method family under these settings (SQL and graph get no statement).
+    pub fn of_kind(kind: MethodKind, settings: &Settings) -> Member {
+        match kind {
+            MethodKind::Sql => Member::Sql(None),
+            MethodKind::Graph => Member::Graph(None),
+            _ => SparseSpec::from_settings(kind, settings).map_or(Member::Neural(kind), Member::Lexical),
+        }
+    }
+
+    /// The method family.
+    pub fn kind(&self) -> MethodKind {
+        match self {
+            Member::Lexical(spec) => spec.kind(),
+            Member::Neural(kind) => *kind,
+            Member::Sql(_) => MethodKind::Sql,
+            Member::Graph(_) => MethodKind::Graph,
+        }
+    }
+
+    /// Does this column rank passages (rather than return rows or bindings)?
+    pub fn ranks_passages(&self) -> bool {
+        matches!(self, Member::Lexical(_) | Member::Neural(_))
+    }
+}
+
+/// Which columns, with which settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Settings every member shares (analyzer, k, filter, fusion, models).
+    pub settings: Settings,
+    /// The columns, in order.
+    pub members: Vec<Member>,
+}
+
+/// A text that says nothing counts as no statement.
+fn statement(s: Option<&str>) -> Option<String> {
+    s.map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+impl Plan {
+    /// One column per family the settings select, in the settings' order (the app, the
+    /// one-question report). The SQL and graph columns run `sql` and `pattern`.
+    pub fn from_settings(settings: &Settings, sql: Option<&str>, pattern: Option<&str>) -> Plan {
+        let members = settings
+            .methods
+            .iter()
+            .map(|&kind| match kind {
+                MethodKind::Sql => Member::Sql(statement(sql)),
+                MethodKind::Graph => Member::Graph(statement(pattern)),
+                kind => Member::of_kind(kind, settings),
+            })
+            .collect();
+        Plan { settings: settings.clone(), members }
+    }
+
+    /// Every lexical variant (the selected BM25 variant with the settings' parameters, the others
+    /// with their libraries' defaults), then every neural method, then the table and the graph
+    /// where the corpus has them (`ranklens compare`).
+    pub fn every_variant(settings: &Settings, sql: Option<&str>, pattern: Option<&str>) -> Plan {
+        let mut members: Vec<Member> =
+            SparseSpec::all_variants(settings.bm25_variant, settings.bm25).into_iter().map(Member::Lexical).collect();
+        members.extend(
+            [
+                MethodKind::Splade,
+                MethodKind::Dense,
+                MethodKind::LateInteraction,
+                MethodKind::Fusion,
+                MethodKind::Rerank,
+            ]
+            .map(Member::Neural),
+        );
+        members.extend([Member::Sql(statement(sql)), Member::Graph(statement(pattern))]);
+        Plan { settings: settings.clone(), members }
+    }
+
+    /// These families, one column each (`eval --method`, the question-set report).
+    pub fn of_kinds(settings: &Settings, kinds: &[MethodKind]) -> Plan {
+        Plan { settings: settings.clone(), members: kinds.iter().map(|&k| Member::of_kind(k, settings)).collect() }
+    }
+
+    /// The plan without the columns that do not rank passages (for evaluations).
+    pub fn ranked_only(mut self) -> Plan {
+        self.members.retain(Member::ranks_passages);
+        self
+    }
+
+    /// The plan without its SQL and graph columns where the corpus has neither tables nor a
+    /// graph (with one of them, both stay: the other column says what the corpus lacks).
+    pub fn with_structured_sources(mut self, engine: &Engine) -> Plan {
+        let s = engine.structured();
+        if s.sql.is_none() && s.graph.is_none() {
+            self.members.retain(Member::ranks_passages);
+        }
+        self
+    }
+
+    /// Each column's retriever, or why it cannot run here (SQL and graph columns have none).
+    pub fn retrievers(
+        &self,
+        engine: &Engine,
+        progress: &dyn Progress,
+    ) -> Vec<Option<crate::Result<Arc<dyn Retriever>>>> {
+        self.members
+            .iter()
+            .map(|m| match m {
+                Member::Lexical(spec) => Some(engine.sparse(*spec, self.settings.analyzer, progress)),
+                Member::Neural(kind) => Some(engine.neural_retriever(*kind, &self.settings)),
+                Member::Sql(_) | Member::Graph(_) => None,
+            })
+            .collect()
+    }
+
+    /// The columns whose methods encode passages while answering (late interaction without a
+    /// token index, the cross-encoder): on a large corpus they take seconds, so the app shows the
+    /// other columns first.
+    pub fn slow_members(&self, engine: &Engine) -> Vec<usize> {
+        (0..self.members.len())
+            .filter(|&i| matches!(self.members[i], Member::Neural(kind) if engine.encodes_at_query_time(kind)))
+            .collect()
+    }
+
+    /// Run every column on the question.
+    pub fn run(&self, engine: &Engine, query: &QueryContext, progress: &dyn Progress) -> crate::Result<PlanRun> {
+        self.run_except(engine, query, &[], "", progress)
+    }
+
+    /// Run every column but those in `skip`, which say `waiting` until [`Plan::run_members`] fills
+    /// them in. A column that cannot run or fails says why in its cell; only cancelling stops the
+    /// whole run.
+    pub fn run_except(
+        &self,
+        engine: &Engine,
+        query: &QueryContext,
+        skip: &[usize],
+        waiting: &str,
+        progress: &dyn Progress,
+    ) -> crate::Result<PlanRun> {
+        let which: Vec<usize> = (0..self.members.len()).filter(|i| !skip.contains(i)).collect();
+        let mut run = PlanRun {
+            comparison: Comparison { question: query.text().to_string(), k: self.settings.k, runs: Vec::new() },
+            prepared: vec![None; self.members.len()],
+            query: query.clone(),
+        };
+        run.comparison.runs = self
+            .members
+            .iter()
+            .map(|m| MethodRun {
+                label: m.kind().label().to_string(),
+                kind: m.kind(),
+                outcome: Outcome::Unavailable { message: waiting.to_string() },
+            })
+            .collect();
+        run.fill(self.run_members(engine, query, &which, progress)?);
+        Ok(run)
+    }
+
+    /// Run only the columns in `which` (indexes into `members`).
+    pub fn run_members(
+        &self,
+        engine: &Engine,
+        query: &QueryContext,
+        which: &[usize],
+        progress: &dyn Progress,
+    ) -> crate::Result<Vec<ColumnResult>> {
+        progress.stage("ranking", which.len() as u64);
+        let mut out = Vec::with_capacity(which.len());
+        for &i in which {
+            check_cancel(progress)?;
+            let Some(member) = self.members.get(i) else { continue };
+            out.push(self.run_member(engine, query, i, member, progress));
+            progress.advance(1);
+        }
+        Ok(out)
+    }
+
+    fn run_member(
+        &self,
+        engine: &Engine,
+        query: &QueryContext,
+        index: usize,
+        member: &Member,
+        progress: &dyn Progress,
+    ) -> ColumnResult {
+        let kind = member.kind();
+        let column = |label: String, outcome| MethodRun { label, kind, outcome };
+        let structured = engine.structured();
+        let (run, prepared) = match member {
+            Member::Sql(sql) => (column("SQL".into(), sql_outcome(engine, sql.as_deref())), None),
+            Member::Graph(pattern) => {
+                let outcome = match (&structured.graph, pattern) {
+                    (None, _) => unavailable("this corpus has no knowledge graph (graph.txt)"),
+                    (Some(_), None) => unavailable("no graph pattern for this question: write one"),
+                    (Some(g), Some(p)) => g.query(p).map_or_else(failed, Outcome::Bindings),
+                };
+                (column("Graph".into(), outcome), None)
+            }
+            Member::Lexical(_) | Member::Neural(_) => {
+                let retriever = match member {
+                    Member::Lexical(spec) => engine.sparse(*spec, self.settings.analyzer, progress),
+                    _ => engine.neural_retriever(kind, &self.settings),
+                };
+                match retriever {
+                    Err(e) => (column(kind.label().into(), outcome_of_error(e)), None),
+                    Ok(r) => match r.prepare(query).and_then(|p| p.search(self.settings.k).map(|x| (p, x))) {
+                        Ok((p, ranking)) => (column(r.label(), Outcome::Ranked(ranking)), Some(p)),
+                        Err(e) => (column(r.label(), outcome_of_error(e)), None),
+                    },
+                }
+            }
+        };
+        ColumnResult { index, run, prepared }
+    }
+}
+
+fn unavailable(message: &str) -> Outcome {
+    Outcome::Unavailable { message: message.to_string() }
+}
+
+fn failed(e: Error) -> Outcome {
+    Outcome::Failed { message: e.report() }
+}
+
+/// A missing model or index is "unavailable" (the column says how to get it); anything else failed.
+fn outcome_of_error(e: Error) -> Outcome {
+    match e {
+        Error::Unavailable(message) => Outcome::Unavailable { message },
+        e => failed(e),
+    }
+}
+
+fn sql_outcome(engine: &Engine, sql: Option<&str>) -> Outcome {
+    match (&engine.structured().sql, sql) {
+        (None, _) => unavailable("this corpus has no tables (add a .csv file next to it)"),
+        (Some(_), None) => unavailable("no SQL for this question: write a SELECT"),
+        (Some(db), Some(q)) => db.query(q, SqlLimits::default()).map_or_else(failed, Outcome::Rows),
+    }
+}
+
+/// One column's result: where it goes, what it shows, and the prepared question behind a ranking.
+#[derive(Clone)]
+pub struct ColumnResult {
+    /// Index of the member in the plan.
+    pub index: usize,
+    /// The column.
+    pub run: MethodRun,
+    /// The question as the column's method prepared it (ranked columns only).
+    pub prepared: Option<Arc<dyn Prepared>>,
+}
+
+/// A plan run on a question: the comparison, and beside each ranked column the prepared state
+/// that every explanation of that column is read from.
+#[derive(Clone)]
+pub struct PlanRun {
+    /// What every column returned.
+    pub comparison: Comparison,
+    /// Per column (same order), the prepared question, for ranked columns.
+    pub prepared: Vec<Option<Arc<dyn Prepared>>>,
+    /// The question as asked (with its filter and encodings).
+    pub query: QueryContext,
+}
+
+/// One column's explanation of a passage: (column label, method, explanation or why not, the
+/// passage's rank in that column).
+pub type ExplainedItem = (String, MethodKind, Result<Explanation, String>, Option<usize>);
+
+impl PlanRun {
+    /// Put columns run later (see [`Plan::run_except`]) in their places.
+    pub fn fill(&mut self, results: Vec<ColumnResult>) {
+        for c in results {
+            if let (Some(run), Some(slot)) = (self.comparison.runs.get_mut(c.index), self.prepared.get_mut(c.index)) {
+                *run = c.run;
+                *slot = c.prepared;
+            }
+        }
+    }
+
+    /// The prepared state of the first ranked column of a family.
+    pub fn prepared_of(&self, kind: MethodKind) -> Option<&Arc<dyn Prepared>> {
+        self.comparison.runs.iter().zip(&self.prepared).find(|(r, _)| r.kind == kind).and_then(|(_, p)| p.as_ref())
+    }
+
+    /// Every ranked column's explanation of one passage, with its rank there ("why" and "why
+    /// not"), stopping early when `progress` is cancelled.
+    pub fn explain(&self, doc: DocId, progress: &dyn Progress) -> crate::Result<Vec<ExplainedItem>> {
+        let ranked: Vec<_> =
+            self.comparison.runs.iter().zip(&self.prepared).filter_map(|(r, p)| p.as_ref().map(|p| (r, p))).collect();
+        progress.stage("explaining", ranked.len() as u64);
+        let mut out = Vec::with_capacity(ranked.len());
+        for (run, prepared) in ranked {
+            check_cancel(progress)?;
+            let rank = run.ranking().and_then(|r| r.rank_of(doc));
+            out.push((run.label.clone(), run.kind, prepared.explain(doc).map_err(|e| e.report()), rank));
+            progress.advance(1);
+        }
+        Ok(out)
+    }
+
+    /// Explain one passage in the column with this label (the reports' "why").
+    pub fn explain_in(&self, label: &str, doc: DocId) -> Option<crate::Result<Explanation>> {
+        let i = self.comparison.runs.iter().position(|r| r.label == label)?;
+        self.prepared.get(i)?.as_ref().map(|p| p.explain(doc))
+    }
+}

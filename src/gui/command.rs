@@ -1,0 +1,86 @@
+//! Everything a view (or a test, or the keyboard) can ask the app to do. Views never change the
+//! app's data themselves: they send a [`Command`], and the app applies every command in one place
+//! between frames (`RankLensApp::apply`).
+
+use std::path::PathBuf;
+
+use super::judging::DialogPurpose;
+use super::state::{CorpusChoice, Message, ViewId};
+use crate::config::Settings;
+use crate::corpus::{DocId, Split};
+use crate::lessons::LessonParams;
+use crate::models::Role;
+use crate::retrieve::MethodKind;
+
+use super::jobs::JobKind;
+
+/// A request to change the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Load a corpus in the background (the current one stays until it is ready).
+    OpenCorpus(CorpusChoice),
+    /// How folders opened by dialog or drop are cut.
+    SetOpenSplit(Split),
+    /// Ask the user for a file or folder (on its own thread).
+    OpenDialog(DialogPurpose),
+    /// Act on a path chosen for a purpose (what a dialog answers).
+    UsePath(DialogPurpose, PathBuf),
+    /// Edit the question (nothing is ranked until [`Command::Ask`]).
+    SetQuestion(String),
+    /// Change the ranking settings and rank again.
+    SetSettings(Settings),
+    /// Rank the current question with every column (superseding a ranking under way).
+    Ask,
+    /// Ask this question now, in the Compare view.
+    AskQuestion(String),
+    /// Select a passage (in a column, or anywhere) and explain it under every column.
+    Select {
+        /// The column it was picked in.
+        kind: Option<MethodKind>,
+        /// The passage.
+        doc: DocId,
+    },
+    /// Show this column's explanation of the selected passage.
+    PickColumn(MethodKind),
+    /// The passage under the pointer, highlighted everywhere.
+    Hover(Option<DocId>),
+    /// Switch view.
+    ShowView(ViewId),
+    /// Edit the SQL statement.
+    SetSql(String),
+    /// Run the SQL statement (and refresh the SQL column).
+    RunSql,
+    /// Edit the graph pattern.
+    SetPattern(String),
+    /// Run the graph pattern (and refresh the graph column).
+    RunGraph,
+    /// Download (or load) the model of a role, then encode the corpus with it.
+    FetchModel(Role),
+    /// Never download.
+    SetOffline(bool),
+    /// Stop a job.
+    Cancel(JobKind),
+    /// Grade a passage for the current question (`None` clears the grade).
+    SetGrade {
+        /// The passage.
+        doc: DocId,
+        /// 0–3, or none.
+        grade: Option<i32>,
+    },
+    /// The family the question-set evaluation tests against.
+    SetBaseline(MethodKind),
+    /// Evaluate every method over the judged questions.
+    RunStudy,
+    /// Load the lesson corpora and models.
+    LoadLessonKit,
+    /// Build a lesson with these knobs.
+    BuildLesson(String, LessonParams),
+    /// Show a lesson in the Lessons view.
+    OpenLesson(String),
+    /// Show a message.
+    Notify(Message),
+    /// Dismiss one message, or all.
+    Dismiss(Option<usize>),
+    /// Show or hide the frame-time overlay.
+    SetDebugOverlay(bool),
+}
