@@ -12,22 +12,17 @@ corpus="${1:-$root/../shared/data/scifact}"
 question="${2:-Macrophages are involved in tissue repair.}"
 bin="${3:-$root/target/release/ranklens}"
 [ -x "$bin" ] || cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-display=:96
-Xvfb "$display" -screen 0 1360x860x24 >/dev/null 2>&1 &
-xvfb=$!
-state="$(mktemp -d)"
-trap 'kill "$app" "$xvfb" 2>/dev/null || true; rm -rf "$state"' EXIT
-sleep 1
-export DISPLAY="$display" XDG_RUNTIME_DIR="$state" XDG_DATA_HOME="$state/data" XDG_CONFIG_HOME="$state/config"
-if [ "${RANKLENS_OFFLINE_MODELS:-0}" = 1 ]; then export XDG_CACHE_HOME="$state/cache" HF_HOME="$state/hf"; fi
-log="$state/frames.log"
-RANKLENS_FRAME_LOG="$log" RANKLENS_WORKSPACE="$state/ws" "$bin" --open "$corpus" &
-app=$!
-win="$(xdotool search --sync --name RankLens | head -1)"
-xdotool windowmove "$win" 0 0 windowsize "$win" 1360 860
+source "$root/scripts/window.sh"
+scratch="$(mktemp -d)"
+if [ "${RANKLENS_OFFLINE_MODELS:-0}" = 1 ]; then
+    export XDG_CACHE_HOME="$scratch/cache" HF_HOME="$scratch/hf"
+fi
+log="$scratch/frames.log"
+RANKLENS_FRAME_LOG="$log" start_window :96 --open "$corpus"
 sleep 25
 xdotool windowfocus --sync "$win"
 xdotool mousemove 660 40 click 1
+sleep 1
 xdotool key ctrl+a type --delay 10 "$question"
 asked="$(date +%s%3N)"
 xdotool key Return

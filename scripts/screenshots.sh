@@ -8,19 +8,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/docs/screenshots}"
 mkdir -p "$out"
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-display=:97
-Xvfb "$display" -screen 0 1360x860x24 >/dev/null 2>&1 &
-xvfb=$!
-state="$(mktemp -d)"
-trap 'kill "$app" "$xvfb" 2>/dev/null || true; rm -rf "$state"' EXIT
-sleep 1
-export DISPLAY="$display" XDG_RUNTIME_DIR="$state" XDG_DATA_HOME="$state/data" XDG_CONFIG_HOME="$state/config"
-RANKLENS_WORKSPACE="$state/ws" "$root/target/release/ranklens" &
-app=$!
-sleep 8
-win="$(xdotool search --sync --name RankLens | head -1)"
-xdotool windowmove "$win" 0 0 windowsize "$win" 1360 860
-sleep 2
+bin="$root/target/release/ranklens"
+source "$root/scripts/window.sh"
+start_window :97
+sleep 10
 shot() { sleep "${2:-2}"; import -window root "$out/$1.png"; echo "$out/$1.png"; }
 click() { xdotool mousemove "$1" "$2" click 1; sleep "${3:-1}"; }
 # The question bar; every method runs (the sample corpus is encoded on first use).
@@ -33,7 +24,7 @@ click 680 215                  # the first BM25 hit
 click 40 146; shot explain-bm25 3
 click 40 169; shot map 3
 click 40 215 2                 # Evaluate: this question, then the question set
-click 415 446 8; shot evaluate
+click 615 446 8; shot evaluate
 click 40 192 2                 # Structured: run the SQL statement and the graph pattern
 click 210 281 2; click 811 238 2; shot structured
 click 40 284 3; shot lesson-tfidf   # Lessons (the question bar hides: tabs on top)

@@ -1,7 +1,9 @@
-"""Score a TREC run with pytrec_eval (trec_eval's own C code) and print the mean nDCG@10.
+"""Score a TREC run with pytrec_eval (trec_eval's own C code) and print the means.
 
-    python scripts/trec_eval_check.py QRELS_TSV_OR_TREC RUN_FILE
+    python scripts/trec_eval_check.py QRELS_TSV_OR_TREC RUN_FILE            # mean nDCG@10
+    python scripts/trec_eval_check.py QRELS RUN ndcg_cut.10 map recall.100   # JSON of those means
 """
+import json
 import sys
 
 import pytrec_eval
@@ -35,7 +37,19 @@ def read_run(path):
 
 qrels = read_qrels(sys.argv[1])
 run = read_run(sys.argv[2])
-per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
-# trec_eval -c: every judged query counts, a query missing from the run counts 0.
-scores = [per_query.get(q, {}).get("ndcg_cut_10", 0.0) for q in qrels]
-print(f"{sum(scores) / len(scores):.10f}")
+measures = sys.argv[3:] or ["ndcg_cut.10"]
+per_query = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+
+
+def mean(measure):
+    # pytrec_eval names `ndcg_cut.10` `ndcg_cut_10`. trec_eval -c: every judged query counts, a
+    # query missing from the run counts 0.
+    key = measure.replace(".", "_")
+    scores = [per_query.get(q, {}).get(key, 0.0) for q in qrels]
+    return sum(scores) / len(scores)
+
+
+if len(sys.argv) > 3:
+    print(json.dumps({m: mean(m) for m in measures}))
+else:
+    print(f"{mean(measures[0]):.10f}")

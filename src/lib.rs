@@ -43,6 +43,13 @@ pub mod structured;
 
 pub use error::{Error, Result};
 
+/// How many cases each property test runs: 1,000 by default, more in a soak run
+/// (`RANKLENS_PROPTEST_CASES=100000 cargo test`).
+#[cfg(test)]
+pub(crate) fn proptest_cases() -> u32 {
+    std::env::var("RANKLENS_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+}
+
 /// The folder where RankLens keeps large indexes, caches and judgements: `$RANKLENS_WORKSPACE`, or
 /// the per-user data folder (`~/.local/share/ranklens` on Linux).
 pub fn workspace_dir() -> std::path::PathBuf {

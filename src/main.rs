@@ -17,7 +17,8 @@ fn main() -> ExitCode {
 fn open_app(cli: &ranklens::cli::Cli) -> ExitCode {
     let split = if cli.paragraphs { ranklens::corpus::Split::Paragraph } else { ranklens::corpus::Split::File };
     let open = cli.open.clone().map(|p| ranklens::gui::CorpusChoice::Path(p, split));
-    match ranklens::gui::run(open) {
+    let runs = cli.runs.run.iter().map(|r| ranklens::cli::split_run_arg(r)).collect();
+    match ranklens::gui::run(open, runs) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -107,7 +107,7 @@ fn drive_the_app_through_every_view() {
     // Select a passage in a column.
     h.get_all_by_label("2. plugins-1").next().unwrap().click();
     settle(&mut h);
-    let sel = h.state().data().selection.unwrap();
+    let sel = h.state().data().selection.clone().unwrap();
     assert_eq!(h.state().engine().unwrap().corpus().external_id(sel.doc), "plugins-1");
     assert!(h.state().explained().is_some_and(|e| e.items.len() >= 6));
 
@@ -178,9 +178,16 @@ fn a_missing_model_says_what_to_do() {
     assert!(bm25.ranking().is_some_and(|r| !r.hits.is_empty()), "the sparse methods still run");
 }
 
+/// The label of the column of a family.
+fn column(h: &Harness<'static, RankLensApp>, kind: MethodKind) -> String {
+    let runs = &h.state().ranking().unwrap().run.comparison.runs;
+    runs.iter().find(|r| r.kind == kind).unwrap().label.clone()
+}
+
 fn select(h: &mut Harness<'static, RankLensApp>, kind: MethodKind, id: &str) {
     let doc = h.state().engine().unwrap().corpus().lookup(id).unwrap();
-    h.state_mut().send(Command::Select { kind: Some(kind), doc });
+    let column = Some(column(h, kind));
+    h.state_mut().send(Command::Select { column, doc });
     settle(h);
 }
 
@@ -297,11 +304,12 @@ fn grades_survive_a_restart_and_round_trip_through_qrels() {
         let mut h = harness_in(ws.clone(), "What is E140?");
         assert_eq!(h.state().data().grades.get("errors-3"), Some(&3), "the shipped judgement");
         let doc = h.state().engine().unwrap().corpus().lookup("errors-3").unwrap();
-        send(&mut h, [Command::Select { kind: Some(MethodKind::Bm25), doc }]);
+        let bm25 = Some(column(&h, MethodKind::Bm25));
+        send(&mut h, [Command::Select { column: bm25.clone(), doc }]);
         h.key_press(egui::Key::Num2);
         h.run_steps(2);
         let other = h.state().engine().unwrap().corpus().lookup("errors-1").unwrap();
-        send(&mut h, [Command::Select { kind: Some(MethodKind::Bm25), doc: other }]);
+        send(&mut h, [Command::Select { column: bm25, doc: other }]);
         h.key_press(egui::Key::Num0);
         h.run_steps(2);
         assert_eq!(h.state().data().grades.get("errors-3"), Some(&2), "the keyboard grade overrides");
@@ -477,4 +485,114 @@ fn a_question_asked_while_another_ranks_supersedes_it() {
     assert_eq!(ranked.run.comparison.question, second);
     let bm25 = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap();
     assert!(bm25.ranking().is_some_and(|r| r.hits.len() == 10), "{:?}", bm25.outcome);
+}
+
+/// A RankLens BM25 run of the sample's question set, as a TREC file, with one document the corpus
+/// does not hold put second for query `q3`.
+fn sample_run_file(dir: &std::path::Path, name: &str, k1: f64) -> std::path::PathBuf {
+    use ranklens::retrieve::{Bm25Params, Bm25Variant};
+    let corpus =
+        ranklens::corpus::load(&common::sample("acme-sync"), ranklens::corpus::LoadOptions::default()).unwrap();
+    let engine = ranklens::engine::Engine::new(corpus);
+    let params = Bm25Params { k1, ..Bm25Variant::Lucene.default_params() };
+    let spec = ranklens::engine::SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params };
+    let r = engine.sparse(spec, ranklens::analysis::AnalyzerConfig::default(), &NoProgress).unwrap();
+    let mut run = engine.run_queries(r.as_ref(), &ranklens::config::Settings::default(), 10, &NoProgress).unwrap();
+    if let Some(list) = run.results.get_mut("q3") {
+        let second = list[1].1;
+        list.insert(1, ("not-in-corpus-7".into(), second + 1e-3));
+    }
+    let path = dir.join(format!("{name}.trec"));
+    run.write_trec(&path).unwrap();
+    path
+}
+
+/// A file dropped on the window, as eframe hands it over.
+#[derive(Debug)]
+struct Dropped(std::path::PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn runs_stand_beside_the_methods_in_every_view() {
+    let mut h = harness("What is E140?");
+    let dir = tempfile::tempdir().unwrap();
+    let a = sample_run_file(dir.path(), "colleague", 0.5);
+    let b = sample_run_file(dir.path(), "production", 2.0);
+    // One opened through the command the menu sends, one dropped on the window.
+    send(&mut h, [Command::OpenRuns(vec![(None, a.clone())])]);
+    h.input_mut().dropped_files.push(std::sync::Arc::new(Dropped(b.clone())));
+    h.step();
+    settle(&mut h);
+    assert_eq!(h.state().data().runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["colleague", "production"]);
+    let labels = |h: &Harness<'static, RankLensApp>| -> Vec<String> {
+        let runs = &h.state().ranking().unwrap().run.comparison.runs;
+        runs.iter().filter(|r| r.kind == MethodKind::Run).map(|r| r.label.clone()).collect()
+    };
+    assert_eq!(labels(&h), ["colleague", "production"]);
+    // Query q3 ("What is E140?") ranks a document the corpus does not hold: shown, not dropped.
+    h.get_all_by_label("not in the corpus").next().unwrap();
+    assert_eq!(h.get_all_by_label_contains("not-in-corpus-7").count(), 2, "one entry in each run's column");
+    let run_column =
+        h.state().ranking().unwrap().run.comparison.runs.iter().find(|r| r.label == "colleague").unwrap().clone();
+    assert!(run_column.ranking().is_some_and(|r| r.absent.len() == 1 && r.absent[0].rank == 2));
+
+    // A question outside the question set: the run columns say so, the methods rank.
+    send(&mut h, [Command::SetQuestion("plugins and libraries".into()), Command::Ask]);
+    h.get_all_by_label_contains("ranks only the questions of its question set").next().unwrap();
+
+    // The question set: the runs are evaluated beside the methods, tested against a run.
+    send(
+        &mut h,
+        [
+            Command::ShowView(ViewId::Evaluate),
+            Command::SetBaseline("colleague".into()),
+            Command::SetCorrection(ranklens::eval::Correction::Bonferroni),
+            Command::RunStudy,
+        ],
+    );
+    let study = h.state().jobs().study.ready().unwrap().clone();
+    let names: Vec<&str> = study.methods.iter().map(|m| m.label.as_str()).collect();
+    assert!(names.ends_with(&["colleague", "production"]), "{names:?}");
+    assert_eq!(study.methods[study.baseline].label, "colleague");
+    let tested = study.methods.iter().filter(|m| m.versus_baseline.is_some()).count();
+    for m in study.methods.iter().filter_map(|m| m.versus_baseline.as_ref()) {
+        assert_eq!(m.p_adjusted, (m.p_randomisation * tested as f64).min(1.0));
+    }
+    h.get_by_label("p (Bonferroni)");
+    // A triage cell opens its question in Compare with a relevant passage selected.
+    let first = study.triage(ranklens::compare::TriageOrder::Disagreement).rows[0].clone();
+    let cell = format!("{:.3}", first.values[study.baseline]);
+    h.get_all_by_label(&cell).next().unwrap().click();
+    settle(&mut h);
+    let data = h.state().data();
+    assert_eq!((data.persisted.view, data.persisted.question.as_str()), (ViewId::Compare, first.question.as_str()));
+    let selection = data.selection.clone().unwrap();
+    let selected_id = h.state().engine().unwrap().corpus().external_id(selection.doc).to_string();
+    let judged = h.state().all_qrels().for_query(&first.qid).cloned().unwrap_or_default();
+    assert!(judged.get(&selected_id).is_some_and(|g| *g >= 1), "{selected_id} is relevant to {}", first.qid);
+
+    // Removing a run takes its column away, and it is not reopened next time.
+    send(&mut h, [Command::RemoveRun("colleague".into())]);
+    assert_eq!(labels(&h), ["production"]);
+    assert_eq!(h.state().data().persisted.runs, vec![("production".to_string(), b)]);
+}
+
+#[test]
+fn select_all_then_typing_replaces_the_question() {
+    let mut h = harness("What is E140?");
+    h.get_by_label("Question").click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(2);
+    h.get_by_label("Question").type_text("plugins");
+    h.run_steps(3);
+    assert_eq!(h.state().data().persisted.question, "plugins");
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use ranklens::analysis::{AnalyzerConfig, Preset};
@@ -80,14 +80,6 @@ fn sample_question_metrics_equal_hand_computations() {
 }
 
 /// The Python in `scripts/.venv` with the independent checkers, created on first use.
-fn checker_python() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out =
-        Command::new(root.join("scripts/venv.sh")).arg(root.join("scripts/requirements-check.txt")).output().unwrap();
-    assert!(out.status.success(), "creating the checker venv failed: {}", String::from_utf8_lossy(&out.stderr));
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
 #[test]
 fn scifact_ndcg_agrees_with_trec_eval_to_1e4() {
     let dir = common::shared_data("scifact");
@@ -96,7 +88,7 @@ fn scifact_ndcg_agrees_with_trec_eval_to_1e4() {
     let tmp = tempfile::tempdir().unwrap();
     let run_path = tmp.path().join("bm25.trec");
     run.write_trec(&run_path).unwrap();
-    let out = Command::new(checker_python())
+    let out = Command::new(common::checker_python())
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/trec_eval_check.py"))
         .arg(dir.join("qrels/test.tsv"))
         .arg(&run_path)

@@ -285,3 +285,58 @@ fn roles_for(kind: MethodKind, settings: &Settings) -> Vec<Role> {
         _ => Vec::new(),
     }
 }
+
+/// Runs from other systems, shown beside RankLens's methods.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunArgs {
+    /// A run file to put beside the methods, as PATH or NAME=PATH (repeatable): TREC six columns,
+    /// CSV/TSV with a header, MS MARCO TSV, JSON Lines or a JSON {qid: {docid: score}} object,
+    /// plain or gzipped. Its name is the file name unless given.
+    #[arg(long = "run", value_name = "[NAME=]PATH")]
+    pub run: Vec<String>,
+}
+
+impl RunArgs {
+    /// Read every run, reporting each file's problems on stderr; two runs with one name are told
+    /// apart by a number.
+    pub fn load(&self) -> anyhow::Result<Vec<std::sync::Arc<crate::eval::RunFile>>> {
+        let mut out: Vec<std::sync::Arc<crate::eval::RunFile>> = Vec::new();
+        for arg in &self.run {
+            let (name, path) = split_run_arg(arg);
+            let mut run = crate::eval::RunFile::load(&path, name.as_deref())?;
+            let taken = |n: &str| out.iter().any(|r| r.name == n);
+            if taken(&run.name) {
+                let base = run.name.clone();
+                run.name = (2..).map(|i| format!("{base} ({i})")).find(|n| !taken(n)).unwrap_or(base);
+            }
+            for w in &run.warnings {
+                eprintln!("warning: {w}");
+            }
+            if run.more_warnings > 0 {
+                eprintln!("warning: {}: … and {} more", run.source.display(), run.more_warnings);
+            }
+            eprintln!(
+                "run {}: {} entries for {} queries ({}{})",
+                run.name,
+                run.entries,
+                run.num_queries(),
+                run.format.name(),
+                if run.ranks_only { ", ranks only: score = 1/rank" } else { "" }
+            );
+            out.push(std::sync::Arc::new(run));
+        }
+        Ok(out)
+    }
+}
+
+/// `NAME=PATH` or `PATH` (a path that exists as written is a path, even with `=` in it).
+pub fn split_run_arg(arg: &str) -> (Option<String>, PathBuf) {
+    if !std::path::Path::new(arg).exists()
+        && let Some((name, path)) = arg.split_once('=')
+        && !name.is_empty()
+        && !name.contains(['/', '\\'])
+    {
+        return (Some(name.to_string()), PathBuf::from(path));
+    }
+    (None, PathBuf::from(arg))
+}

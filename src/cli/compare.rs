@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, ModelArgs, OutputFormat, RankArgs};
+use super::args::{CorpusArgs, ModelArgs, OutputFormat, RankArgs, RunArgs};
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::table::Table;
@@ -32,6 +32,8 @@ pub struct CompareArgs {
     /// Graph pattern to run next to the text methods (default: the one tied to a shipped question).
     #[arg(long)]
     graph: Option<String>,
+    #[command(flatten)]
+    run_files: RunArgs,
     #[command(flatten)]
     models: ModelArgs,
     /// Output format.
@@ -193,6 +195,7 @@ fn short_label(label: &str) -> String {
 /// `ranklens compare`
 pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.k)?;
+    let runs = a.run_files.load()?;
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
     engine.index(settings.analyzer, &progress)?;
@@ -203,7 +206,9 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let templates = engine.corpus().templates_for(&a.question);
     let sql = a.sql.clone().or(templates.sql);
     let graph = a.graph.clone().or(templates.graph);
-    let plan = Plan::every_variant(&settings, sql.as_deref(), graph.as_deref()).with_structured_sources(&engine);
+    let plan = Plan::every_variant(&settings, sql.as_deref(), graph.as_deref())
+        .with_structured_sources(&engine)
+        .with_runs(&runs);
     let run = plan.run(&engine, &engine.query_context(&a.question, &settings), &NoProgress)?;
     let view = compare_view(&engine, &run.comparison, settings.analyzer.to_string())?;
     let found = view.methods.iter().any(|m| !m.hits.is_empty() || m.rows.as_ref().is_some_and(|r| !r.rows.is_empty()));

@@ -8,30 +8,49 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{MethodArg, ModelArgs, OutputFormat, RankArgs, report_load};
+use super::args::{MethodArg, ModelArgs, OutputFormat, RankArgs, RunArgs, report_load};
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::table::Table;
 use super::views::truncate;
-use crate::compare::{Plan, Study};
+use crate::compare::{Plan, Study, System, Triage, TriageOrder};
 use crate::corpus::{self, LoadOptions};
 use crate::engine::Engine;
+use crate::eval::{Correction, Qrels};
 use crate::retrieve::MethodKind;
 
 /// `ranklens eval`
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv), e.g. ../shared/data/scifact.
+    /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv), e.g. ../shared/data/scifact:
+    /// RankLens's methods run over its questions.
     #[arg(long, value_name = "DIR")]
-    dataset: PathBuf,
+    dataset: Option<PathBuf>,
+    /// Judgements (TREC qrels or BEIR TSV): with only --run, no corpus is needed (default: the
+    /// dataset's).
+    #[arg(long, value_name = "FILE")]
+    qrels: Option<PathBuf>,
+    #[command(flatten)]
+    run_files: RunArgs,
     #[command(flatten)]
     rank: RankArgs,
-    /// Methods, comma-separated: boolean, tfidf, bm25, dense, splade, late, fusion, rerank, or all.
-    #[arg(long, value_delimiter = ',', default_value = "bm25")]
+    /// Methods, comma-separated: boolean, tfidf, bm25, dense, splade, late, fusion, rerank, or all
+    /// (default with --dataset and no --run: bm25).
+    #[arg(long, value_delimiter = ',')]
     method: Vec<MethodArg>,
-    /// The method the others are tested against.
-    #[arg(long, value_enum, default_value = "bm25")]
-    baseline: MethodArg,
+    /// The system the others are tested against: a method (bm25, dense, …) or a run's name
+    /// (default: BM25 if it is evaluated, else the first system).
+    #[arg(long)]
+    baseline: Option<String>,
+    /// How the p-values of several systems tested against one baseline are corrected: holm,
+    /// bonferroni or none.
+    #[arg(long, default_value = "holm")]
+    correction: String,
+    /// Print the per-query triage instead: every judged query × every system on nDCG@10, by the
+    /// largest disagreement (`disagreement`), or by the largest gain or loss of one system against
+    /// the baseline (`gain:NAME`, `loss:NAME`).
+    #[arg(long, value_name = "ORDER")]
+    triage: Option<String>,
     #[command(flatten)]
     models: ModelArgs,
     /// Retrieval depth per query.
@@ -48,44 +67,134 @@ pub struct EvalArgs {
 /// `ranklens eval`
 pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.depth.max(1))?;
-    let corpus = corpus::load(&a.dataset, LoadOptions::default())?;
-    report_load(&corpus);
-    let Some(qrels) = corpus.qrels.clone() else {
-        bail!("{}: no qrels/test.tsv (or questions.tsv with judgements) found", a.dataset.display());
-    };
-    if corpus.queries.is_empty() {
-        bail!("{}: no judged queries found", a.dataset.display());
+    let correction: Correction = a.correction.parse()?;
+    let files = a.run_files.load()?;
+    let corpus = a.dataset.as_deref().map(|d| corpus::load(d, LoadOptions::default())).transpose()?;
+    if let Some(c) = &corpus {
+        report_load(c);
     }
-    let progress = TermProgress::new();
-    let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+    let qrels = match (&a.qrels, corpus.as_ref().and_then(|c| c.qrels.clone())) {
+        (Some(path), _) => {
+            let (qrels, warnings) = Qrels::load(path)?;
+            for w in warnings.iter().take(20) {
+                eprintln!("warning: {w}");
+            }
+            qrels
+        }
+        (None, Some(q)) => q,
+        (None, None) => match &a.dataset {
+            Some(d) => bail!("{}: no qrels/test.tsv (or questions.tsv with judgements) found", d.display()),
+            None => bail!("give --qrels FILE (judgements) to evaluate runs, or --dataset DIR"),
+        },
+    };
+    if qrels.judgements.is_empty() {
+        bail!("the judgements hold no judged query");
+    }
     let all = a.method.contains(&MethodArg::All);
-    let kinds: Vec<MethodKind> =
+    let mut kinds: Vec<MethodKind> =
         if all { MethodKind::RANKED.to_vec() } else { a.method.iter().map(|m| m.kind()).collect() };
-    a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
-    let plan = Plan::of_kinds(&settings, &kinds);
-    let mut retrievers = Vec::new();
-    for (kind, r) in kinds.iter().zip(plan.retrievers(&engine, &progress)) {
-        match r {
-            Some(Ok(r)) => retrievers.push(r),
-            Some(Err(e)) if all => eprintln!("skipping {kind}: {}", e.report().lines().next().unwrap_or("")),
-            Some(Err(e)) => bail!("{kind}: {}", e.report()),
-            None => bail!("{kind} does not rank passages"),
+    if kinds.is_empty() && files.is_empty() {
+        if corpus.is_none() {
+            bail!("nothing to evaluate: give --run FILE, or --dataset DIR with --method");
+        }
+        kinds.push(MethodKind::Bm25);
+    }
+    for f in &files {
+        let covered = qrels.judgements.keys().filter(|q| f.run.results.contains_key(*q)).count();
+        if covered < qrels.judgements.len() {
+            eprintln!(
+                "note: {} ranks {covered} of the {} judged queries; the others count 0, as with trec_eval -c",
+                f.name,
+                qrels.judgements.len()
+            );
         }
     }
-    if retrievers.is_empty() {
+    let progress = TermProgress::new();
+    let mut systems = Vec::new();
+    let mut questions = Vec::new();
+    if let Some(corpus) = corpus {
+        if corpus.queries.is_empty() && !kinds.is_empty() {
+            bail!("the dataset has no queries to run the methods on");
+        }
+        questions = corpus.queries.clone();
+        for f in &files {
+            let absent = f.run.results.values().flatten().filter(|(d, _)| corpus.lookup(d).is_none()).count();
+            if absent > 0 {
+                eprintln!("note: {absent} of {}'s entries are documents the corpus does not hold", f.name);
+            }
+        }
+        let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+        if !kinds.is_empty() {
+            a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
+        }
+        let plan = Plan::of_kinds(&settings, &kinds);
+        for (kind, r) in kinds.iter().zip(plan.retrievers(&engine, &progress)) {
+            let r = match r {
+                Some(Ok(r)) => r,
+                Some(Err(e)) if all => {
+                    eprintln!("skipping {kind}: {}", e.report().lines().next().unwrap_or(""));
+                    continue;
+                }
+                Some(Err(e)) => bail!("{kind}: {}", e.report()),
+                None => bail!("{kind} does not rank passages"),
+            };
+            systems.push(System::run(&engine, r.as_ref(), &settings, a.depth, &progress)?);
+        }
+    } else if !kinds.is_empty() {
+        bail!("--method needs --dataset DIR: the methods run over a corpus");
+    }
+    drop(progress);
+    systems.extend(files.iter().map(|f| System::from_file(f)));
+    if systems.is_empty() {
         bail!("no method could run");
     }
-    let baseline = retrievers.iter().position(|r| r.kind() == a.baseline.kind()).unwrap_or(0);
-    let study = Study::run(&engine, &retrievers, &qrels, &settings, a.depth, baseline, &progress)?;
-    drop(progress);
+    let names: Vec<(String, MethodKind)> = systems.iter().map(|s| (s.label.clone(), s.kind)).collect();
+    let baseline = match &a.baseline {
+        Some(name) => find_system(&names, name).ok_or_else(|| no_such("--baseline", name, &names))?,
+        None => systems.iter().position(|s| s.kind == MethodKind::Bm25).unwrap_or(0),
+    };
+    let study = Study::of_systems(systems, &qrels, &questions, baseline, correction);
     if let Some(dir) = &a.runs {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for m in &study.methods {
+        for m in study.methods.iter().filter(|m| m.kind != MethodKind::Run) {
             m.run.write_trec(&dir.join(format!("{}.trec", file_name(&m.label))))?;
         }
     }
-    print(&StudyView { study: &study, analyzer: settings.analyzer.to_string() }, a.format)?;
+    match &a.triage {
+        Some(order) => {
+            let order = match order.split_once(':') {
+                None if order == "disagreement" => TriageOrder::Disagreement,
+                Some((dir @ ("gain" | "loss"), name)) => {
+                    let i = find_system(&names, name).ok_or_else(|| no_such("--triage", name, &names))?;
+                    if dir == "gain" { TriageOrder::Gain(i) } else { TriageOrder::Loss(i) }
+                }
+                _ => bail!("--triage {order}: use disagreement, gain:NAME or loss:NAME"),
+            };
+            print(&study.triage(order), a.format)?;
+        }
+        None => {
+            let methods_ran = study.methods.iter().any(|m| m.kind != MethodKind::Run);
+            let analyzer = methods_ran.then(|| settings.analyzer.to_string());
+            print(&StudyView { study: &study, analyzer }, a.format)?
+        }
+    }
     Ok(Found::Some)
+}
+
+/// A system (label, family) by its full label, a method's name (`bm25`, `dense`) or a run's name.
+fn find_system(systems: &[(String, MethodKind)], name: &str) -> Option<usize> {
+    let method = <MethodArg as clap::ValueEnum>::from_str(name, true).ok().filter(|m| *m != MethodArg::All);
+    let by_method = |m: MethodArg| systems.iter().position(|(_, k)| *k == m.kind() && *k != MethodKind::Run);
+    systems
+        .iter()
+        .position(|(l, _)| l == name)
+        .or_else(|| method.and_then(by_method))
+        .or_else(|| systems.iter().position(|(l, _)| l.eq_ignore_ascii_case(name)))
+}
+
+fn no_such(flag: &str, name: &str, systems: &[(String, MethodKind)]) -> anyhow::Error {
+    let labels: Vec<&str> = systems.iter().map(|(l, _)| l.as_str()).collect();
+    anyhow::anyhow!("{flag} {name}: no such method or run among {}", labels.join(", "))
 }
 
 /// A method label as a file name: `BM25 (lucene, k1=0.9)` → `BM25_lucene_k1_0.9`.
@@ -104,8 +213,8 @@ fn file_name(label: &str) -> String {
 pub struct StudyView<'a> {
     /// The study.
     pub study: &'a Study,
-    /// The analyzer it ran with.
-    pub analyzer: String,
+    /// The analyzer RankLens's methods ran with (none when only runs were evaluated).
+    pub analyzer: Option<String>,
 }
 
 impl Serialize for StudyView<'_> {
@@ -120,7 +229,8 @@ impl Printable for StudyView<'_> {
         let mut out = String::new();
         let mut header = vec!["method".to_string(), "queries".to_string()];
         header.extend(study.metrics.0.iter().map(|m| m.to_string()));
-        header.extend(["W/L/T".to_string(), "p (rand)".to_string(), "p (t)".to_string()]);
+        let adjusted = format!("p ({})", study.correction.name());
+        header.extend(["W/L/T".to_string(), "p (rand)".to_string(), adjusted, "p (t)".to_string()]);
         let mut t = Table::new(header, 1);
         for (i, m) in study.methods.iter().enumerate() {
             let mut row = vec![m.label.clone(), m.summary.num_queries.to_string()];
@@ -129,17 +239,24 @@ impl Printable for StudyView<'_> {
                 Some(p) => row.extend([
                     format!("{}/{}/{}", p.wins, p.losses, p.ties),
                     format!("{:.4}", p.p_randomisation),
+                    format!("{:.4}", p.p_adjusted),
                     format!("{:.4}", p.p_t_test),
                 ]),
-                None if i == study.baseline => row.extend(["baseline".to_string(), String::new(), String::new()]),
+                None if i == study.baseline => {
+                    row.extend(["baseline".to_string(), String::new(), String::new(), String::new()])
+                }
                 None => {}
             }
             t.row(row);
         }
+        let analyzer = self.analyzer.as_ref().map(|a| format!("analyzer {a} · ")).unwrap_or_default();
         let _ = writeln!(
             out,
-            "analyzer {} · tests on {} against the baseline, 10000 permutations",
-            self.analyzer, study.primary
+            "{analyzer}{} judged queries · tests on {} against the baseline, 10000 permutations, {} correction over {} test(s)",
+            study.num_queries,
+            study.primary,
+            study.correction.name(),
+            study.methods.len().saturating_sub(1)
         );
         out.push_str(&t.render());
         let (a, b) = study.pair;
@@ -163,6 +280,39 @@ impl Printable for StudyView<'_> {
                 let v = m.summary.mean.get(metric).copied().unwrap_or(0.0);
                 rows.push(vec![m.label.clone(), metric.to_string(), format!("{v:.4}")]);
             }
+        }
+        Some(rows)
+    }
+}
+
+impl Printable for Triage {
+    fn table(&self) -> String {
+        let mut header = vec!["query".to_string(), "question".to_string()];
+        for (i, s) in self.systems.iter().enumerate() {
+            header.push(if i == self.baseline { format!("{s} (baseline)") } else { s.clone() });
+        }
+        header.push("spread".to_string());
+        let mut t = Table::new(header, 2);
+        for r in &self.rows {
+            let mut row = vec![r.qid.clone(), truncate(&r.question, 60)];
+            row.extend(r.values.iter().map(|v| format!("{v:.4}")));
+            row.push(format!("{:.4}", r.spread));
+            t.row(row);
+        }
+        format!("{} per query ({} queries)\n{}", self.metric, self.rows.len(), t.render())
+    }
+
+    fn csv(&self) -> Option<Vec<Vec<String>>> {
+        let mut header = vec!["qid".to_string()];
+        header.extend(self.systems.iter().cloned());
+        header.extend(["spread".to_string(), "question".to_string()]);
+        let mut rows = vec![header];
+        for r in &self.rows {
+            let mut row = vec![r.qid.clone()];
+            row.extend(r.values.iter().map(|v| format!("{v:.6}")));
+            row.push(format!("{:.6}", r.spread));
+            row.push(r.question.clone());
+            rows.push(row);
         }
         Some(rows)
     }

@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
+pub use args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs, RunArgs, split_run_arg};
 pub use printer::Printable;
 
 /// RankLens: one question, many retrieval methods, every score explained.
@@ -38,6 +38,9 @@ pub struct Cli {
     /// Desktop app: cut folders into one passage per paragraph.
     #[arg(long)]
     pub paragraphs: bool,
+    /// Desktop app: show these runs beside the methods.
+    #[command(flatten)]
+    pub runs: RunArgs,
 }
 
 /// The subcommands.
@@ -98,5 +101,24 @@ pub fn run(command: Command) -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_is_a_valid_clap_definition() {
+        // clap checks its definitions (unique ids, flags) only when asked, or in a debug build at
+        // the first parse of that command.
+        <Cli as clap::CommandFactory>::command().debug_assert();
+    }
+
+    #[test]
+    fn a_run_argument_is_a_name_and_a_path_or_just_a_path() {
+        assert_eq!(args::split_run_arg("bm25=runs/a.trec"), (Some("bm25".into()), "runs/a.trec".into()));
+        assert_eq!(args::split_run_arg("runs/a.trec"), (None, "runs/a.trec".into()));
+        assert_eq!(args::split_run_arg("dir/x=y.trec"), (None, "dir/x=y.trec".into()), "a slash before = is a path");
     }
 }

@@ -6,11 +6,12 @@ use anyhow::bail;
 use clap::Args;
 
 use super::Found;
-use super::args::{CorpusArgs, ModelArgs, RankArgs, report_load};
+use super::args::{CorpusArgs, ModelArgs, RankArgs, RunArgs, report_load};
 use super::progress::TermProgress;
-use crate::compare::{Plan, Study};
+use crate::compare::{Plan, Study, System};
 use crate::corpus::{self, LoadOptions};
 use crate::engine::Engine;
+use crate::eval::Correction;
 use crate::progress::NoProgress;
 use crate::report::{ReportBody, ReportFormat};
 use crate::retrieve::MethodKind;
@@ -24,6 +25,8 @@ pub struct ReportArgs {
     rank: RankArgs,
     #[command(flatten)]
     models: ModelArgs,
+    #[command(flatten)]
+    run_files: RunArgs,
     /// Results per method.
     #[arg(short = 'k', long = "top", default_value_t = 10)]
     k: usize,
@@ -40,6 +43,7 @@ pub struct ReportArgs {
 /// `ranklens report`: a comparison (one question) or an evaluation (a question set).
 pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
     ReportFormat::from_path(&a.out)?;
+    let runs = a.run_files.load()?;
     let progress = TermProgress::new();
     let kinds = MethodKind::RANKED;
     let body = if let Some(dataset) = &a.dataset {
@@ -54,7 +58,12 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let plan = Plan::of_kinds(&settings, &kinds);
         let retrievers: Vec<_> = plan.retrievers(&engine, &progress).into_iter().flatten().flatten().collect();
         let baseline = retrievers.iter().position(|r| r.kind() == MethodKind::Bm25).unwrap_or(0);
-        let study = Study::run(&engine, &retrievers, &qrels, &settings, 100, baseline, &progress)?;
+        let mut systems = Vec::new();
+        for r in &retrievers {
+            systems.push(System::run(&engine, r.as_ref(), &settings, 100, &progress)?);
+        }
+        systems.extend(runs.iter().map(|f| System::from_file(f)));
+        let study = Study::of_systems(systems, &qrels, &engine.corpus().queries, baseline, Correction::default());
         ReportBody::Study(Box::new(crate::report::study_report(&engine, &study, &settings)))
     } else {
         let Some(question) = a.question.clone() else {
@@ -65,7 +74,8 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         a.models.prepare(&engine, &kinds, &settings, a.models.fetch_models, &progress)?;
         let templates = engine.corpus().templates_for(&question);
         let plan = Plan::from_settings(&settings, templates.sql.as_deref(), templates.graph.as_deref())
-            .with_structured_sources(&engine);
+            .with_structured_sources(&engine)
+            .with_runs(&runs);
         let run = plan.run(&engine, &engine.query_context(&question, &settings), &NoProgress)?;
         let qid = crate::eval::question_id(&question, &engine.corpus().queries);
         let judged = engine.corpus().qrels.as_ref().and_then(|q| q.for_query(&qid)).cloned();

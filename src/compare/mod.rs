@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub use overlap::{OverlapMatrix, jaccard_at_k, rank_biased_overlap};
 pub use plan::{ColumnResult, ExplainedItem, Member, Plan, PlanRun};
-pub use study::{Disagreement, MethodResult, Study};
+pub use study::{Disagreement, MethodResult, Study, System, Triage, TriageOrder, TriageRow};
 
 use crate::retrieve::{MethodKind, Ranking};
 use crate::structured::{GraphResult, SqlResult};

@@ -7,19 +7,18 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use super::{Comparison, MethodRun, Outcome};
 use crate::Error;
 use crate::config::Settings;
 use crate::corpus::DocId;
 use crate::engine::{Engine, SparseSpec};
+use crate::eval::RunFile;
 use crate::progress::{Progress, check_cancel};
-use crate::retrieve::{Explanation, MethodKind, Prepared, QueryContext, Retriever};
+use crate::retrieve::{Explanation, MethodKind, Prepared, QueryContext, Retriever, RunRetriever};
 use crate::structured::SqlLimits;
 
 /// One column of a comparison.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub enum Member {
     /// A lexical method with its variant and parameters.
     Lexical(SparseSpec),
@@ -30,6 +29,20 @@ pub enum Member {
     Sql(Option<String>),
     /// A knowledge-graph pattern (`None`: the column asks for one).
     Graph(Option<String>),
+    /// Another system's run, read from a file.
+    Run(Arc<RunFile>),
+}
+
+impl PartialEq for Member {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Member::Lexical(a), Member::Lexical(b)) => a == b,
+            (Member::Neural(a), Member::Neural(b)) => a == b,
+            (Member::Sql(a), Member::Sql(b)) | (Member::Graph(a), Member::Graph(b)) => a == b,
+            (Member::Run(a), Member::Run(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
 }
 
 impl Member {
@@ -49,12 +62,13 @@ impl Member {
             Member::Neural(kind) => *kind,
             Member::Sql(_) => MethodKind::Sql,
             Member::Graph(_) => MethodKind::Graph,
+            Member::Run(_) => MethodKind::Run,
         }
     }
 
     /// Does this column rank passages (rather than return rows or bindings)?
     pub fn ranks_passages(&self) -> bool {
-        matches!(self, Member::Lexical(_) | Member::Neural(_))
+        matches!(self, Member::Lexical(_) | Member::Neural(_) | Member::Run(_))
     }
 }
 
@@ -113,6 +127,12 @@ impl Plan {
         Plan { settings: settings.clone(), members: kinds.iter().map(|&k| Member::of_kind(k, settings)).collect() }
     }
 
+    /// The plan with these runs as more columns, after the others.
+    pub fn with_runs(mut self, runs: &[Arc<RunFile>]) -> Plan {
+        self.members.extend(runs.iter().cloned().map(Member::Run));
+        self
+    }
+
     /// The plan without the columns that do not rank passages (for evaluations).
     pub fn ranked_only(mut self) -> Plan {
         self.members.retain(Member::ranks_passages);
@@ -140,6 +160,7 @@ impl Plan {
             .map(|m| match m {
                 Member::Lexical(spec) => Some(engine.sparse(*spec, self.settings.analyzer, progress)),
                 Member::Neural(kind) => Some(engine.neural_retriever(*kind, &self.settings)),
+                Member::Run(run) => Some(Ok(Arc::new(RunRetriever::new(run.clone(), engine.corpus().clone())) as _)),
                 Member::Sql(_) | Member::Graph(_) => None,
             })
             .collect()
@@ -229,9 +250,10 @@ impl Plan {
                 };
                 (column("Graph".into(), outcome), None)
             }
-            Member::Lexical(_) | Member::Neural(_) => {
-                let retriever = match member {
+            Member::Lexical(_) | Member::Neural(_) | Member::Run(_) => {
+                let retriever: crate::Result<Arc<dyn Retriever>> = match member {
                     Member::Lexical(spec) => engine.sparse(*spec, self.settings.analyzer, progress),
+                    Member::Run(run) => Ok(Arc::new(RunRetriever::new(run.clone(), engine.corpus().clone()))),
                     _ => engine.neural_retriever(kind, &self.settings),
                 };
                 match retriever {

@@ -5,6 +5,7 @@
 mod judgements;
 mod metrics;
 mod run;
+mod runfile;
 mod significance;
 
 /// Judgements belong to a dataset and are loaded with it; evaluation reads them.
@@ -12,4 +13,5 @@ pub use crate::corpus::Qrels;
 pub use judgements::{JudgementStore, MAX_GRADE, question_id};
 pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec_order};
 pub use run::Run;
-pub use significance::{PairedTest, paired_test, t_test_p};
+pub use runfile::{MAX_RUN_BYTES, RunFile, RunFormat};
+pub use significance::{Correction, PairedTest, paired_test, t_test_p};

@@ -77,6 +77,8 @@ impl RankLensApp {
                 .map(Arc::new)
         });
         let choice = open.unwrap_or_else(|| persisted.corpus.clone());
+        let runs: Vec<(Option<String>, PathBuf)> =
+            persisted.runs.iter().map(|(n, p)| (Some(n.clone()), p.clone())).collect();
         let data = AppData {
             persisted,
             engine: None,
@@ -85,7 +87,9 @@ impl RankLensApp {
             grades: BTreeMap::new(),
             models: ModelsState { status: manager.status(), manager, errors: BTreeMap::new() },
             store,
-            baseline: MethodKind::Bm25,
+            runs: Vec::new(),
+            baseline: MethodKind::Bm25.label().to_string(),
+            correction: crate::eval::Correction::default(),
             report_check: None,
             report_reproduced: None,
             messages,
@@ -106,6 +110,7 @@ impl RankLensApp {
             repaint: None,
         };
         app.send(Command::OpenCorpus(choice));
+        app.send(Command::OpenRuns(runs));
         app
     }
 
@@ -204,7 +209,13 @@ impl RankLensApp {
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect()
         });
-        if let Some(path) = dropped.into_iter().next() {
+        // Dropped run files become columns; anything else is a corpus to open.
+        let (runs, other): (Vec<PathBuf>, Vec<PathBuf>) =
+            dropped.into_iter().partition(|p| crate::eval::RunFile::looks_like_run(p));
+        if !runs.is_empty() {
+            self.send(Command::OpenRuns(runs.into_iter().map(|p| (None, p)).collect()));
+        }
+        if let Some(path) = other.into_iter().next() {
             self.send(Command::OpenCorpus(CorpusChoice::Path(path, self.data.open_split)));
         }
         if let (Some(doc), Some(grade)) = (self.data.selected_doc(), super::judging::grade_shortcut(ctx)) {

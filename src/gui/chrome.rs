@@ -131,6 +131,7 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
     };
     item(ui, "Open folder…", Command::OpenDialog(DialogPurpose::OpenFolder));
     item(ui, "Open file…", Command::OpenDialog(DialogPurpose::OpenFile));
+    item(ui, "Open run…", Command::OpenDialog(DialogPurpose::OpenRuns));
     let mut by_paragraph = ctx.data.open_split == Split::Paragraph;
     if ui.checkbox(&mut by_paragraph, "Folders: one passage per paragraph").changed() {
         ctx.send(Command::SetOpenSplit(if by_paragraph { Split::Paragraph } else { Split::File }));

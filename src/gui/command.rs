@@ -10,7 +10,6 @@ use crate::config::Settings;
 use crate::corpus::{DocId, Split};
 use crate::lessons::LessonParams;
 use crate::models::Role;
-use crate::retrieve::MethodKind;
 
 use super::jobs::JobKind;
 
@@ -35,13 +34,17 @@ pub enum Command {
     AskQuestion(String),
     /// Select a passage (in a column, or anywhere) and explain it under every column.
     Select {
-        /// The column it was picked in.
-        kind: Option<MethodKind>,
+        /// The label of the column it was picked in.
+        column: Option<String>,
         /// The passage.
         doc: DocId,
     },
-    /// Show this column's explanation of the selected passage.
-    PickColumn(MethodKind),
+    /// Show this column's (by label) explanation of the selected passage.
+    PickColumn(String),
+    /// Read run files (name given, or taken from the file) and show them as columns.
+    OpenRuns(Vec<(Option<String>, PathBuf)>),
+    /// Stop showing a run.
+    RemoveRun(String),
     /// The passage under the pointer, highlighted everywhere.
     Hover(Option<DocId>),
     /// Switch view.
@@ -67,8 +70,10 @@ pub enum Command {
         /// 0–3, or none.
         grade: Option<i32>,
     },
-    /// The family the question-set evaluation tests against.
-    SetBaseline(MethodKind),
+    /// The system the question-set evaluation tests against (a family's label or a run's name).
+    SetBaseline(String),
+    /// How the evaluation corrects its p-values.
+    SetCorrection(crate::eval::Correction),
     /// Evaluate every method over the judged questions.
     RunStudy,
     /// Load the lesson corpora and models.

@@ -43,6 +43,8 @@ pub enum JobKind {
     Lesson,
     /// A file dialog (not listed as work).
     Dialog,
+    /// Reading run files.
+    Runs,
 }
 
 impl JobKind {
@@ -62,6 +64,7 @@ impl JobKind {
             JobKind::LessonKit => "Lessons".into(),
             JobKind::Lesson => "Lesson".into(),
             JobKind::Dialog => "File dialog".into(),
+            JobKind::Runs => "Reading runs".into(),
         }
     }
 }
@@ -311,8 +314,10 @@ pub struct Jobs {
     pub lesson_kit: Job<std::sync::Arc<crate::lessons::LessonKit>>,
     /// The lesson shown.
     pub lesson: Job<BuiltLesson>,
-    /// A file dialog: why it was opened, and the path chosen (none when cancelled).
-    pub dialog: Job<(super::judging::DialogPurpose, Option<std::path::PathBuf>)>,
+    /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
+    pub dialog: Job<(super::judging::DialogPurpose, Vec<std::path::PathBuf>)>,
+    /// Run files being read: each file with its run or why it could not be read.
+    pub runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::eval::RunFile>)>>,
 }
 
 impl Default for Jobs {
@@ -331,6 +336,7 @@ impl Default for Jobs {
             lesson_kit: Job::new(JobKind::LessonKit),
             lesson: Job::new(JobKind::Lesson),
             dialog: Job::new(JobKind::Dialog),
+            runs: Job::new(JobKind::Runs),
         }
     }
 }
@@ -352,6 +358,7 @@ impl Jobs {
             &self.lesson_kit,
             &self.lesson,
             &self.dialog,
+            &self.runs,
         ]);
         out
     }
@@ -390,6 +397,7 @@ impl Jobs {
             JobKind::LessonKit => self.lesson_kit.cancel(),
             JobKind::Lesson => self.lesson.cancel(),
             JobKind::Dialog => self.dialog.cancel(),
+            JobKind::Runs => self.runs.cancel(),
         }
     }
 }

@@ -32,6 +32,8 @@ pub enum DialogPurpose {
     ImportQrels,
     /// Save the RAG prompt as text.
     ExportPrompt,
+    /// Open run files from other systems.
+    OpenRuns,
 }
 
 /// Per-method metrics of the current question.
@@ -51,8 +53,7 @@ pub fn question_metrics(data: &AppData, ranked: &Ranked) -> Option<QuestionMetri
     let mut values = Vec::new();
     for run in &comparison.runs {
         let Outcome::Ranked(r) = &run.outcome else { continue };
-        let list: Vec<(String, f64)> =
-            r.hits.iter().map(|h| (engine.corpus().external_id(h.doc).to_string(), h.score)).collect();
+        let list = r.ids_and_scores(engine.corpus());
         let unjudged = list.iter().filter(|(d, _)| !data.grades.contains_key(d)).count();
         let m = evaluate_query(&list, Some(&data.grades), &metrics);
         values.push((run.label.clone(), run.kind, m, unjudged));
@@ -143,7 +144,14 @@ impl RankLensApp {
     pub(super) fn start_dialog(&mut self, purpose: DialogPurpose) {
         self.jobs.dialog.start(self.waker(), move |_| {
             let d = rfd::FileDialog::new();
-            let picked = match purpose {
+            let picked: Option<PathBuf> = match purpose {
+                DialogPurpose::OpenRuns => {
+                    let runs = d
+                        .set_title("Open runs (TREC, CSV, TSV, JSON Lines, JSON; plain or .gz)")
+                        .pick_files()
+                        .unwrap_or_default();
+                    return Ok((purpose, runs));
+                }
                 DialogPurpose::OpenFolder => {
                     d.set_title("Open a folder of .txt/.md files or a BEIR folder").pick_folder()
                 }
@@ -164,16 +172,25 @@ impl RankLensApp {
                     d.set_title("Export the RAG prompt").set_file_name("rag-prompt.txt").save_file()
                 }
             };
-            Ok((purpose, picked))
+            Ok((purpose, picked.into_iter().collect()))
         });
     }
 
     /// Finished dialogs and reports.
     pub(super) fn poll_judging(&mut self) {
         if self.jobs.dialog.poll() == Polled::Ready
-            && let Some((purpose, Some(path))) = self.jobs.dialog.take_ready()
+            && let Some((purpose, paths)) = self.jobs.dialog.take_ready()
         {
-            self.use_path(purpose, path);
+            match purpose {
+                DialogPurpose::OpenRuns => {
+                    self.apply(Command::OpenRuns(paths.into_iter().map(|p| (None, p)).collect()))
+                }
+                _ => {
+                    if let Some(path) = paths.into_iter().next() {
+                        self.use_path(purpose, path);
+                    }
+                }
+            }
         }
         match self.jobs.report.poll() {
             Polled::Ready => {
@@ -210,6 +227,7 @@ impl RankLensApp {
             },
             DialogPurpose::ImportQrels => self.import_qrels(&path),
             DialogPurpose::ExportPrompt => self.export_prompt(&path),
+            DialogPurpose::OpenRuns => self.apply(Command::OpenRuns(vec![(None, path)])),
         }
     }
 

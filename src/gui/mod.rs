@@ -22,8 +22,9 @@ pub use app::RankLensApp;
 pub use command::Command;
 pub use state::{CorpusChoice, Persisted, ViewId};
 
-/// Open the desktop app, optionally on a given corpus (else the last one, else the sample).
-pub fn run(open: Option<CorpusChoice>) -> anyhow::Result<()> {
+/// Open the desktop app, optionally on a given corpus (else the last one, else the sample), with
+/// these runs (name, file) shown beside the methods.
+pub fn run(open: Option<CorpusChoice>, runs: Vec<(Option<String>, std::path::PathBuf)>) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("RankLens")
@@ -34,7 +35,11 @@ pub fn run(open: Option<CorpusChoice>) -> anyhow::Result<()> {
     eframe::run_native(
         "RankLens",
         options,
-        Box::new(move |cc| Ok(Box::new(RankLensApp::from_creation_context(cc, open)))),
+        Box::new(move |cc| {
+            let mut app = RankLensApp::from_creation_context(cc, open);
+            app.send(Command::OpenRuns(runs));
+            Ok(Box::new(app))
+        }),
     )
     .map_err(|e| anyhow::anyhow!("could not open a window: {e}"))
 }

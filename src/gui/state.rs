@@ -13,10 +13,9 @@ use crate::compare::{ExplainedItem, Plan, PlanRun};
 use crate::config::Settings;
 use crate::corpus::{DocId, Split};
 use crate::engine::Engine;
-use crate::eval::JudgementStore;
+use crate::eval::{Correction, JudgementStore, RunFile};
 use crate::models::{ModelManager, ModelStatus, Role};
 use crate::project::QueryOnMap;
-use crate::retrieve::MethodKind;
 
 /// Which corpus to open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +130,8 @@ pub struct Persisted {
     pub pattern: String,
     /// Show the frame-time overlay.
     pub debug_overlay: bool,
+    /// Run files shown beside the methods, reopened at start: (name, file).
+    pub runs: Vec<(String, PathBuf)>,
 }
 
 impl Default for Persisted {
@@ -144,6 +145,7 @@ impl Default for Persisted {
             sql: String::new(),
             pattern: String::new(),
             debug_overlay: false,
+            runs: Vec::new(),
         }
     }
 }
@@ -169,10 +171,11 @@ impl Message {
 }
 
 /// Which passage is selected, in which column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
-    /// Column (method family) the passage was picked in.
-    pub kind: Option<MethodKind>,
+    /// The label of the column the passage was picked in (columns of one family, such as several
+    /// runs, are told apart by their labels).
+    pub column: Option<String>,
     /// The passage.
     pub doc: DocId,
 }
@@ -235,8 +238,13 @@ pub struct AppData {
     pub models: ModelsState,
     /// Where grades are stored (none without a workspace).
     pub store: Option<Arc<JudgementStore>>,
-    /// Baseline family for the question-set evaluation.
-    pub baseline: MethodKind,
+    /// Run files shown as columns after the methods.
+    pub runs: Vec<Arc<RunFile>>,
+    /// The system the question-set evaluation tests against: a method family's label (`BM25`)
+    /// or a run's name.
+    pub baseline: String,
+    /// How the evaluation corrects p-values for testing several systems.
+    pub correction: Correction,
     /// A report being re-opened: its rankings, to check the re-run against.
     pub report_check: Option<Box<crate::report::ComparisonReport>>,
     /// Whether the last re-opened report reproduced exactly.
@@ -252,7 +260,7 @@ pub struct AppData {
 impl AppData {
     /// The selected passage.
     pub fn selected_doc(&self) -> Option<DocId> {
-        self.selection.map(|s| s.doc)
+        self.selection.as_ref().map(|s| s.doc)
     }
 
     /// The id grades of the current question are kept under.

@@ -9,7 +9,7 @@ use super::command::Command;
 use super::jobs::Polled;
 use super::state::{CorpusChoice, Explained, LoadedCorpus, Message, Ranked};
 use crate::Error;
-use crate::compare::Plan;
+use crate::compare::{Plan, Study, System};
 use crate::corpus::{self, DocId, LoadOptions};
 use crate::engine::Engine;
 use crate::models::Role;
@@ -46,14 +46,20 @@ impl RankLensApp {
                 self.refresh_grades();
                 self.start_rank();
             }
-            Command::Select { kind, doc } => {
-                data.selection = Some(super::state::Selection { kind, doc });
+            Command::Select { column, doc } => {
+                data.selection = Some(super::state::Selection { column, doc });
                 self.start_explain(doc);
             }
-            Command::PickColumn(kind) => {
+            Command::PickColumn(label) => {
                 if let Some(s) = &mut data.selection {
-                    s.kind = Some(kind);
+                    s.column = Some(label);
                 }
+            }
+            Command::OpenRuns(files) => self.start_runs(files),
+            Command::RemoveRun(name) => {
+                data.runs.retain(|r| r.name != name);
+                data.persisted.runs.retain(|(n, _)| *n != name);
+                self.start_rank();
             }
             Command::Hover(doc) => data.hovered = doc,
             Command::ShowView(view) => data.persisted.view = view,
@@ -71,7 +77,8 @@ impl RankLensApp {
             Command::SetOffline(offline) => data.persisted.offline = offline,
             Command::Cancel(kind) => self.jobs.cancel(kind),
             Command::SetGrade { doc, grade } => self.set_grade(doc, grade),
-            Command::SetBaseline(kind) => data.baseline = kind,
+            Command::SetBaseline(system) => data.baseline = system,
+            Command::SetCorrection(c) => data.correction = c,
             Command::RunStudy => self.start_study(),
             Command::LoadLessonKit => self.start_lesson_kit(),
             Command::BuildLesson(id, params) => self.start_lesson(id, params),
@@ -162,6 +169,11 @@ impl RankLensApp {
                 self.data.messages.push(failed(self.jobs.rank_slow.kind(), self.jobs.rank_slow.failure()))
             }
             Polled::Same => {}
+        }
+        if self.jobs.runs.poll() == Polled::Ready
+            && let Some(loaded) = self.jobs.runs.take_ready()
+        {
+            self.add_runs(loaded);
         }
         // Explanations, SQL rows, graph bindings and lessons are drawn from their jobs, failures
         // included; nothing else happens when they finish.
@@ -273,7 +285,7 @@ impl RankLensApp {
             return;
         }
         let settings = p.settings.clone();
-        let plan = Plan::from_settings(&settings, Some(&p.sql), Some(&p.pattern));
+        let plan = Plan::from_settings(&settings, Some(&p.sql), Some(&p.pattern)).with_runs(&self.data.runs);
         self.jobs.rank.start(self.waker(), move |progress| {
             engine.index(settings.analyzer, progress)?;
             let query = engine.query_context(&question, &settings);
@@ -355,24 +367,89 @@ impl RankLensApp {
         });
     }
 
-    /// Evaluate every available method over the corpus's judged questions.
+    /// Evaluate the methods shown (those available) and the runs over the corpus's judged questions.
     fn start_study(&mut self) {
         let Some(engine) = self.data.engine.clone() else { return };
         let qrels = self.all_qrels();
         let settings = self.data.persisted.settings.clone();
-        let baseline_kind = self.data.baseline;
+        let (runs, baseline, correction) = (self.data.runs.clone(), self.data.baseline.clone(), self.data.correction);
         self.jobs.study.start(self.waker(), move |p| {
             if qrels.judgements.is_empty() {
                 return Err(Error::Unavailable(
                     "no judged questions: grade passages first, or open a dataset with qrels".into(),
                 ));
             }
-            let plan = Plan::of_kinds(&settings, &MethodKind::RANKED);
+            // The ranked methods switched on in the question bar (a late-interaction column that
+            // re-ranks by encoding passages costs minutes per hundred questions on a large corpus).
+            let kinds: Vec<MethodKind> =
+                MethodKind::RANKED.into_iter().filter(|k| settings.methods.contains(k)).collect();
+            let plan = Plan::of_kinds(&settings, &kinds);
             let retrievers: Vec<_> = plan.retrievers(&engine, p).into_iter().flatten().flatten().collect();
-            let baseline = retrievers.iter().position(|r| r.kind() == baseline_kind).unwrap_or(0);
+            // Systems are the methods, then the runs: the baseline is a family's label or a run's name.
+            let names =
+                retrievers.iter().map(|r| r.kind().label().to_string()).chain(runs.iter().map(|r| r.name.clone()));
+            let baseline = names.into_iter().position(|n| n == baseline).unwrap_or(0);
             p.stage("evaluating", 0);
-            let study = crate::compare::Study::run(&engine, &retrievers, &qrels, &settings, 100, baseline, p);
-            study.map(Arc::new)
+            let mut systems = Vec::new();
+            for r in &retrievers {
+                systems.push(System::run(&engine, r.as_ref(), &settings, 100, p)?);
+            }
+            systems.extend(runs.iter().map(|f| System::from_file(f)));
+            let study = Study::of_systems(systems, &qrels, &engine.corpus().queries, baseline, correction);
+            Ok(Arc::new(study))
         });
+    }
+}
+
+impl RankLensApp {
+    /// Read run files in the background.
+    fn start_runs(&mut self, files: Vec<(Option<String>, std::path::PathBuf)>) {
+        if files.is_empty() {
+            return;
+        }
+        self.jobs.runs.start(self.waker(), move |p| {
+            p.stage("reading runs", files.len() as u64);
+            let mut out = Vec::new();
+            for (name, path) in files {
+                crate::progress::check_cancel(p)?;
+                let run = crate::eval::RunFile::load(&path, name.as_deref());
+                out.push((path, run));
+                p.advance(1);
+            }
+            Ok(out)
+        });
+    }
+
+    /// Show loaded runs as columns: a run of the same file replaces the old one; two runs of one
+    /// name are told apart by a number. Problems of each file are shown, a file that could not be
+    /// read says why, and every run already shown stays.
+    fn add_runs(&mut self, loaded: Vec<(std::path::PathBuf, crate::Result<crate::eval::RunFile>)>) {
+        let data = &mut self.data;
+        for (path, result) in loaded {
+            let mut run = match result {
+                Ok(run) => run,
+                Err(e) => {
+                    data.messages.push(Message::error(format!("run not opened: {}", e.report())));
+                    continue;
+                }
+            };
+            data.runs.retain(|r| r.source != path);
+            let taken = |n: &str, runs: &[Arc<crate::eval::RunFile>]| runs.iter().any(|r| r.name == n);
+            if taken(&run.name, &data.runs) {
+                let base = run.name.clone();
+                run.name = (2..).map(|i| format!("{base} ({i})")).find(|n| !taken(n, &data.runs)).unwrap_or(base);
+            }
+            for w in run.warnings.iter().take(5) {
+                data.messages.push(Message::warning(w.to_string()));
+            }
+            let more = run.warnings.len().saturating_sub(5) + run.more_warnings;
+            if more > 0 {
+                data.messages.push(Message::warning(format!("{}: … and {more} more problem(s)", path.display())));
+            }
+            data.persisted.runs.retain(|(_, p)| *p != path);
+            data.persisted.runs.push((run.name.clone(), path));
+            data.runs.push(Arc::new(run));
+        }
+        self.start_rank();
     }
 }

@@ -37,6 +37,7 @@ fn cli_command(kind: MethodKind) -> &'static str {
         MethodKind::Rerank => "ranklens search --method rerank",
         MethodKind::Sql => "ranklens sql",
         MethodKind::Graph => "ranklens graph",
+        MethodKind::Run => "ranklens compare --run FILE",
     }
 }
 

@@ -67,8 +67,7 @@ pub fn comparison_report(
             }
         }
         if let Some(j) = judged.filter(|j| !j.is_empty()) {
-            let ranked: Vec<(String, f64)> =
-                r.hits.iter().map(|h| (engine.corpus().external_id(h.doc).to_string(), h.score)).collect();
+            let ranked = r.ids_and_scores(engine.corpus());
             metrics.insert(run.label.clone(), evaluate_query(&ranked, Some(j), &MetricSet::at(comparison.k)));
         }
     }

@@ -2,6 +2,7 @@
 
 use super::ReportBody;
 use crate::compare::Outcome;
+use crate::retrieve::Entry;
 use crate::{Error, Result};
 
 /// Render the rows.
@@ -13,16 +14,14 @@ pub fn render(body: &ReportBody) -> Result<String> {
         ReportBody::Comparison(c) => {
             for run in &c.comparison.runs {
                 let Outcome::Ranked(r) = &run.outcome else { continue };
-                for (i, h) in r.hits.iter().enumerate() {
-                    let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
-                    w.write_record([
-                        c.question.as_str(),
-                        &run.label,
-                        &(i + 1).to_string(),
-                        id,
-                        &format!("{:.6}", h.score),
-                    ])
-                    .map_err(err)?;
+                for (rank, entry) in r.entries() {
+                    // A run's document the corpus does not hold keeps its id and its place.
+                    let (id, score) = match entry {
+                        Entry::Hit(h) => (c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?"), h.score),
+                        Entry::Absent(a) => (a.id.as_str(), a.score),
+                    };
+                    w.write_record([c.question.as_str(), &run.label, &rank.to_string(), id, &format!("{score:.6}")])
+                        .map_err(err)?;
                 }
             }
         }

@@ -224,16 +224,22 @@ fn comparison(c: &ComparisonReport) -> String {
 fn study(s: &StudyReport) -> String {
     let st = &s.study;
     let mut b = format!(
-        "<h1>Evaluation over {} questions</h1><p class=\"muted\">Means over every judged question; paired tests on {} against the baseline ({}).</p>",
+        "<h1>Evaluation over {} questions</h1><p class=\"muted\">Means over every judged question; paired tests on {} against the baseline ({}), p-values corrected by {} over {} test(s).</p>",
         st.num_queries,
         st.primary,
-        escape(st.methods.get(st.baseline).map(|m| m.label.as_str()).unwrap_or("?"))
+        escape(st.methods.get(st.baseline).map(|m| m.label.as_str()).unwrap_or("?")),
+        st.correction.name(),
+        st.methods.len().saturating_sub(1)
     );
     b.push_str("<h2>Metrics</h2><table><tr><th>method</th>");
     for m in &st.metrics.0 {
         let _ = write!(b, "<th>{m}</th>");
     }
-    b.push_str("<th>wins/losses/ties</th><th>p (randomisation)</th><th>p (t-test)</th></tr>");
+    let _ = write!(
+        b,
+        "<th>wins/losses/ties</th><th>p (randomisation)</th><th>p ({})</th><th>p (t-test)</th></tr>",
+        st.correction.name()
+    );
     for (i, m) in st.methods.iter().enumerate() {
         let _ = write!(b, "<tr><td>{}</td>", escape(&m.label));
         for metric in &st.metrics.0 {
@@ -243,12 +249,12 @@ fn study(s: &StudyReport) -> String {
             Some(p) => {
                 let _ = write!(
                     b,
-                    "<td>{}/{}/{}</td><td class=\"num\">{:.4}</td><td class=\"num\">{:.4}</td>",
-                    p.wins, p.losses, p.ties, p.p_randomisation, p.p_t_test
+                    "<td>{}/{}/{}</td><td class=\"num\">{:.4}</td><td class=\"num\">{:.4}</td><td class=\"num\">{:.4}</td>",
+                    p.wins, p.losses, p.ties, p.p_randomisation, p.p_adjusted, p.p_t_test
                 );
             }
-            None if i == st.baseline => b.push_str("<td>baseline</td><td></td><td></td>"),
-            None => b.push_str("<td></td><td></td><td></td>"),
+            None if i == st.baseline => b.push_str("<td>baseline</td><td></td><td></td><td></td>"),
+            None => b.push_str("<td></td><td></td><td></td><td></td>"),
         }
         b.push_str("</tr>");
     }

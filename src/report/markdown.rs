@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::{ReportBody, Stamp};
 use crate::compare::Outcome;
-use crate::retrieve::fmt_param;
+use crate::retrieve::{Entry, fmt_param};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -51,18 +51,18 @@ pub fn render(body: &ReportBody) -> String {
                 .collect();
             let _ = writeln!(s, "| rank | {} |", ranked.iter().map(|(l, _)| cell(l)).collect::<Vec<_>>().join(" | "));
             let _ = writeln!(s, "|---|{}", "---|".repeat(ranked.len()));
-            let depth = ranked.iter().map(|(_, r)| r.hits.len()).max().unwrap_or(0);
+            let entries: Vec<Vec<(usize, Entry<'_>)>> = ranked.iter().map(|(_, r)| r.entries()).collect();
+            let depth = entries.iter().map(Vec::len).max().unwrap_or(0);
             for i in 0..depth {
-                let cells: Vec<String> = ranked
+                let cells: Vec<String> = entries
                     .iter()
-                    .map(|(_, r)| {
-                        r.hits
-                            .get(i)
-                            .map(|h| {
-                                let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
-                                format!("{id} ({:.3})", h.score)
-                            })
-                            .unwrap_or_default()
+                    .map(|list| match list.get(i) {
+                        Some((_, Entry::Hit(h))) => {
+                            let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
+                            format!("{id} ({:.3})", h.score)
+                        }
+                        Some((_, Entry::Absent(a))) => format!("{} ({:.3}, not in the corpus)", cell(&a.id), a.score),
+                        None => String::new(),
                     })
                     .collect();
                 let _ = writeln!(s, "| {} | {} |", i + 1, cells.join(" | "));
@@ -113,8 +113,9 @@ pub fn render(body: &ReportBody) -> String {
             let st = &r.study;
             let _ = writeln!(s, "# Evaluation over {} questions\n", st.num_queries);
             let names: Vec<String> = st.metrics.0.iter().map(|m| m.to_string()).collect();
-            let _ = writeln!(s, "| method | {} | W/L/T | p (rand) | p (t) |", names.join(" | "));
-            let _ = writeln!(s, "|---|{}---|---|---|", "---|".repeat(names.len()));
+            let correction = st.correction.name();
+            let _ = writeln!(s, "| method | {} | W/L/T | p (rand) | p ({correction}) | p (t) |", names.join(" | "));
+            let _ = writeln!(s, "|---|{}---|---|---|---|", "---|".repeat(names.len()));
             for m in &st.methods {
                 let vals: Vec<String> = st
                     .metrics
@@ -126,9 +127,10 @@ pub fn render(body: &ReportBody) -> String {
                     .versus_baseline
                     .as_ref()
                     .map(|p| {
-                        format!("{}/{}/{} | {:.4} | {:.4}", p.wins, p.losses, p.ties, p.p_randomisation, p.p_t_test)
+                        let (r, a, t) = (p.p_randomisation, p.p_adjusted, p.p_t_test);
+                        format!("{}/{}/{} | {r:.4} | {a:.4} | {t:.4}", p.wins, p.losses, p.ties)
                     })
-                    .unwrap_or_else(|| "baseline | | ".into());
+                    .unwrap_or_else(|| "baseline | | | ".into());
                 let _ = writeln!(s, "| {} | {} | {test} |", cell(&m.label), vals.join(" | "));
             }
             s.push_str(&stamp_md(&r.stamp));

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::{ComparisonReport, MapData, escape};
 use crate::compare::Outcome;
-use crate::retrieve::{MethodKind, SparseTermMatch, TermTable, TokenAlignment};
+use crate::retrieve::{Entry, MethodKind, SparseTermMatch, TermTable, TokenAlignment};
 
 fn color(kind: MethodKind) -> String {
     let (r, g, b) = kind.color_rgb();
@@ -23,12 +23,14 @@ pub fn rankings(c: &ComparisonReport) -> String {
         .runs
         .iter()
         .filter_map(|r| match &r.outcome {
-            Outcome::Ranked(x) if !x.unranked && !x.hits.is_empty() => Some((r.label.as_str(), r.kind, x)),
+            Outcome::Ranked(x) if !x.unranked && (!x.hits.is_empty() || !x.absent.is_empty()) => {
+                Some((r.label.as_str(), r.kind, x))
+            }
             _ => None,
         })
         .collect();
     let (cw, rh, top) = (178.0, 24.0, 44.0);
-    let rows = cols.iter().map(|c| c.2.hits.len()).max().unwrap_or(0);
+    let rows = cols.iter().map(|c| c.2.hits.len() + c.2.absent.len()).max().unwrap_or(0);
     let (w, h) = (cw * cols.len() as f64 + 10.0, top + rh * rows as f64 + 10.0);
     let mut s = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="rankings side by side">"##
@@ -51,11 +53,23 @@ pub fn rankings(c: &ComparisonReport) -> String {
         );
         let max = r.hits.iter().map(|h| h.score.abs()).fold(0.0f64, f64::max);
         let mut pos = BTreeMap::new();
-        for (i, hit) in r.hits.iter().enumerate() {
-            let y = top + rh * i as f64;
+        for (rank, entry) in r.entries() {
+            let y = top + rh * (rank - 1) as f64;
+            let hit = match entry {
+                Entry::Hit(h) => h,
+                Entry::Absent(a) => {
+                    let _ = write!(
+                        s,
+                        r##"<text x="{x}" y="{}" font-size="11" fill="#a60">{rank}. {} (not in the corpus)</text>"##,
+                        y + 10.0,
+                        escape(&a.id)
+                    );
+                    continue;
+                }
+            };
             let id = c.passage(hit.doc).map(|p| p.id.as_str()).unwrap_or("?");
             let frac = if max > 0.0 { hit.score.abs() / max } else { 0.0 };
-            let _ = write!(s, r##"<text x="{x}" y="{}" font-size="11">{}. {}</text>"##, y + 10.0, i + 1, escape(id));
+            let _ = write!(s, r##"<text x="{x}" y="{}" font-size="11">{rank}. {}</text>"##, y + 10.0, escape(id));
             let _ = write!(
                 s,
                 r##"<rect x="{x}" y="{}" width="{:.1}" height="5" fill="{}"/>"##,

@@ -234,6 +234,7 @@ mod tests {
             hits: docs.iter().map(|&(d, s)| Hit { doc: DocId(d), score: s }).collect(),
             total_matches: docs.len(),
             unranked: false,
+            absent: Vec::new(),
         }
     }
 

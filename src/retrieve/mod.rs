@@ -9,6 +9,7 @@
 mod boolean;
 pub mod dense;
 mod explanation;
+mod external;
 pub mod fusion;
 pub mod late;
 mod lexical;
@@ -28,6 +29,7 @@ pub use dense::DenseRetriever;
 pub use explanation::{
     ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
 };
+pub use external::RunRetriever;
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
 pub use late::LateInteractionRetriever;
 pub use lexical::{LexicalModel, LexicalRetriever};
@@ -63,6 +65,8 @@ pub enum MethodKind {
     Sql,
     /// Bindings from a knowledge graph.
     Graph,
+    /// A ranking another system produced, read from a run file.
+    Run,
 }
 
 impl MethodKind {
@@ -91,6 +95,7 @@ impl MethodKind {
             MethodKind::Rerank => "Rerank",
             MethodKind::Sql => "SQL",
             MethodKind::Graph => "Graph",
+            MethodKind::Run => "Run",
         }
     }
 }
@@ -110,6 +115,7 @@ impl MethodKind {
             MethodKind::Rerank => (120, 94, 240),
             MethodKind::Sql => (100, 143, 255),
             MethodKind::Graph => (180, 150, 60),
+            MethodKind::Run => (200, 200, 200),
         }
     }
 }
@@ -138,21 +144,79 @@ pub struct Ranking {
     pub kind: MethodKind,
     /// Best first; ties broken by ascending DocId. For unranked sets (Boolean) ordered by DocId.
     pub hits: Vec<Hit>,
-    /// Number of documents that matched at all (may exceed `hits.len()`).
+    /// Number of documents that matched at all (may exceed the list's length).
     pub total_matches: usize,
     /// True when the order carries no meaning (Boolean sets).
     pub unranked: bool,
+    /// Documents an external run ranked that the corpus does not hold, at their ranks (they
+    /// count in the ranks of the hits around them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<AbsentHit>,
+}
+
+/// A document a run ranked that the corpus does not hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbsentHit {
+    /// Its rank in the run's list (1-based).
+    pub rank: usize,
+    /// Its id in the run.
+    pub id: String,
+    /// Its score in the run.
+    pub score: f64,
+}
+
+/// One place of a ranked list.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Entry<'a> {
+    /// A passage of the corpus.
+    Hit(&'a Hit),
+    /// A document the corpus does not hold.
+    Absent(&'a AbsentHit),
 }
 
 impl Ranking {
+    /// The places of the list in rank order, with their 1-based ranks.
+    pub fn entries(&self) -> Vec<(usize, Entry<'_>)> {
+        let mut out = Vec::with_capacity(self.hits.len() + self.absent.len());
+        let (mut hits, mut absent) = (self.hits.iter().peekable(), self.absent.iter().peekable());
+        let mut rank = 1;
+        loop {
+            let entry = match (absent.peek(), hits.peek()) {
+                (Some(a), _) if a.rank <= rank => absent.next().map(Entry::Absent),
+                (_, Some(_)) => hits.next().map(Entry::Hit),
+                (Some(_), None) => absent.next().map(Entry::Absent),
+                (None, None) => None,
+            };
+            let Some(entry) = entry else { break };
+            out.push((rank, entry));
+            rank += 1;
+        }
+        out
+    }
+
     /// Rank (1-based) of a document in this list.
     pub fn rank_of(&self, doc: DocId) -> Option<usize> {
-        self.hits.iter().position(|h| h.doc == doc).map(|i| i + 1)
+        if self.absent.is_empty() {
+            return self.hits.iter().position(|h| h.doc == doc).map(|i| i + 1);
+        }
+        self.entries().into_iter().find_map(|(r, e)| matches!(e, Entry::Hit(h) if h.doc == doc).then_some(r))
     }
 
     /// The documents in order.
     pub fn docs(&self) -> Vec<DocId> {
         self.hits.iter().map(|h| h.doc).collect()
+    }
+
+    /// The list as ranked, by external id with scores — a run's documents the corpus does not
+    /// hold included: what metrics are computed on.
+    pub fn ids_and_scores(&self, corpus: &crate::corpus::Corpus) -> Vec<(String, f64)> {
+        self.entries()
+            .into_iter()
+            .map(|(_, e)| match e {
+                Entry::Hit(h) => (corpus.external_id(h.doc).to_string(), h.score),
+                Entry::Absent(a) => (a.id.clone(), a.score),
+            })
+            .collect()
     }
 }
 
@@ -250,7 +314,7 @@ impl Ranking {
         let total_matches = keys.len();
         let hits =
             smallest_keys(keys, k).into_iter().map(|key| Hit { doc: key_doc(key), score: key_score(key) }).collect();
-        Ranking { method, kind, hits, total_matches, unranked: false }
+        Ranking { method, kind, hits, total_matches, unranked: false, absent: Vec::new() }
     }
 
     /// The k best (score desc, DocId asc) of scored candidates.
@@ -323,6 +387,25 @@ mod tests {
             assert_eq!(key_score(key).to_bits(), s.to_bits(), "{s}");
             assert_eq!(key_doc(key), DocId(i as u32 * 7919));
         }
+    }
+
+    #[test]
+    fn entries_put_absent_documents_at_their_ranks() {
+        let r = Ranking {
+            method: "run".into(),
+            kind: MethodKind::Run,
+            hits: vec![hit(7, 3.0), hit(2, 1.0)],
+            total_matches: 4,
+            unranked: false,
+            absent: vec![
+                AbsentHit { rank: 2, id: "x".into(), score: 2.0 },
+                AbsentHit { rank: 4, id: "y".into(), score: 0.5 },
+            ],
+        };
+        let e = r.entries();
+        let ranks: Vec<(usize, bool)> = e.iter().map(|(r, e)| (*r, matches!(e, Entry::Hit(_)))).collect();
+        assert_eq!(ranks, [(1, true), (2, false), (3, true), (4, false)]);
+        assert_eq!((r.rank_of(DocId(7)), r.rank_of(DocId(2)), r.rank_of(DocId(9))), (Some(1), Some(3), None));
     }
 
     #[test]

@@ -48,6 +48,17 @@ pub fn scifact_lucene_run() -> (ranklens::eval::Run, ranklens::eval::Qrels) {
     (run, qrels)
 }
 
+/// The Python of the checker environment (pytrec_eval), made once by `scripts/venv.sh`.
+pub fn checker_python() -> PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(root.join("scripts/venv.sh"))
+        .arg(root.join("scripts/requirements-check.txt"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "creating the checker venv failed: {}", String::from_utf8_lossy(&out.stderr));
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
 /// The bundled sample corpus.
 pub fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-corpus").join(name)

@@ -12,7 +12,7 @@ use crate::gui::context::ViewContext;
 use crate::gui::judging::question_metrics;
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, ellipsis};
-use crate::retrieve::{MethodKind, Ranking};
+use crate::retrieve::{AbsentHit, Entry, MethodKind, Ranking};
 use crate::structured::{GraphResult, SqlResult};
 
 const COLUMN_WIDTH: f32 = 190.0;
@@ -54,8 +54,26 @@ impl View for CompareView {
                 for (i, run) in cmp.runs.iter().enumerate() {
                     ui.vertical(|ui| {
                         ui.set_width(COLUMN_WIDTH);
-                        ui.horizontal(|ui| method_tag_ui(ui, run.kind, run.kind.label()));
-                        ui.label(RichText::new(ellipsis(&run.label, 60)).small().weak());
+                        ui.horizontal(|ui| {
+                            if run.kind == MethodKind::Run {
+                                method_tag_ui(ui, run.kind, &ellipsis(&run.label, 22));
+                                if ui.small_button("×").on_hover_text("Stop showing this run").clicked() {
+                                    ctx.send(Command::RemoveRun(run.label.clone()));
+                                }
+                            } else {
+                                method_tag_ui(ui, run.kind, run.kind.label());
+                            }
+                        });
+                        let caption = match ctx.data.runs.iter().find(|r| r.name == run.label) {
+                            Some(file) => format!(
+                                "run file {} · {} · {} queries",
+                                file.source.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+                                file.format.name(),
+                                file.num_queries()
+                            ),
+                            None => run.label.clone(),
+                        };
+                        ui.label(RichText::new(ellipsis(&caption, 60)).small().weak()).on_hover_text(caption);
                         let mut anchor = None;
                         match &run.outcome {
                             Outcome::Ranked(r) => {
@@ -70,7 +88,7 @@ impl View for CompareView {
                                             .strong(),
                                     );
                                 }
-                                let view = ColumnView { kind: run.kind, ranking: r, highlight };
+                                let view = ColumnView { kind: run.kind, label: &run.label, ranking: r, highlight };
                                 ranking_column_ui(ctx, ui, &view, &mut hovered_now, &mut anchor)
                             }
                             Outcome::Rows(rows) => sql_column_ui(ui, rows),
@@ -130,6 +148,7 @@ impl View for CompareView {
 /// What a ranked column draws.
 struct ColumnView<'a> {
     kind: MethodKind,
+    label: &'a str,
     ranking: &'a Ranking,
     highlight: Option<DocId>,
 }
@@ -147,26 +166,38 @@ fn ranking_column_ui(
     let corpus = engine.corpus();
     let matched = if r.unranked {
         format!("{} matching (an unranked set)", r.total_matches)
+    } else if kind == MethodKind::Run {
+        let absent =
+            if r.absent.is_empty() { String::new() } else { format!(", {} not in the corpus", r.absent.len()) };
+        format!("{} ranked{absent}", r.total_matches)
     } else {
         format!("{} matching", r.total_matches)
     };
     ui.label(RichText::new(matched).small());
-    if r.hits.is_empty() {
+    if r.hits.is_empty() && r.absent.is_empty() {
         ui.weak("nothing");
     }
     let max = r.hits.iter().map(|h| h.score.abs()).fold(0.0f64, f64::max);
-    for (i, h) in r.hits.iter().enumerate() {
+    for (rank, entry) in r.entries() {
+        let h = match entry {
+            Entry::Hit(h) => h,
+            Entry::Absent(a) => {
+                absent_entry_ui(ui, rank, a);
+                continue;
+            }
+        };
         let doc = corpus.doc(h.doc);
         let id = corpus.external_id(h.doc);
         let is_hl = highlight == Some(h.doc);
-        let selected = ctx.data.selection.is_some_and(|s| s.doc == h.doc && s.kind == Some(kind));
+        let selected =
+            ctx.data.selection.as_ref().is_some_and(|s| s.doc == h.doc && s.column.as_deref() == Some(view.label));
         let frame = egui::Frame::new().inner_margin(3.0).corner_radius(3.0).fill(if is_hl {
             theme::HIGHLIGHT.gamma_multiply(0.35)
         } else {
             Color32::TRANSPARENT
         });
         let inner = frame.show(ui, |ui| {
-            let label = if r.unranked { id.to_string() } else { format!("{}. {id}", i + 1) };
+            let label = if r.unranked { id.to_string() } else { format!("{rank}. {id}") };
             let resp = ui
                 .horizontal(|ui| {
                     let resp = ui.selectable_label(selected, RichText::new(label).strong());
@@ -199,12 +230,21 @@ fn ranking_column_ui(
             *hovered = Some(h.doc);
         }
         if resp.clicked() {
-            ctx.send(Command::Select { kind: Some(kind), doc: h.doc });
+            ctx.send(Command::Select { column: Some(view.label.to_string()), doc: h.doc });
         }
         if is_hl {
             *anchor = Some(inner.response.rect);
         }
     }
+}
+
+/// A document a run ranked that the corpus does not hold: its rank, id and score, said plainly.
+fn absent_entry_ui(ui: &mut Ui, rank: usize, a: &AbsentHit) {
+    egui::Frame::new().inner_margin(3.0).show(ui, |ui| {
+        ui.label(RichText::new(format!("{rank}. {}", a.id)).strong().color(theme::WARNING));
+        ui.label(RichText::new("not in the corpus").small().italics());
+        ui.label(RichText::new(format!("{:.3}", a.score)).small().monospace());
+    });
 }
 
 /// Lines joining the highlighted passage's cards from column to column.

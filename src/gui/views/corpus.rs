@@ -90,8 +90,8 @@ impl CorpusView {
                 .take(500)
             {
                 ui.horizontal(|ui| {
-                    if ui.selectable_label(ctx.data.selection.is_some_and(|s| s.doc == id), &d.id).clicked() {
-                        ctx.send(Command::Select { kind: None, doc: id });
+                    if ui.selectable_label(ctx.data.selection.as_ref().is_some_and(|s| s.doc == id), &d.id).clicked() {
+                        ctx.send(Command::Select { column: None, doc: id });
                     }
                     ui.label(RichText::new(&d.title).strong());
                     for (k, v) in &d.fields {

@@ -1,11 +1,13 @@
 //! The evaluate view: grade passages (keys 0–3), see every method's metrics for the question
-//! update as grades change (unjudged passages counted), and evaluate the whole question set with
-//! wins, losses and a paired significance test against a baseline.
+//! update as grades change (unjudged passages counted), and evaluate the whole question set — the
+//! methods and the runs shown — with wins, losses and paired significance tests against a baseline
+//! corrected for testing many systems, and a per-question triage across all of them.
 
 use egui::{RichText, Ui};
 
 use super::{View, method_tag_ui};
-use crate::eval::MAX_GRADE;
+use crate::compare::{Study, TriageOrder};
+use crate::eval::{Correction, MAX_GRADE};
 use crate::gui::command::Command;
 use crate::gui::context::ViewContext;
 use crate::gui::judging::{DialogPurpose, question_metrics};
@@ -45,9 +47,16 @@ fn grade_name(g: i32) -> &'static str {
     }
 }
 
-/// The evaluate view.
-#[derive(Default)]
-pub struct EvaluateView;
+/// The evaluate view; it keeps the order of its per-question triage.
+pub struct EvaluateView {
+    order: TriageOrder,
+}
+
+impl Default for EvaluateView {
+    fn default() -> Self {
+        Self { order: TriageOrder::Disagreement }
+    }
+}
 
 impl View for EvaluateView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
@@ -97,77 +106,178 @@ impl View for EvaluateView {
         let judged = ctx.data.all_qrels().judgements.len();
         ui.label(format!("{judged} question(s) with judgements in this corpus (shipped and your own)."));
         ui.horizontal(|ui| {
-            let mut baseline = ctx.data.baseline;
-            egui::ComboBox::from_label("Baseline").selected_text(baseline.label()).show_ui(ui, |ui| {
-                // Any ranked method but the reranker.
-                for k in MethodKind::RANKED.into_iter().filter(|k| *k != MethodKind::Rerank) {
-                    ui.selectable_value(&mut baseline, k, k.label());
+            let mut baseline = ctx.data.baseline.clone();
+            // Any ranked method but the reranker, and every run.
+            let mut systems: Vec<String> = MethodKind::RANKED
+                .into_iter()
+                .filter(|k| *k != MethodKind::Rerank)
+                .map(|k| k.label().to_string())
+                .collect();
+            systems.extend(ctx.data.runs.iter().map(|r| r.name.clone()));
+            egui::ComboBox::from_label("Baseline").selected_text(ellipsis(&baseline, 30)).show_ui(ui, |ui| {
+                for name in systems {
+                    ui.selectable_value(&mut baseline, name.clone(), name);
                 }
             });
             if baseline != ctx.data.baseline {
                 ctx.send(Command::SetBaseline(baseline));
             }
+            let mut correction = ctx.data.correction;
+            egui::ComboBox::from_label("Correction").selected_text(correction.name()).show_ui(ui, |ui| {
+                for c in Correction::ALL {
+                    ui.selectable_value(&mut correction, c, c.name());
+                }
+            });
+            if correction != ctx.data.correction {
+                ctx.send(Command::SetCorrection(correction));
+            }
             if ctx.jobs.study.is_running() {
                 ui.spinner();
-            } else if ui.button("Evaluate every method").clicked() {
+            } else if ui.button("Evaluate every method shown").clicked() {
                 ctx.send(Command::RunStudy);
             }
         });
         let Some(study) = ctx.jobs.study.ready() else { return };
-        egui::Grid::new("study").striped(true).show(ui, |ui| {
-            ui.label(RichText::new("method").strong());
+        study_table_ui(ui, study);
+        ui.separator();
+        self.triage_ui(ui, ctx, study);
+    }
+}
+
+/// Every system's metrics, with its paired test against the baseline.
+fn study_table_ui(ui: &mut Ui, study: &Study) {
+    ui.label(format!(
+        "{} judged questions · paired randomisation tests on {} against the baseline, p corrected by {} over {} test(s)",
+        study.num_queries,
+        study.primary,
+        study.correction.name(),
+        study.methods.len().saturating_sub(1)
+    ));
+    egui::Grid::new("study").striped(true).show(ui, |ui| {
+        ui.label(RichText::new("method").strong());
+        for metric in &study.metrics.0 {
+            ui.label(RichText::new(metric.to_string()).strong());
+        }
+        let adjusted = format!("p ({})", study.correction.name());
+        for h in ["wins/losses/ties", "p (randomisation)", adjusted.as_str(), "p (t-test)"] {
+            ui.label(RichText::new(h).strong());
+        }
+        ui.end_row();
+        for (i, m) in study.methods.iter().enumerate() {
+            ui.horizontal(|ui| method_tag_ui(ui, m.kind, &ellipsis(&m.label, 40)));
             for metric in &study.metrics.0 {
-                ui.label(RichText::new(metric.to_string()).strong());
+                ui.label(
+                    RichText::new(format!("{:.4}", m.summary.mean.get(metric).copied().unwrap_or(0.0))).monospace(),
+                );
             }
-            for h in ["wins/losses/ties", "p (randomisation)", "p (t-test)"] {
-                ui.label(RichText::new(h).strong());
+            match &m.versus_baseline {
+                Some(p) => {
+                    ui.label(format!("{}/{}/{}", p.wins, p.losses, p.ties));
+                    ui.label(format!("{:.4}", p.p_randomisation));
+                    let strong = p.p_adjusted < 0.05;
+                    let color = if strong { theme::LITERAL } else { ui.visuals().text_color() };
+                    ui.label(RichText::new(format!("{:.4}", p.p_adjusted)).strong().color(color));
+                    ui.label(format!("{:.4}", p.p_t_test));
+                }
+                None if i == study.baseline => {
+                    ui.label("baseline");
+                    for _ in 0..3 {
+                        ui.label("");
+                    }
+                }
+                None => {}
             }
             ui.end_row();
-            for (i, m) in study.methods.iter().enumerate() {
-                ui.horizontal(|ui| method_tag_ui(ui, m.kind, &ellipsis(&m.label, 40)));
-                for metric in &study.metrics.0 {
-                    ui.label(
-                        RichText::new(format!("{:.4}", m.summary.mean.get(metric).copied().unwrap_or(0.0))).monospace(),
-                    );
+        }
+    });
+}
+
+impl EvaluateView {
+    /// Queries × systems on the primary metric, in the chosen order; a cell opens its question in
+    /// Compare with the first relevant document that system found selected.
+    fn triage_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>, study: &Study) {
+        let names: Vec<&str> = study.methods.iter().map(|m| m.label.as_str()).collect();
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(format!("Per question ({})", study.primary)).strong());
+            let describe = |o: TriageOrder| match o {
+                TriageOrder::Disagreement => "largest disagreement first".to_string(),
+                TriageOrder::Gain(i) => format!("largest gain of {} first", ellipsis(names.get(i).unwrap_or(&"?"), 30)),
+                TriageOrder::Loss(i) => format!("largest loss of {} first", ellipsis(names.get(i).unwrap_or(&"?"), 30)),
+            };
+            egui::ComboBox::from_label("Order").selected_text(describe(self.order)).show_ui(ui, |ui| {
+                ui.selectable_value(&mut self.order, TriageOrder::Disagreement, describe(TriageOrder::Disagreement));
+                for i in (0..names.len()).filter(|&i| i != study.baseline) {
+                    for o in [TriageOrder::Gain(i), TriageOrder::Loss(i)] {
+                        ui.selectable_value(&mut self.order, o, describe(o));
+                    }
                 }
-                match &m.versus_baseline {
-                    Some(p) => {
-                        ui.label(format!("{}/{}/{}", p.wins, p.losses, p.ties));
-                        let strong = p.p_randomisation < 0.05;
-                        ui.label(RichText::new(format!("{:.4}", p.p_randomisation)).strong().color(if strong {
+            });
+        });
+        let triage = study.triage(self.order);
+        egui::ScrollArea::both().id_salt("triage").max_height(320.0).show(ui, |ui| {
+            egui::Grid::new("triage-grid").striped(true).show(ui, |ui| {
+                ui.label(RichText::new("query").strong());
+                for (i, n) in names.iter().enumerate() {
+                    let n = ellipsis(n, 18);
+                    ui.label(RichText::new(if i == study.baseline { format!("{n} (base)") } else { n }).strong());
+                }
+                ui.label(RichText::new("spread").strong());
+                ui.label(RichText::new("question").strong());
+                ui.end_row();
+                for row in triage.rows.iter().take(TRIAGE_ROWS) {
+                    ui.label(RichText::new(&row.qid).monospace());
+                    let base = row.values.get(study.baseline).copied().unwrap_or(0.0);
+                    for (i, v) in row.values.iter().enumerate() {
+                        let color = if i == study.baseline || (v - base).abs() < 1e-12 {
+                            ui.visuals().text_color()
+                        } else if *v > base {
                             theme::LITERAL
                         } else {
-                            ui.visuals().text_color()
-                        }));
-                        ui.label(format!("{:.4}", p.p_t_test));
+                            theme::ERROR
+                        };
+                        let cell = ui
+                            .add(egui::Button::new(RichText::new(format!("{v:.3}")).monospace().color(color)).small());
+                        if cell.clicked() {
+                            open_in_compare(ctx, study, i, &row.qid, &row.question);
+                        }
                     }
-                    None if i == study.baseline => {
-                        ui.label("baseline");
-                        ui.label("");
-                        ui.label("");
-                    }
-                    None => {}
+                    ui.label(RichText::new(format!("{:.3}", row.spread)).monospace());
+                    ui.label(ellipsis(&row.question, 70));
+                    ui.end_row();
                 }
-                ui.end_row();
-            }
+            });
         });
-        let (a, b) = study.pair;
-        if a != b && !study.disagreements.is_empty() {
-            ui.label(
-                RichText::new(format!(
-                    "Where {} and {} disagree most ({}) — click to inspect",
-                    study.methods[a].label, study.methods[b].label, study.primary
-                ))
-                .strong(),
-            );
-            for d in &study.disagreements {
-                ui.horizontal(|ui| {
-                    if ui.link(format!("{} · {}", d.qid, ellipsis(&d.question, 80))).clicked() {
-                        ctx.send(Command::AskQuestion(d.question.clone()));
-                    }
-                    ui.label(RichText::new(format!("{:.3} vs {:.3}", d.a, d.b)).monospace());
-                });
-            }
+        if triage.rows.len() > TRIAGE_ROWS {
+            ui.weak(format!(
+                "the first {TRIAGE_ROWS} of {} questions; `ranklens eval --triage` gives them all",
+                triage.rows.len()
+            ));
         }
+    }
+}
+
+/// Rows the triage table shows.
+const TRIAGE_ROWS: usize = 200;
+
+/// Ask the question and select the first relevant document system `i` ranked (or, when it ranked
+/// none, the best judged one), so Compare highlights it in every column and Explain says why each
+/// ranked it where it did.
+fn open_in_compare(ctx: &ViewContext<'_>, study: &Study, i: usize, qid: &str, question: &str) {
+    let Some(engine) = ctx.engine() else { return };
+    let corpus = engine.corpus();
+    let qrels = ctx.data.all_qrels();
+    let judged = qrels.for_query(qid).cloned().unwrap_or_default();
+    let relevant = |d: &str| judged.get(d).is_some_and(|g| *g >= 1);
+    let ranked = study.methods.get(i).and_then(|m| m.run.results.get(qid));
+    let first_found = ranked.and_then(|l| l.iter().find(|(d, _)| relevant(d)).and_then(|(d, _)| corpus.lookup(d)));
+    let best_judged = || {
+        let mut by_grade: Vec<(&String, &i32)> = judged.iter().filter(|(_, g)| **g >= 1).collect();
+        by_grade.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        by_grade.into_iter().find_map(|(d, _)| corpus.lookup(d))
+    };
+    ctx.send(Command::AskQuestion(question.to_string()));
+    if let Some(doc) = first_found.or_else(best_judged) {
+        let column = study.methods.get(i).map(|m| m.label.clone());
+        ctx.send(Command::Select { column, doc });
     }
 }

@@ -32,7 +32,7 @@ impl View for ExplainView {
 }
 
 fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
-    let Some(sel) = ctx.data.selection else {
+    let Some(sel) = &ctx.data.selection else {
         ui.label("Select a passage in the Compare view, or pick any passage above to ask every method why (not).");
         return;
     };
@@ -61,14 +61,15 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         egui::ScrollArea::vertical().id_salt("why-list").show(left, |ui| {
             for (label, kind, e, rank) in &explained.items {
                 ui.horizontal(|ui| {
-                    method_tag_ui(ui, *kind, kind.label());
+                    let name = if *kind == MethodKind::Run { label.as_str() } else { kind.label() };
+                    method_tag_ui(ui, *kind, &ellipsis(name, 30));
                     let rank_text = match rank {
                         Some(r) => format!("rank {r}"),
                         None => "not in the top k".into(),
                     };
-                    let selected = sel.kind == Some(*kind);
+                    let selected = sel.column.as_deref() == Some(label.as_str());
                     if ui.selectable_label(selected, rank_text).clicked() {
-                        ctx.send(Command::PickColumn(*kind));
+                        ctx.send(Command::PickColumn(label.clone()));
                     }
                 });
                 match e {
@@ -84,8 +85,8 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             }
         });
         let right = &mut cols[1];
-        let chosen = sel.kind.or(explained.items.first().map(|i| i.1));
-        if let Some((_, kind, Ok(e), _)) = explained.items.iter().find(|i| Some(i.1) == chosen) {
+        let chosen = sel.column.as_ref().or(explained.items.first().map(|i| &i.0));
+        if let Some((_, kind, Ok(e), _)) = explained.items.iter().find(|i| Some(&i.0) == chosen) {
             egui::ScrollArea::vertical().id_salt("why-detail").show(right, |ui| detail_ui(ui, *kind, e));
         }
     });
@@ -117,7 +118,7 @@ impl ExplainView {
             }
         });
         if let Some(doc) = chosen {
-            ctx.send(Command::Select { kind: ctx.data.selection.and_then(|s| s.kind), doc });
+            ctx.send(Command::Select { column: ctx.data.selection.as_ref().and_then(|s| s.column.clone()), doc });
             self.why_not_filter.clear();
         }
     }

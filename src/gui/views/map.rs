@@ -111,7 +111,7 @@ impl View for MapView {
                 ui.label(RichText::new(format!("{} — {}", d.id, d.title)).strong());
                 ui.label(ellipsis(&d.text, 200));
                 if response.response.clicked() {
-                    ctx.send(Command::Select { kind: None, doc });
+                    ctx.send(Command::Select { column: None, doc });
                 }
             }
             let ui = &mut cols[1];
@@ -126,12 +126,12 @@ impl View for MapView {
                         ui.horizontal(|ui| {
                             if ui
                                 .selectable_label(
-                                    ctx.data.selection.is_some_and(|s| s.doc == *doc),
+                                    ctx.data.selection.as_ref().is_some_and(|s| s.doc == *doc),
                                     corpus.external_id(*doc),
                                 )
                                 .clicked()
                             {
-                                ctx.send(Command::Select { kind: None, doc: *doc });
+                                ctx.send(Command::Select { column: None, doc: *doc });
                             }
                             ui.label(format!("{cos:.3}"));
                         });

@@ -1,0 +1,176 @@
+//! Runs from files as systems: `ranklens eval --qrels Q --run A --run B …` with no corpus, every
+//! metric against pytrec_eval (trec_eval's own code) to 1e-4, p-values corrected for the number
+//! of systems, and the per-query triage; runs as columns beside the methods on SciFact.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use ranklens::analysis::AnalyzerConfig;
+use ranklens::compare::{Outcome, Plan};
+use ranklens::config::Settings;
+use ranklens::corpus::{LoadOptions, load};
+use ranklens::engine::{Engine, SparseSpec};
+use ranklens::eval::{Run, RunFile};
+use ranklens::progress::NoProgress;
+use ranklens::retrieve::{Bm25Variant, MethodKind, QueryContext, TfIdfVariant};
+use serde_json::Value;
+
+/// pytrec_eval's means of the study's metrics for one TREC run file.
+fn pytrec(qrels: &Path, run: &Path) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/trec_eval_check.py");
+    let out = Command::new(common::checker_python())
+        .arg(script)
+        .arg(qrels)
+        .arg(run)
+        .args(["ndcg_cut.10", "recall.100", "map", "recip_rank"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn ranklens(args: &[&str]) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ranklens")).args(args).output().unwrap();
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "ranklens {args:?} failed: {stderr}");
+    (stdout, stderr)
+}
+
+/// SciFact runs of three RankLens methods, 100 deep.
+fn scifact_runs() -> Vec<(&'static str, Run)> {
+    let corpus = load(&common::shared_data("scifact"), LoadOptions::default()).unwrap();
+    let engine = Engine::new(corpus);
+    let settings = Settings::default();
+    let specs = [
+        ("bm25", SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() }),
+        ("okapi", SparseSpec::Bm25 { variant: Bm25Variant::Okapi, params: Bm25Variant::Okapi.default_params() }),
+        ("tfidf", SparseSpec::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true }),
+    ];
+    specs
+        .into_iter()
+        .map(|(name, spec)| {
+            let r = engine.sparse(spec, AnalyzerConfig::default(), &NoProgress).unwrap();
+            (name, engine.run_queries(r.as_ref(), &settings, 100, &NoProgress).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn runs_alone_are_evaluated_like_trec_eval_with_corrected_tests_and_triage() {
+    let qrels = common::shared_data("scifact").join("qrels/test.tsv");
+    let dir = tempfile::tempdir().unwrap();
+    let runs = scifact_runs();
+    // The same runs in three formats: TREC, CSV with a header, gzipped JSON Lines.
+    let mut args = vec!["eval".to_string(), "--qrels".into(), qrels.display().to_string()];
+    for (i, (name, run)) in runs.iter().enumerate() {
+        let trec = dir.path().join(format!("{name}.trec"));
+        run.write_trec(&trec).unwrap();
+        let given = match i {
+            0 => trec.clone(),
+            1 => {
+                let csv = dir.path().join(format!("{name}.csv"));
+                let rows: String = run
+                    .results
+                    .iter()
+                    .flat_map(|(q, l)| l.iter().map(move |(d, s)| format!("{q},{d},{s}\n")))
+                    .collect();
+                std::fs::write(&csv, format!("query_id,doc_id,score\n{rows}")).unwrap();
+                csv
+            }
+            _ => {
+                let gz = dir.path().join(format!("{name}.jsonl.gz"));
+                let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                for (q, l) in &run.results {
+                    for (d, s) in l {
+                        let line = serde_json::json!({"qid": q, "docid": d, "score": s});
+                        std::io::Write::write_all(&mut enc, format!("{line}\n").as_bytes()).unwrap();
+                    }
+                }
+                std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+                gz
+            }
+        };
+        args.extend(["--run".into(), format!("{name}={}", given.display())]);
+    }
+    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let json_args: Vec<&str> = arg_refs.iter().copied().chain(["--format", "json"]).collect();
+    let (stdout, _) = ranklens(&json_args);
+    let study: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(study["num_queries"], 300);
+    assert_eq!(study["correction"], "holm");
+    let methods = study["methods"].as_array().unwrap();
+    assert_eq!(methods.iter().map(|m| m["label"].as_str().unwrap()).collect::<Vec<_>>(), ["bm25", "okapi", "tfidf"]);
+    for (m, (name, _)) in methods.iter().zip(&runs) {
+        let theirs = pytrec(&qrels, &dir.path().join(format!("{name}.trec")));
+        for (ours, trec) in [("nDCG@10", "ndcg_cut.10"), ("R@100", "recall.100"), ("MAP", "map"), ("MRR", "recip_rank")]
+        {
+            let (a, b) = (m["summary"]["mean"][ours].as_f64().unwrap(), theirs[trec].as_f64().unwrap());
+            assert!((a - b).abs() < 1e-4, "{name} {ours}: RankLens {a:.6} vs pytrec_eval {b:.6}");
+        }
+    }
+    // Holm over the two tests against bm25, by hand from the raw p-values.
+    let p: Vec<f64> = methods[1..].iter().map(|m| m["versus_baseline"]["p_randomisation"].as_f64().unwrap()).collect();
+    let adjusted: Vec<f64> =
+        methods[1..].iter().map(|m| m["versus_baseline"]["p_adjusted"].as_f64().unwrap()).collect();
+    let (lo, hi) = if p[0] <= p[1] { (0, 1) } else { (1, 0) };
+    let first = (2.0 * p[lo]).min(1.0);
+    assert_eq!(adjusted[lo], first);
+    assert_eq!(adjusted[hi], p[hi].min(1.0).max(first));
+
+    // The table names the correction; the triage lists every judged query × system.
+    let (table, stderr) = ranklens(&arg_refs);
+    assert!(table.contains("Holm correction over 2 test(s)") && table.contains("p (Holm)"), "{table}");
+    assert!(stderr.contains("run okapi: ") && stderr.contains("(CSV)") && stderr.contains("(JSON Lines)"), "{stderr}");
+    let triage_args: Vec<&str> =
+        arg_refs.iter().copied().chain(["--triage", "gain:tfidf", "--format", "csv"]).collect();
+    let (csv, _) = ranklens(&triage_args);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("qid,bm25,okapi,tfidf,spread,question"));
+    let rows: Vec<Vec<f64>> =
+        lines.map(|l| l.split(',').skip(1).take(3).map(|v| v.parse().unwrap()).collect()).collect();
+    assert_eq!(rows.len(), 300);
+    let gains: Vec<f64> = rows.iter().map(|r| r[2] - r[0]).collect();
+    assert!(gains.windows(2).all(|w| w[0] >= w[1] - 1e-9), "ordered by tfidf's gain over bm25");
+}
+
+#[test]
+fn a_run_is_a_column_beside_the_methods_and_says_what_the_corpus_lacks() {
+    let corpus = load(&common::shared_data("scifact"), LoadOptions::default()).unwrap();
+    let question = corpus.query("1").unwrap().text.clone();
+    let (a, b) = (corpus.docs()[0].id.clone(), corpus.docs()[1].id.clone());
+    let engine = Engine::new(corpus);
+    // Query 1's list, with one document the corpus does not hold put at rank 2.
+    let text = format!("1 Q0 {a} 1 9.5 mine\n1 Q0 not-a-doc 2 9.0 mine\n1 Q0 {b} 3 8.0 mine\n2 Q0 {a} 1 1 mine\n");
+    let run = RunFile::parse(text.as_bytes(), None, Path::new("mine.trec"), "mine").unwrap();
+    let settings = Settings { methods: vec![MethodKind::Bm25], ..Settings::default() };
+    let plan = Plan::from_settings(&settings, None, None).with_runs(&[std::sync::Arc::new(run)]);
+    let run = plan.run(&engine, &QueryContext::new(&question), &NoProgress).unwrap();
+    let column = &run.comparison.runs[1];
+    assert_eq!((column.kind, column.label.as_str()), (MethodKind::Run, "mine"));
+    let Outcome::Ranked(r) = &column.outcome else { panic!("{:?}", column.outcome) };
+    let ids: Vec<&str> = r.hits.iter().map(|h| engine.corpus().external_id(h.doc)).collect();
+    assert_eq!(ids, [a.as_str(), b.as_str()]);
+    assert_eq!((r.absent.len(), r.absent[0].id.as_str(), r.absent[0].rank), (1, "not-a-doc", 2));
+    assert_eq!(r.rank_of(r.hits[1].doc), Some(3));
+    let e = run.explain_in("mine", r.hits[0].doc).unwrap().unwrap();
+    assert_eq!(e.value, 9.5);
+    // Every report format keeps the document the corpus lacks, at its rank.
+    let report = ranklens::report::ReportBody::Comparison(Box::new(ranklens::report::comparison_report(
+        &engine, &run, &settings, None,
+    )));
+    let csv = ranklens::report::render(&report, ranklens::report::ReportFormat::Csv).unwrap();
+    assert!(csv.contains(",mine,2,not-a-doc,9.000000\n"), "{csv}");
+    let md = ranklens::report::render(&report, ranklens::report::ReportFormat::Markdown).unwrap();
+    assert!(md.contains("not-a-doc (9.000, not in the corpus)"), "{md}");
+    let html = ranklens::report::render(&report, ranklens::report::ReportFormat::Html).unwrap();
+    assert!(html.contains("2. not-a-doc (not in the corpus)"), "the rankings chart");
+    // A question the run does not rank: its column says so, the methods still rank.
+    let other = plan.run(&engine, &QueryContext::new("an unlisted question"), &NoProgress).unwrap();
+    assert!(
+        matches!(&other.comparison.runs[1].outcome, Outcome::Unavailable { message } if message.contains("ranks only the questions of its question set"))
+    );
+    assert!(other.comparison.runs[0].ranking().is_some_and(|r| !r.hits.is_empty()));
+}
