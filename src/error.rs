@@ -99,7 +99,11 @@ pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
     let mut next = error.source();
     while let Some(cause) = next {
         let text = cause.to_string();
-        if !text.is_empty() && !out.ends_with(&text) {
+        // SQLite and others repeat their message under a code (`disk I/O error` then
+        // `Error code 778: disk I/O error`): a cause whose last part is already said adds nothing.
+        let said =
+            |t: &str| out.ends_with(t) || out.rsplit(": ").next().is_some_and(|last| t.ends_with(&format!(": {last}")));
+        if !text.is_empty() && !said(&text) {
             out.push_str(": ");
             out.push_str(&text);
         }
@@ -125,5 +129,8 @@ mod tests {
         assert_eq!(nested.report(), "model: fetching splade: /nonexistent/x.jsonl: No such file or directory");
         assert!(std::error::Error::source(&nested).is_some(), "the cause is kept, typed");
         assert_eq!(Error::Model("no model".into()).report(), "model: no model");
+        // rusqlite's failure shows its message, and its cause the same message under a code.
+        let full = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(778), Some("disk I/O error".to_string()));
+        assert_eq!(Error::Sqlite(full).report(), "sql: disk I/O error");
     }
 }

@@ -29,6 +29,7 @@ pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod formula;
+pub mod fsutil;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod index;

@@ -21,7 +21,7 @@ fn open_app(cli: &ranklens::cli::Cli) -> ExitCode {
     match ranklens::gui::run(open, runs) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", ranklens::error::report(e.as_ref()));
             ExitCode::from(2)
         }
     }

@@ -35,10 +35,14 @@ fn models() -> ModelManager {
 }
 
 fn harness(question: &str) -> Harness<'static, RankLensApp> {
+    harness_with(question, Harness::<RankLensApp>::builder())
+}
+
+fn harness_with(question: &str, builder: egui_kittest::HarnessBuilder<RankLensApp>) -> Harness<'static, RankLensApp> {
     let manager = models();
     let state = Persisted { question: question.to_string(), ..Persisted::default() };
     let workspace = tempfile::tempdir().unwrap().keep();
-    let mut h = Harness::builder()
+    let mut h = builder
         .with_size(egui::vec2(1360.0, 860.0))
         .build_eframe(move |cc| RankLensApp::create(cc, state, manager, Some(workspace), Some(CorpusChoice::Sample)));
     settle(&mut h);
@@ -332,6 +336,28 @@ fn grades_survive_a_restart_and_round_trip_through_qrels() {
 }
 
 #[test]
+fn a_damaged_grades_file_is_kept_and_named_and_new_grades_are_not_lost() {
+    let ws = tempfile::tempdir().unwrap().keep();
+    let db = ws.join("judgements.sqlite");
+    let damaged = b"SQLite format 3\0 but not really a database".repeat(200);
+    std::fs::write(&db, &damaged).unwrap();
+    {
+        let mut h = harness_in(ws.clone(), "What is E140?");
+        h.get_by_label_contains("the judgements database is damaged");
+        h.get_by_label_contains("Grades given now are kept in memory and written to");
+        let doc = h.state().engine().unwrap().corpus().lookup("errors-1").unwrap();
+        let bm25 = Some(column(&h, MethodKind::Bm25));
+        send(&mut h, [Command::Select { column: bm25, doc }]);
+        h.key_press(egui::Key::Num2);
+        h.run_steps(2);
+        assert_eq!(h.state().data().grades.get("errors-1"), Some(&2), "grading works all the same");
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), damaged, "the damaged file is left for the user");
+    let spill = std::fs::read_to_string(ws.join("judgements.sqlite.unsaved.tsv")).unwrap();
+    assert!(spill.lines().any(|l| l.ends_with("\tq3\terrors-1\t2")), "{spill}");
+}
+
+#[test]
 fn a_json_report_reopens_with_the_same_rankings_and_a_tampered_one_is_refused() {
     let mut h = harness("Which version added end-to-end encryption, and which library does it use?");
     let dir = tempfile::tempdir().unwrap();
@@ -595,4 +621,114 @@ fn select_all_then_typing_replaces_the_question() {
     h.get_by_label("Question").type_text("plugins");
     h.run_steps(3);
     assert_eq!(h.state().data().persisted.question, "plugins");
+}
+
+/// The document count of the corpus the app has open.
+fn corpus_len(h: &Harness<'static, RankLensApp>) -> usize {
+    h.state().engine().unwrap().corpus().len()
+}
+
+#[test]
+fn hostile_input_in_every_box_and_bad_files_leave_the_app_up_with_the_corpus_loaded() {
+    // Emoji have no glyph in the app's fonts: the real app draws a box for them (egui's default),
+    // which the harness, strict by default, must be told to allow.
+    let mut h = harness_with("What is E140?", Harness::<RankLensApp>::builder().allow_missing_glyphs());
+    let sample = corpus_len(&h);
+    let boolean_outcome = |h: &Harness<'static, RankLensApp>| {
+        let runs = &h.state().ranking().unwrap().run.comparison.runs;
+        format!("{:?}", runs.iter().find(|r| r.kind == MethodKind::Boolean).unwrap().outcome)
+    };
+
+    // The question bar: 20,000 NOTs, 100,000 parentheses deep, typed as a user pastes them.
+    for (query, says) in [
+        (format!("{}sync", "NOT ".repeat(20_000)), "(at character 401)"),
+        (format!("{}sync{}", "(".repeat(100_000), ")".repeat(100_000)), "(at character 101)"),
+    ] {
+        h.get_by_label("Question").set_text_value_accesskit(&query);
+        h.get_by_label("Question").focus();
+        h.key_press(egui::Key::Enter);
+        settle(&mut h);
+        assert_eq!(h.state().data().persisted.question, query);
+        let outcome = boolean_outcome(&h);
+        assert!(outcome.contains("nests more than 100 levels") && outcome.contains(says), "{outcome}");
+        h.get_by_label_contains("nests more than 100 levels of parentheses and NOTs");
+        // Every other method still ranks.
+        let runs = &h.state().ranking().unwrap().run.comparison.runs;
+        assert!(
+            runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap().ranking().is_some_and(|r| !r.hits.is_empty())
+        );
+    }
+    // Text from every corner of Unicode is a question like any other.
+    let text = "e\u{301} \u{202e}evil\u{202c} שלום 👩\u{200d}👩\u{200d}👧 \u{0} sync ﬁ İ <script>";
+    send(&mut h, [Command::AskQuestion(text.into())]);
+    assert_eq!(bm25_order(&h).first().map(String::as_str), Some("sync-1"));
+
+    // The SQL and graph boxes.
+    h.get_by_label("Structured").click();
+    h.run_steps(2);
+    for (sql, says) in [
+        (format!("SELECT 1 {}", "+ 1 ".repeat(30_000)), "the limit is 100000"),
+        ("SELECT randomblob(100000000)".to_string(), "limit of 10000000 bytes"),
+        ("ATTACH DATABASE '/etc/passwd' AS p".to_string(), "refused: ATTACH"),
+        ("SELECT code AS \"𼺴\", 'ﬁ' FROM errors WHERE meaning <> 'ß' AND stops_sync = 1".to_string(), "3 row(s)"),
+    ] {
+        h.get_by_label("SQL statement").focus();
+        h.get_by_label("SQL statement").set_text_value_accesskit(&sql);
+        h.run_steps(2);
+        h.get_by_label("Run SQL").click();
+        settle(&mut h);
+        h.get_by_label_contains(says);
+    }
+    h.get_by_label("Graph pattern").focus();
+    h.get_by_label("Graph pattern").set_text_value_accesskit(&vec!["desktop-app loads ?p"; 17].join(" . "));
+    h.run_steps(2);
+    h.get_by_label("Run pattern").click();
+    settle(&mut h);
+    h.get_by_label_contains("more than 16 triples");
+
+    // The filter: a clear message, and the old filter is not replaced by half of the new one.
+    h.get_by_label("Filter").focus();
+    h.get_by_label("Filter").set_text_value_accesskit("release >=");
+    h.run_steps(3);
+    h.get_by_label_contains("no value after `>=`");
+    h.get_by_label("Filter").set_text_value_accesskit(&"NOT ".repeat(20_000));
+    h.run_steps(3);
+    h.get_by_label_contains("the limit is 4096");
+    assert_eq!(h.state().data().persisted.settings.filter, None);
+
+    // Files that cannot become a corpus: each is reported, and the sample stays open.
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("photo.jpg");
+    std::fs::write(&binary, (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect::<Vec<u8>>())
+        .unwrap();
+    let binary_jsonl = dir.path().join("binary.jsonl");
+    std::fs::write(&binary_jsonl, (0..4096u32).map(|i| (i.wrapping_mul(40503) >> 8) as u8).collect::<Vec<u8>>())
+        .unwrap();
+    let empty = dir.path().join("empty-folder");
+    std::fs::create_dir(&empty).unwrap();
+    let one_line = dir.path().join("one-line.jsonl");
+    std::fs::write(&one_line, "x".repeat(50 << 20)).unwrap();
+    for (path, says) in [
+        (binary, "cannot tell the format"),
+        (binary_jsonl, "no documents could be loaded"),
+        (empty, "no .txt or .md files found"),
+        (one_line, "one-line.jsonl:1: malformed JSON"),
+        (dir.path().join("missing.jsonl"), "No such file or directory"),
+    ] {
+        send(&mut h, [Command::OpenCorpus(CorpusChoice::Path(path.clone(), ranklens::corpus::Split::File))]);
+        h.get_by_label_contains(says);
+        assert_eq!(corpus_len(&h), sample, "{} replaced the open corpus", path.display());
+        assert!(h.state().ranking().is_some(), "the rankings stay");
+    }
+
+    // Duplicate ids load, with each duplicate named by its line.
+    let dup = dir.path().join("dup.jsonl");
+    std::fs::write(
+        &dup,
+        "{\"_id\":\"a\",\"text\":\"one\"}\n{\"_id\":\"b\",\"text\":\"two\"}\n{\"_id\":\"a\",\"text\":\"three\"}\n",
+    )
+    .unwrap();
+    send(&mut h, [Command::OpenCorpus(CorpusChoice::Path(dup, ranklens::corpus::Split::File))]);
+    h.get_by_label_contains("dup.jsonl:3: duplicate id \"a\"; the first one is kept");
+    assert_eq!(corpus_len(&h), 2);
 }

@@ -380,3 +380,35 @@ fn an_explicit_folder_wins_and_a_hugging_face_snapshot_is_accepted_as_is() {
     assert_eq!(explicit.source, ModelSource::Explicit);
     assert_eq!(hub.requests.load(Ordering::SeqCst), 0);
 }
+
+#[test]
+fn a_cached_file_damaged_after_download_is_never_loaded_but_fetched_again_or_reported() {
+    let src = tempfile::tempdir().unwrap();
+    let (spec, served) = test_model(src.path(), "main");
+    let hub = serve(served);
+    let cache = tempfile::tempdir().unwrap();
+    let m = manager(&spec, cache.path().to_path_buf(), &hub);
+    let first = m.resolve(Role::Dense, true, &NoProgress).unwrap();
+    let weights = first.dir.join("model.safetensors");
+    let good = std::fs::read(&weights).unwrap();
+
+    // One bit flipped in place: same size, different hash.
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x01;
+    std::fs::write(&weights, &flipped).unwrap();
+    let offline = m.clone().offline(true);
+    let err = offline.resolve(Role::Dense, true, &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("model.safetensors: sha256") && err.contains("changed or damaged"), "{err}");
+    let requests = hub.requests.load(Ordering::SeqCst);
+    let again = m.resolve(Role::Dense, true, &NoProgress).unwrap();
+    assert_eq!(again.source, ModelSource::Hub, "fetched again");
+    assert_eq!(hub.requests.load(Ordering::SeqCst), requests + 3);
+    assert_eq!(std::fs::read(&weights).unwrap(), good);
+
+    // Truncated: named with both sizes.
+    std::fs::write(&weights, &good[..good.len() / 3]).unwrap();
+    let err = offline.resolve(Role::Dense, true, &NoProgress).unwrap_err().to_string();
+    assert!(err.contains(&format!("{} bytes where {} were verified", good.len() / 3, good.len())), "{err}");
+    assert_eq!(m.resolve(Role::Dense, true, &NoProgress).unwrap().source, ModelSource::Hub);
+    assert_eq!(std::fs::read(&weights).unwrap(), good);
+}

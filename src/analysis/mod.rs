@@ -288,4 +288,77 @@ mod tests {
         }
         assert!("klingon".parse::<AnalyzerConfig>().is_err());
     }
+
+    /// Text from the corners of Unicode, and UTF-16 with lone surrogates as a JSON `\ud800`
+    /// escape would carry them (decoded the lossy way).
+    fn hostile() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            prop::sample::select(vec![
+                "e\u{301}",
+                "\u{202e}evil\u{202c}",
+                "שלום",
+                "مرحبا",
+                "👩\u{200d}👩\u{200d}👧",
+                "\u{0}",
+                "\u{feff}",
+                "İstanbul",
+                "STRASSE",
+                "straße",
+                "ﬁnally",
+                "ǅemal",
+                "Σίσυφος",
+                "running's",
+                "dog\u{2019}s",
+                "ＡＢＣ",
+                "x\u{fe0f}",
+                "\u{e000}",
+                "123.45",
+                "e-mail",
+                "C++",
+                "i18n",
+            ])
+            .prop_map(str::to_string),
+            "\\PC{1,10}",
+            any::<String>(),
+            prop::collection::vec(any::<u16>(), 0..12).prop_map(|u| String::from_utf16_lossy(&u)),
+        ];
+        prop::collection::vec(piece, 0..10).prop_map(|p| p.join(" "))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Every analyzer on any text: no panic; the same terms every time, from a fresh analyzer
+        /// or a warm stem cache; offsets cut the text at character boundaries around the word;
+        /// positions increase.
+        #[test]
+        fn analyzers_are_total_and_deterministic(text in hostile(), preset in 0usize..3, stop in proptest::prelude::any::<bool>()) {
+            let config = AnalyzerConfig::preset(Preset::ALL[preset]).with_stopwords(stop);
+            let a = Analyzer::new(config);
+            let tokens = a.tokens(&text);
+            proptest::prop_assert_eq!(&Analyzer::new(config).tokens(&text), &tokens);
+            let mut cache = StemCache::new();
+            a.tokens_cached(&text, &mut cache);
+            proptest::prop_assert_eq!(&a.tokens_cached(&text, &mut cache), &tokens);
+            let mut last = None;
+            for t in &tokens {
+                proptest::prop_assert!(!t.text.is_empty());
+                proptest::prop_assert!(text.get(t.offset_from..t.offset_to).is_some_and(|w| !w.is_empty()));
+                proptest::prop_assert!(last.is_none_or(|p| t.position > p));
+                last = Some(t.position);
+            }
+        }
+
+        /// The whitespace analyzer is the textbook recipe, written again here.
+        #[test]
+        fn whitespace_terms_are_the_textbook_recipe(text in hostile()) {
+            let want: Vec<String> = text
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+                .filter(|w| !w.is_empty())
+                .collect();
+            proptest::prop_assert_eq!(terms(AnalyzerConfig::preset(Preset::Whitespace).with_stopwords(false), &text), want);
+        }
+    }
 }

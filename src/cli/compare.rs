@@ -39,7 +39,8 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
-    /// The question.
+    /// The question; `-` reads it from standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
 }
 
@@ -103,7 +104,7 @@ fn compare_view(engine: &Engine, cmp: &Comparison, analyzer: String) -> anyhow::
 impl Printable for CompareView {
     fn table(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{} · analyzer {}", self.question, self.analyzer);
+        let _ = writeln!(out, "{} · analyzer {}", super::views::truncate(&self.question, 200), self.analyzer);
         for m in self.methods.iter().filter(|m| m.ranks_passages()) {
             let total = m.total_matches.map(|t| format!("{t} matching")).unwrap_or_default();
             match &m.message {

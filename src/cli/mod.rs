@@ -98,7 +98,7 @@ pub fn run(command: Command) -> ExitCode {
         Ok(Found::Some) => ExitCode::SUCCESS,
         Ok(Found::Nothing) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::error::report(e.as_ref()));
             ExitCode::from(2)
         }
     }

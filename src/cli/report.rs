@@ -36,7 +36,8 @@ pub struct ReportArgs {
     /// Where to write: .html, .md, .json or .csv.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-    /// The question (for a one-question report).
+    /// The question (for a one-question report); `-` reads it from standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
     question: Option<String>,
 }
 

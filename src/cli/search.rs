@@ -32,7 +32,8 @@ pub struct SearchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
-    /// The question (or Boolean query).
+    /// The question (or Boolean query); `-` reads it from standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
 }
 

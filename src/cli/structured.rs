@@ -18,7 +18,8 @@ pub struct SqlArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
-    /// One read-only SELECT statement over the corpus's tables.
+    /// One read-only SELECT statement over the corpus's tables; `-` reads it from standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
     statement: String,
 }
 
@@ -30,7 +31,9 @@ pub struct GraphArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
-    /// A pattern such as `desktop-app loads ?p . ?p depends_on libsodium`.
+    /// A pattern such as `desktop-app loads ?p . ?p depends_on libsodium`; `-` reads it from
+    /// standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
     pattern: String,
 }
 

@@ -61,32 +61,46 @@ impl fmt::Display for FieldFilter {
     }
 }
 
+/// The longest filter, in bytes.
+pub const MAX_FILTER_BYTES: usize = 4096;
+
+/// Operators, longest first at each position so `>=` is not read as `>`.
+const OPERATORS: [(&str, CompareOp); 7] = [
+    (">=", CompareOp::Ge),
+    ("<=", CompareOp::Le),
+    ("!=", CompareOp::Ne),
+    ("=", CompareOp::Eq),
+    ("<", CompareOp::Lt),
+    (">", CompareOp::Gt),
+    ("~", CompareOp::Contains),
+];
+
 impl std::str::FromStr for FieldFilter {
     type Err = Error;
+    /// `field op value`: the first operator from the left splits the two sides, so a field name
+    /// holds no operator character and the value may hold any (`title ~ a<b` looks for `a<b`).
     fn from_str(s: &str) -> Result<Self> {
-        // Longest operators first so `>=` is not read as `>`.
-        let ops = [
-            (">=", CompareOp::Ge),
-            ("<=", CompareOp::Le),
-            ("!=", CompareOp::Ne),
-            ("=", CompareOp::Eq),
-            ("<", CompareOp::Lt),
-            (">", CompareOp::Gt),
-            ("~", CompareOp::Contains),
-        ];
-        for (sym, op) in ops {
-            if let Some((field, value)) = s.split_once(sym) {
-                let (field, value) = (field.trim(), value.trim());
-                if field.is_empty() || value.is_empty() {
-                    break;
-                }
-                return Ok(FieldFilter { field: field.to_string(), op, value: value.to_string() });
-            }
+        if s.len() > MAX_FILTER_BYTES {
+            return Err(Error::invalid(
+                "filter",
+                format!("the filter is {} bytes long; the limit is {MAX_FILTER_BYTES}", s.len()),
+            ));
         }
-        Err(Error::invalid(
-            "filter",
-            format!("{s:?} is not `field op value` (op: = != < <= > >= ~), e.g. `release >= 4`"),
-        ))
+        let usage = "`field op value` (op: = != < <= > >= ~), e.g. `release >= 4`";
+        let first = s.char_indices().find_map(|(i, _)| {
+            OPERATORS.iter().find(|(sym, _)| s[i..].starts_with(sym)).map(|&(sym, op)| (i, sym, op))
+        });
+        let Some((at, sym, op)) = first else {
+            return Err(Error::invalid("filter", format!("{s:?} has no comparison; write {usage}")));
+        };
+        let (field, value) = (s[..at].trim(), s[at + sym.len()..].trim());
+        if field.is_empty() {
+            return Err(Error::invalid("filter", format!("{s:?} has no field name before `{sym}`; write {usage}")));
+        }
+        if value.is_empty() {
+            return Err(Error::invalid("filter", format!("{s:?} has no value after `{sym}`; write {usage}")));
+        }
+        Ok(FieldFilter { field: field.to_string(), op, value: value.to_string() })
     }
 }
 
@@ -148,6 +162,7 @@ fn compare_values(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::collections::BTreeMap;
 
     fn doc(release: &str) -> Doc {
@@ -177,5 +192,39 @@ mod tests {
         assert!(!missing.matches(&doc("4")));
         assert!("release".parse::<FieldFilter>().is_err());
         assert!(">= 4".parse::<FieldFilter>().is_err());
+        // The first operator splits: the value keeps the rest, operators and all.
+        let f: FieldFilter = "title ~ a<=b = c".parse().expect("parses");
+        assert_eq!((f.field.as_str(), f.op, f.value.as_str()), ("title", CompareOp::Contains, "a<=b = c"));
+        let e = "release >= ".parse::<FieldFilter>().expect_err("no value").to_string();
+        assert!(e.contains("no value after `>=`"), "{e}");
+    }
+
+    /// A filter as its parts: a field without operator characters, any value.
+    fn filter() -> impl Strategy<Value = FieldFilter> {
+        let op = prop::sample::select(OPERATORS.iter().map(|(_, op)| *op).collect::<Vec<_>>());
+        ("[^=!<>~]{1,20}", op, "\\PC{1,30}")
+            .prop_map(|(field, op, value)| FieldFilter {
+                field: field.trim().to_string(),
+                op,
+                value: value.trim().to_string(),
+            })
+            .prop_filter("non-empty sides", |f| !f.field.is_empty() && !f.value.is_empty())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        #[test]
+        fn any_string_parses_or_is_refused(s in "\\PC{0,80}|[a-z =!<>~.0-9]{0,40}") {
+            if let Ok(f) = s.parse::<FieldFilter>() {
+                prop_assert!(!f.field.is_empty() && !f.value.is_empty());
+                prop_assert_eq!(f.to_string().parse::<FieldFilter>().ok(), Some(f));
+            }
+        }
+
+        #[test]
+        fn a_printed_filter_parses_back_to_the_same_parts(f in filter()) {
+            prop_assert_eq!(f.to_string().parse::<FieldFilter>().ok(), Some(f));
+        }
     }
 }

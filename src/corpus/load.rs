@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::Qrels;
+use super::delimited::{Delimited, Row, read_delimited};
 use super::{Corpus, Doc, LoadReport, Query};
 use crate::{Error, Result};
 
@@ -165,17 +166,7 @@ fn column(headers: &[String], names: &[&str]) -> Option<usize> {
 fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()> {
     let bytes = read(path)?;
     corpus.report.files += 1;
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .flexible(true)
-        .quoting(delimiter == b',')
-        .from_reader(bytes.as_slice());
-    let headers: Vec<String> = match reader.byte_headers() {
-        Ok(h) => h.iter().map(|f| String::from_utf8_lossy(f).trim().to_string()).collect(),
-        Err(e) => {
-            return Err(Error::invalid(format!("{}:1", path.display()), format!("cannot read the header: {e}")));
-        }
-    };
+    let Delimited { header: headers, rows } = read_delimited(&bytes, delimiter, delimiter == b',', path)?;
     let id_col = column(&headers, &["id", "_id", "docid", "doc_id"]);
     let text_col = column(&headers, &["text", "body", "contents", "content", "passage"]);
     let (Some(id_col), Some(text_col)) = (id_col, text_col) else {
@@ -185,18 +176,14 @@ fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()>
         ));
     };
     let title_col = column(&headers, &["title"]);
-    let mut record = csv::ByteRecord::new();
-    loop {
-        let line = reader.position().line() as usize;
-        match reader.read_byte_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                corpus.report.skip(path, Some(line), format!("unreadable row ({e}); skipped"));
+    for Row { line, fields } in rows {
+        let record = match fields {
+            Ok(r) => r,
+            Err(message) => {
+                corpus.report.skip(path, Some(line), message);
                 continue;
             }
-        }
-        let line = record.position().map(|p| p.line() as usize).unwrap_or(line);
+        };
         if record.len() != headers.len() {
             corpus.report.skip(
                 path,
@@ -205,18 +192,14 @@ fn load_delimited(path: &Path, delimiter: u8, corpus: &mut Corpus) -> Result<()>
             );
             continue;
         }
-        let mut values = Vec::with_capacity(record.len());
-        let mut bad_utf8 = false;
-        for f in record.iter() {
-            match std::str::from_utf8(f) {
-                Ok(s) => values.push(s.to_string()),
-                Err(_) => bad_utf8 = true,
-            }
-        }
-        if bad_utf8 {
+        let Ok(values) = record
+            .iter()
+            .map(|f| std::str::from_utf8(f).map(str::to_string))
+            .collect::<std::result::Result<Vec<String>, _>>()
+        else {
             corpus.report.skip(path, Some(line), "row is not valid UTF-8; skipped");
             continue;
-        }
+        };
         let id = values[id_col].trim().to_string();
         if id.is_empty() {
             corpus.report.skip(path, Some(line), format!("missing field {:?}; skipped", headers[id_col]));
@@ -292,7 +275,11 @@ fn load_folder(dir: &Path, split: Split, corpus: &mut Corpus) -> Result<()> {
             }
             Split::Paragraph => {
                 let page_title = first_heading(&text).unwrap_or(stem);
-                for (n, p) in paragraphs(&text, &page_title).into_iter().enumerate() {
+                let paragraphs = paragraphs(&text, &page_title);
+                if paragraphs.is_empty() {
+                    corpus.report.skip(&file, None, "no paragraph of text (only blank lines and headings); skipped");
+                }
+                for (n, p) in paragraphs.into_iter().enumerate() {
                     let mut fields = BTreeMap::new();
                     fields.insert("page".to_string(), base_id.clone());
                     let doc = Doc { id: format!("{base_id}-{}", n + 1), title: p.title, text: p.text, fields };

@@ -5,6 +5,7 @@
 //! error.
 
 pub mod chunk;
+pub(crate) mod delimited;
 mod filter;
 mod load;
 mod qrels;

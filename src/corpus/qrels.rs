@@ -24,10 +24,12 @@ impl Qrels {
         Ok(Self::parse(&text, path))
     }
 
-    /// Parse qrels text; `path` only names the source in warnings.
+    /// Parse qrels text; `path` only names the source in warnings. A document judged twice for
+    /// one query is reported; the later grade is kept (as `trec_eval` does).
     pub fn parse(text: &str, path: &Path) -> (Qrels, Vec<LoadWarning>) {
         let mut qrels = Qrels::default();
         let mut warnings = Vec::new();
+        let mut first_line = std::collections::HashMap::new();
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             let fields: Vec<&str> = line.split_whitespace().collect();
@@ -56,6 +58,22 @@ impl Qrels {
                 }
                 continue;
             };
+            match first_line.insert((qid.to_string(), docid.to_string()), n) {
+                Some(earlier) if qrels.grade(qid, docid) != Some(grade) => warnings.push(LoadWarning {
+                    file: path.to_path_buf(),
+                    line: Some(n),
+                    message: format!(
+                        "{docid:?} is judged again for query {qid:?} (first on line {earlier}) with another grade; \
+                         this later grade {grade} is kept"
+                    ),
+                }),
+                Some(earlier) => warnings.push(LoadWarning {
+                    file: path.to_path_buf(),
+                    line: Some(n),
+                    message: format!("{docid:?} is judged again for query {qid:?} (first on line {earlier}); ignored"),
+                }),
+                None => {}
+            }
             qrels.insert(qid, docid, grade);
         }
         (qrels, warnings)
@@ -132,5 +150,42 @@ mod tests {
         let (again, w) = Qrels::parse(&text, Path::new("x"));
         assert!(w.is_empty());
         assert_eq!(again, q);
+    }
+
+    #[test]
+    fn a_second_judgement_of_the_same_pair_is_reported() {
+        let (q, w) = Qrels::parse("1 0 a 1\n1 0 b 2\n1 0 a 0\n1 0 b 2\n", Path::new("q.trec"));
+        assert_eq!((q.grade("1", "a"), q.grade("1", "b")), (Some(0), Some(2)));
+        assert_eq!(w.iter().map(|w| w.line).collect::<Vec<_>>(), [Some(3), Some(4)]);
+        assert!(w[0].message.contains("first on line 1") && w[0].message.contains("grade 0 is kept"), "{}", w[0]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any text: no panic; each line is a judgement, blank, the header, or named in a warning.
+        #[test]
+        fn every_line_is_read_or_reported(lines in proptest::collection::vec(
+            proptest::prop_oneof!["\\PC{0,30}", "[a-c] 0 [x-z] (-?[0-3]|x|1.5)", "[a-c]\t[x-z]\t[0-2]"], 0..30)
+        ) {
+            let text = lines.join("\n");
+            let (q, w) = Qrels::parse(&text, Path::new("q"));
+            let mut reported: Vec<usize> = w.iter().filter_map(|w| w.line).collect();
+            reported.dedup();
+            let mut pairs = std::collections::HashSet::new();
+            for (i, line) in text.lines().enumerate() {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let judged = match f.as_slice() {
+                    [qid, d, g] | [qid, _, d, g] => g.parse::<i32>().ok().map(|g| (qid.to_string(), d.to_string(), g)),
+                    _ => None,
+                };
+                let header = i == 0 && matches!(f.first(), Some(&("query-id" | "qid" | "query_id"))) && judged.is_none();
+                let ok = f.is_empty() || header || judged.as_ref().is_some_and(|(qid, d, _)| pairs.insert((qid.clone(), d.clone())));
+                proptest::prop_assert_eq!(!ok, reported.contains(&(i + 1)), "line {}: {:?} {:?}", i + 1, line, w);
+                if let Some((qid, d, _)) = judged {
+                    proptest::prop_assert!(q.grade(&qid, &d).is_some());
+                }
+            }
+        }
     }
 }

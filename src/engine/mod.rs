@@ -87,6 +87,8 @@ pub struct Engine {
     corpus: Arc<Corpus>,
     indexes: Mutex<BTreeMap<AnalyzerConfig, Arc<SparseIndex>>>,
     workspace: Option<PathBuf>,
+    /// Corpora with more bytes of text than this are indexed on disk in the workspace.
+    on_disk_above: usize,
     structured: Structured,
     neural: RwLock<Neural>,
 }
@@ -109,6 +111,7 @@ impl Engine {
             corpus: Arc::new(corpus),
             indexes: Mutex::new(BTreeMap::new()),
             workspace: None,
+            on_disk_above: ON_DISK_THRESHOLD_BYTES,
             structured: Structured::default(),
             neural: RwLock::new(Neural::default()),
         }
@@ -127,6 +130,13 @@ impl Engine {
     /// Keep large indexes (and later caches) under this folder.
     pub fn with_workspace(mut self, dir: PathBuf) -> Self {
         self.workspace = Some(dir);
+        self
+    }
+
+    /// Index corpora with more than `bytes` of text on disk in the workspace (default
+    /// [`ON_DISK_THRESHOLD_BYTES`]), where a later run reopens them.
+    pub fn with_on_disk_above(mut self, bytes: usize) -> Self {
+        self.on_disk_above = bytes;
         self
     }
 
@@ -181,14 +191,22 @@ impl Engine {
         }
         let location = self.location_for(analyzer);
         let built = match &location {
-            IndexLocation::Dir(dir) if dir.join("meta.json").exists() => {
+            IndexLocation::Dir(dir) if SparseIndex::is_stored(dir) => {
                 let (idx, stored) = SparseIndex::open(dir, progress)?;
                 if stored.fingerprint() != self.corpus.fingerprint() || idx.analyzer().config() != analyzer {
                     return Err(Error::invalid(dir.display().to_string(), "a different index is stored here"));
                 }
                 idx
             }
-            _ => SparseIndex::build(&self.corpus, analyzer, &location, progress)?,
+            IndexLocation::Dir(dir) => {
+                // The workspace's own folder without a whole index in it: what an older RankLens
+                // left when it was killed while indexing. It is rebuilt.
+                if dir.exists() {
+                    std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                SparseIndex::build(&self.corpus, analyzer, &location, progress)?
+            }
+            IndexLocation::Ram => SparseIndex::build(&self.corpus, analyzer, &location, progress)?,
         };
         let idx = Arc::new(built);
         if let Ok(mut m) = self.indexes.lock() {
@@ -210,7 +228,7 @@ impl Engine {
     fn location_for(&self, analyzer: AnalyzerConfig) -> IndexLocation {
         let bytes: usize = self.corpus.docs().iter().map(|d| d.text.len() + d.title.len()).sum();
         match &self.workspace {
-            Some(ws) if bytes > ON_DISK_THRESHOLD_BYTES => {
+            Some(ws) if bytes > self.on_disk_above => {
                 let fp = self.corpus.fingerprint();
                 IndexLocation::Dir(ws.join("indexes").join(format!("{}-{analyzer}", &fp[..16])))
             }

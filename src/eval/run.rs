@@ -51,9 +51,9 @@ impl Run {
         out
     }
 
-    /// Write TREC format to a file.
+    /// Write TREC format to a file (atomically: all of it or, on an error, nothing new).
     pub fn write_trec(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_trec()).map_err(|e| Error::io(path, e))
+        crate::fsutil::write_atomic(path, self.to_trec())
     }
 
     /// Parse a TREC run; a malformed line is an error naming it, since a partial run would give

@@ -70,11 +70,19 @@ impl RankLensApp {
         open: Option<CorpusChoice>,
     ) -> Self {
         let mut messages = Vec::new();
+        // A damaged or unusable grades file is left as it is; grading goes on in memory and what
+        // is given is written beside it when the app closes, so no grade is lost.
         let store = workspace.as_ref().and_then(|ws| {
-            crate::eval::JudgementStore::open(&ws.join("judgements.sqlite"))
-                .map_err(|e| messages.push(Message::error(format!("grades cannot be stored: {}", e.report()))))
-                .ok()
-                .map(Arc::new)
+            let path = ws.join("judgements.sqlite");
+            let store = crate::eval::JudgementStore::open(&path).or_else(|e| {
+                messages.push(Message::error(format!(
+                    "{}. Grades given now are kept in memory and written to {} when RankLens closes.",
+                    e.report(),
+                    crate::eval::JudgementStore::spill_path(&path).display()
+                )));
+                crate::eval::JudgementStore::in_memory(&path)
+            });
+            store.ok().map(Arc::new)
         });
         let choice = open.unwrap_or_else(|| persisted.corpus.clone());
         let runs: Vec<(Option<String>, PathBuf)> =

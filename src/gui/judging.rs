@@ -221,9 +221,9 @@ impl RankLensApp {
             }
             DialogPurpose::OpenReport => self.open_report(&path),
             DialogPurpose::SaveReport => self.export_report(path),
-            DialogPurpose::ExportQrels => match std::fs::write(&path, self.all_qrels().to_trec()) {
+            DialogPurpose::ExportQrels => match crate::fsutil::write_atomic(&path, self.all_qrels().to_trec()) {
                 Ok(()) => self.say(Message::warning(format!("grades written to {}", path.display()))),
-                Err(e) => self.say(Message::error(format!("{}: {e}", path.display()))),
+                Err(e) => self.say(Message::error(e.report())),
             },
             DialogPurpose::ImportQrels => self.import_qrels(&path),
             DialogPurpose::ExportPrompt => self.export_prompt(&path),
@@ -238,9 +238,9 @@ impl RankLensApp {
             self.say(Message::error("there is no prompt to export yet: ask a question first"));
             return;
         };
-        match std::fs::write(path, prompt) {
+        match crate::fsutil::write_atomic(path, prompt) {
             Ok(()) => self.say(Message::warning(format!("prompt written to {}", path.display()))),
-            Err(e) => self.say(Message::error(format!("{}: {e}", path.display()))),
+            Err(e) => self.say(Message::error(e.report())),
         }
     }
 

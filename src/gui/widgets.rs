@@ -13,10 +13,20 @@ pub fn labelled_text_ui(ui: &mut Ui, label: &str, value: &mut String, width: f32
 }
 
 /// A multi-line code editor with a label.
+///
+/// The editor scrolls past three times `rows` lines, so a pasted statement of any length keeps
+/// the buttons below it in view.
 pub fn labelled_code_ui(ui: &mut Ui, label: &str, value: &mut String, rows: usize) -> Response {
     let l = ui.label(label);
-    ui.add(egui::TextEdit::multiline(value).code_editor().desired_rows(rows).desired_width(f32::INFINITY))
-        .labelled_by(l.id)
+    let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
+    egui::ScrollArea::vertical()
+        .id_salt(label)
+        .max_height(row_height * (3 * rows) as f32 + 8.0)
+        .show(ui, |ui| {
+            ui.add(egui::TextEdit::multiline(value).code_editor().desired_rows(rows).desired_width(f32::INFINITY))
+                .labelled_by(l.id)
+        })
+        .inner
 }
 
 /// A horizontal bar of `fraction` (0..=1) of the available width in `color`, `height` tall.

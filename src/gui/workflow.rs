@@ -194,7 +194,16 @@ impl RankLensApp {
             let path = choice.path()?;
             let corpus = corpus::load(&path, LoadOptions { split: choice.split(), format: None })?;
             if corpus.is_empty() {
-                let message = format!("no documents could be loaded ({})", corpus.report);
+                // Say why: the first problems found, each naming its file and line.
+                let why: Vec<String> = corpus.report.warnings.iter().take(3).map(ToString::to_string).collect();
+                let more = corpus.report.warnings.len().saturating_sub(why.len());
+                let mut message = format!("no documents could be loaded ({})", corpus.report);
+                if !why.is_empty() {
+                    message.push_str(&format!(": {}", why.join("; ")));
+                }
+                if more > 0 {
+                    message.push_str(&format!("; and {more} more"));
+                }
                 return Err(Error::invalid(path.display().to_string(), message));
             }
             let mut engine = Engine::new(corpus);

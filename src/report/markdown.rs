@@ -6,8 +6,45 @@ use super::{ReportBody, Stamp};
 use crate::compare::Outcome;
 use crate::retrieve::{Entry, fmt_param};
 
+/// Text that Markdown reads literally: line breaks become spaces and every character CommonMark
+/// or GitHub's tables would read as markup (emphasis, links, raw HTML, entities, code, cells,
+/// headings) is backslash-escaped. Safe in running text, headings, list items and table cells.
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '|' | '~' | '#' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A code span holding `s` literally: fenced by one more backtick than its longest run of
+/// backticks, padded with spaces when it starts or ends with one.
+fn code(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ");
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if s.trim().is_empty() {
+        return format!("{fence} {s} {fence}");
+    }
+    let pad = if s.starts_with('`') || s.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// A code span inside a table cell: GitHub splits cells at `|` even inside code, unless escaped.
+fn code_cell(s: &str) -> String {
+    code(s).replace('|', "\\|")
+}
+
+/// Text inside a table cell.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    text(s)
 }
 
 fn stamp_md(s: &Stamp) -> String {
@@ -25,11 +62,11 @@ fn stamp_md(s: &Stamp) -> String {
         ("fusion", format!("{} k={}", st.fusion.method.name(), fmt_param(st.fusion.rrf_k))),
     ];
     for (k, v) in rows {
-        let _ = writeln!(out, "| {k} | `{}` |", cell(&v));
+        let _ = writeln!(out, "| {k} | {} |", code_cell(&v));
     }
     for (id, files) in &s.models {
         let list: Vec<String> = files.iter().map(|(f, h)| format!("{f} {h}")).collect();
-        let _ = writeln!(out, "| model {} | `{}` |", cell(id), cell(&list.join("; ")));
+        let _ = writeln!(out, "| model {} | {} |", cell(id), code_cell(&list.join("; ")));
     }
     out
 }
@@ -59,7 +96,7 @@ pub fn render(body: &ReportBody) -> String {
                     .map(|list| match list.get(i) {
                         Some((_, Entry::Hit(h))) => {
                             let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
-                            format!("{id} ({:.3})", h.score)
+                            format!("{} ({:.3})", cell(id), h.score)
                         }
                         Some((_, Entry::Absent(a))) => format!("{} ({:.3}, not in the corpus)", cell(&a.id), a.score),
                         None => String::new(),
@@ -73,13 +110,14 @@ pub fn render(body: &ReportBody) -> String {
                         let _ = writeln!(
                             s,
                             "\n- **{}**: not available — {}",
-                            run.label,
-                            message.lines().next().unwrap_or("")
+                            text(&run.label),
+                            text(message.lines().next().unwrap_or(""))
                         );
                     }
                     Outcome::Rows(r) => {
-                        let _ = writeln!(s, "\n## SQL rows (not a ranking)\n\n`{}`\n", r.sql);
-                        let _ = writeln!(s, "| {} |\n|{}", r.columns.join(" | "), "---|".repeat(r.columns.len()));
+                        let _ = writeln!(s, "\n## SQL rows (not a ranking)\n\n{}\n", code(&r.sql));
+                        let columns: Vec<String> = r.columns.iter().map(|c| cell(c)).collect();
+                        let _ = writeln!(s, "| {} |\n|{}", columns.join(" | "), "---|".repeat(r.columns.len()));
                         for row in &r.rows {
                             let _ = writeln!(
                                 s,
@@ -89,12 +127,12 @@ pub fn render(body: &ReportBody) -> String {
                         }
                     }
                     Outcome::Bindings(g) => {
-                        let _ = writeln!(s, "\n## Graph bindings\n\n`{}`\n", g.pattern);
+                        let _ = writeln!(s, "\n## Graph bindings\n\n{}\n", code(&g.pattern));
                         for m in &g.matches {
                             let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                            let _ = writeln!(s, "- {}", vars.join(", "));
+                            let _ = writeln!(s, "- {}", text(&vars.join(", ")));
                         }
-                        let _ = writeln!(s, "\n_{}_", g.note);
+                        let _ = writeln!(s, "\n_{}_", text(&g.note));
                     }
                     Outcome::Ranked(_) => {}
                 }
@@ -103,8 +141,12 @@ pub fn render(body: &ReportBody) -> String {
             for e in &c.explanations {
                 let _ = writeln!(
                     s,
-                    "- **{}** #{} `{}` — {:.4}: {}",
-                    e.method, e.rank, e.passage, e.explanation.value, e.explanation.summary
+                    "- **{}** #{} {} — {:.4}: {}",
+                    text(&e.method),
+                    e.rank,
+                    code(&e.passage),
+                    e.explanation.value,
+                    text(&e.explanation.summary)
                 );
             }
             s.push_str(&stamp_md(&c.stamp));

@@ -211,11 +211,7 @@ pub fn render(body: &ReportBody, format: ReportFormat) -> Result<String> {
 /// renamed, so a failed write leaves no half report.
 pub fn write(body: &ReportBody, path: &Path) -> Result<()> {
     let text = render(body, ReportFormat::from_path(path)?)?;
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    crate::fsutil::write_atomic(path, text)
 }
 
 /// Read a JSON report back, refusing files that are truncated, edited or not reports.

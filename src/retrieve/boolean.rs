@@ -3,6 +3,12 @@
 //! Adjacent clauses without an operator are joined with AND, as in the textbook model. Words are
 //! analysed with the index's analyzer, so a stop word vanishes from the query (and the explanation
 //! says so) and a word that analyses to several terms becomes a phrase.
+//!
+//! A query is bounded so that no input can exhaust the stack or the memory: at most
+//! [`MAX_QUERY_BYTES`] long, [`MAX_NESTING`] levels of parentheses and NOTs deep, and
+//! [`MAX_CLAUSES`] words and phrases. `a AND b AND c` is one n-ary AND, so a long flat query stays
+//! shallow. Each limit is far beyond a query a person writes; hitting one is an error naming it
+//! and the character where it was hit.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -12,6 +18,13 @@ use crate::corpus::DocId;
 use crate::index::SparseIndex;
 use crate::{Error, Result};
 
+/// The longest query, in bytes.
+pub const MAX_QUERY_BYTES: usize = 1 << 20;
+/// The deepest nesting of parentheses and NOTs.
+pub const MAX_NESTING: usize = 100;
+/// The most words and phrases in one query.
+pub const MAX_CLAUSES: usize = 10_000;
+
 /// A parsed Boolean query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BooleanQuery {
@@ -19,10 +32,10 @@ pub enum BooleanQuery {
     Term(String),
     /// Words that must appear consecutively.
     Phrase(Vec<String>),
-    /// Both sides.
-    And(Box<BooleanQuery>, Box<BooleanQuery>),
-    /// Either side.
-    Or(Box<BooleanQuery>, Box<BooleanQuery>),
+    /// All of two or more clauses.
+    And(Vec<BooleanQuery>),
+    /// Any of two or more clauses.
+    Or(Vec<BooleanQuery>),
     /// Not the inner query.
     Not(Box<BooleanQuery>),
 }
@@ -38,17 +51,30 @@ enum Tok {
     Close,
 }
 
-fn lex(input: &str) -> Result<Vec<Tok>> {
+/// The character (1-based) at a byte offset, for messages.
+fn char_at(input: &str, byte: usize) -> usize {
+    input.get(..byte).map_or(0, |s| s.chars().count()) + 1
+}
+
+/// Tokens with the byte offset each starts at.
+fn lex(input: &str) -> Result<Vec<(Tok, usize)>> {
+    if input.len() > MAX_QUERY_BYTES {
+        return Err(Error::Query(format!(
+            "the query is {} bytes long; the limit is {MAX_QUERY_BYTES} (a megabyte)",
+            input.len()
+        )));
+    }
     let mut out = Vec::new();
+    let at = |byte: usize| byte;
     let mut chars = input.char_indices().peekable();
     while let Some(&(i, c)) = chars.peek() {
         if c.is_whitespace() {
             chars.next();
         } else if c == '(' {
-            out.push(Tok::Open);
+            out.push((Tok::Open, at(i)));
             chars.next();
         } else if c == ')' {
-            out.push(Tok::Close);
+            out.push((Tok::Close, at(i)));
             chars.next();
         } else if c == '"' {
             chars.next();
@@ -61,9 +87,9 @@ fn lex(input: &str) -> Result<Vec<Tok>> {
                 }
             }
             let Some(end) = end else {
-                return Err(Error::Query(format!("unclosed quote starting at character {}", i + 1)));
+                return Err(Error::Query(format!("unclosed quote starting at character {}", char_at(input, i))));
             };
-            out.push(Tok::Phrase(input[start..end].split_whitespace().map(str::to_string).collect()));
+            out.push((Tok::Phrase(input[start..end].split_whitespace().map(str::to_string).collect()), at(i)));
         } else {
             let start = i;
             let mut end = input.len();
@@ -75,39 +101,58 @@ fn lex(input: &str) -> Result<Vec<Tok>> {
                 chars.next();
             }
             let word = &input[start..end];
-            out.push(match word {
+            let tok = match word {
                 "AND" | "&&" => Tok::And,
                 "OR" | "||" => Tok::Or,
                 "NOT" | "-" => Tok::Not,
                 w => Tok::Word(w.to_string()),
-            });
+            };
+            out.push((tok, at(start)));
         }
     }
     Ok(out)
 }
 
-struct Parser {
-    toks: Vec<Tok>,
+struct Parser<'a> {
+    input: &'a str,
+    toks: Vec<(Tok, usize)>,
     pos: usize,
+    /// Parentheses and NOTs open around the current position.
+    depth: usize,
+    /// Words and phrases read so far.
+    clauses: usize,
 }
 
-impl Parser {
+impl Parser<'_> {
     fn peek(&self) -> Option<&Tok> {
-        self.toks.get(self.pos)
+        self.toks.get(self.pos).map(|(t, _)| t)
+    }
+
+    /// Go one level deeper at token `tok` (a parenthesis or a NOT), refusing past the limit.
+    fn descend(&mut self, tok: usize) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            let byte = self.toks.get(tok).map_or(0, |(_, b)| *b);
+            return Err(Error::Query(format!(
+                "the query nests more than {MAX_NESTING} levels of parentheses and NOTs (at character {}); \
+                 write it flatter",
+                char_at(self.input, byte)
+            )));
+        }
+        Ok(())
     }
 
     fn or(&mut self) -> Result<BooleanQuery> {
-        let mut left = self.and()?;
+        let mut parts = vec![self.and()?];
         while self.peek() == Some(&Tok::Or) {
             self.pos += 1;
-            let right = self.and()?;
-            left = BooleanQuery::Or(Box::new(left), Box::new(right));
+            parts.push(self.and()?);
         }
-        Ok(left)
+        Ok(if parts.len() == 1 { parts.remove(0) } else { BooleanQuery::Or(parts) })
     }
 
     fn and(&mut self) -> Result<BooleanQuery> {
-        let mut left = self.not()?;
+        let mut parts = vec![self.not()?];
         loop {
             match self.peek() {
                 Some(Tok::And) => {
@@ -116,37 +161,59 @@ impl Parser {
                 Some(Tok::Word(_) | Tok::Phrase(_) | Tok::Not | Tok::Open) => {}
                 _ => break,
             }
-            let right = self.not()?;
-            left = BooleanQuery::And(Box::new(left), Box::new(right));
+            parts.push(self.not()?);
         }
-        Ok(left)
+        Ok(if parts.len() == 1 { parts.remove(0) } else { BooleanQuery::And(parts) })
     }
 
     fn not(&mut self) -> Result<BooleanQuery> {
         if self.peek() == Some(&Tok::Not) {
+            self.descend(self.pos)?;
             self.pos += 1;
-            return Ok(BooleanQuery::Not(Box::new(self.not()?)));
+            let inner = self.not()?;
+            self.depth -= 1;
+            return Ok(BooleanQuery::Not(Box::new(inner)));
         }
         self.primary()
     }
 
     fn primary(&mut self) -> Result<BooleanQuery> {
-        let tok = self.toks.get(self.pos).cloned();
+        let opened = self.pos;
+        let at = |p: &Self| char_at(p.input, p.toks.get(opened).map_or(0, |(_, b)| *b));
+        let tok = self.peek().cloned();
         self.pos += 1;
+        if matches!(tok, Some(Tok::Word(_) | Tok::Phrase(_))) {
+            self.clauses += 1;
+            if self.clauses > MAX_CLAUSES {
+                return Err(Error::Query(format!(
+                    "the query has more than {MAX_CLAUSES} words and phrases (at character {})",
+                    at(self)
+                )));
+            }
+        }
         match tok {
             Some(Tok::Word(w)) => Ok(BooleanQuery::Term(w)),
             Some(Tok::Phrase(p)) if !p.is_empty() => Ok(BooleanQuery::Phrase(p)),
-            Some(Tok::Phrase(_)) => Err(Error::Query("empty phrase \"\"".into())),
+            Some(Tok::Phrase(_)) => Err(Error::Query(format!("empty phrase \"\" at character {}", at(self)))),
             Some(Tok::Open) => {
+                self.descend(opened)?;
                 let inner = self.or()?;
                 if self.peek() != Some(&Tok::Close) {
-                    return Err(Error::Query("missing closing parenthesis".into()));
+                    return Err(Error::Query(format!(
+                        "missing closing parenthesis for the one at character {}",
+                        at(self)
+                    )));
                 }
                 self.pos += 1;
+                self.depth -= 1;
                 Ok(inner)
             }
-            Some(Tok::Close) => Err(Error::Query("unexpected `)`".into())),
-            Some(t) => Err(Error::Query(format!("expected a word, phrase or `(` but found {}", tok_name(&t)))),
+            Some(Tok::Close) => Err(Error::Query(format!("unexpected `)` at character {}", at(self)))),
+            Some(t) => Err(Error::Query(format!(
+                "expected a word, phrase or `(` but found {} at character {}",
+                tok_name(&t),
+                at(self)
+            ))),
             None => Err(Error::Query("the query ends where a word, phrase or `(` is expected".into())),
         }
     }
@@ -170,22 +237,30 @@ impl BooleanQuery {
         if toks.is_empty() {
             return Err(Error::Query("the query is empty".into()));
         }
-        let mut p = Parser { toks, pos: 0 };
+        let mut p = Parser { input, toks, pos: 0, depth: 0, clauses: 0 };
         let q = p.or()?;
-        if p.pos < p.toks.len() {
-            return Err(Error::Query(format!("unexpected {} after a complete query", tok_name(&p.toks[p.pos]))));
+        if let Some((t, at)) = p.toks.get(p.pos) {
+            return Err(Error::Query(format!(
+                "unexpected {} at character {}, after a complete query",
+                tok_name(t),
+                char_at(input, *at)
+            )));
         }
         Ok(q)
     }
 
-    /// The query written back, fully parenthesised.
+    /// The query written back, with every AND, OR and NOT parenthesised, so it parses back to
+    /// the same tree.
     pub fn to_text(&self) -> String {
+        let join = |parts: &[BooleanQuery], op: &str| {
+            format!("({})", parts.iter().map(BooleanQuery::to_text).collect::<Vec<_>>().join(op))
+        };
         match self {
             BooleanQuery::Term(t) => t.clone(),
             BooleanQuery::Phrase(p) => format!("\"{}\"", p.join(" ")),
-            BooleanQuery::And(a, b) => format!("({} AND {})", a.to_text(), b.to_text()),
-            BooleanQuery::Or(a, b) => format!("({} OR {})", a.to_text(), b.to_text()),
-            BooleanQuery::Not(a) => format!("NOT {}", a.to_text()),
+            BooleanQuery::And(parts) => join(parts, " AND "),
+            BooleanQuery::Or(parts) => join(parts, " OR "),
+            BooleanQuery::Not(a) => format!("(NOT {})", a.to_text()),
         }
     }
 
@@ -193,9 +268,10 @@ impl BooleanQuery {
     fn leaves<'a>(&'a self, negated: bool, out: &mut Vec<(&'a BooleanQuery, bool)>) {
         match self {
             BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => out.push((self, negated)),
-            BooleanQuery::And(a, b) | BooleanQuery::Or(a, b) => {
-                a.leaves(negated, out);
-                b.leaves(negated, out);
+            BooleanQuery::And(parts) | BooleanQuery::Or(parts) => {
+                for p in parts {
+                    p.leaves(negated, out);
+                }
             }
             BooleanQuery::Not(a) => a.leaves(!negated, out),
         }
@@ -290,14 +366,14 @@ impl BooleanRetriever {
     ) -> Option<BTreeSet<DocId>> {
         match q {
             BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => leaves.next().cloned().flatten(),
-            BooleanQuery::And(a, b) => match (Self::eval(a, all, leaves), Self::eval(b, all, leaves)) {
-                (Some(x), Some(y)) => Some(x.intersection(&y).copied().collect()),
-                (x, None) | (None, x) => x,
-            },
-            BooleanQuery::Or(a, b) => match (Self::eval(a, all, leaves), Self::eval(b, all, leaves)) {
-                (Some(x), Some(y)) => Some(x.union(&y).copied().collect()),
-                (x, None) | (None, x) => x,
-            },
+            // Parts that analysed to nothing drop out; with none left, the whole does.
+            BooleanQuery::And(parts) => parts
+                .iter()
+                .filter_map(|p| Self::eval(p, all, leaves))
+                .reduce(|x, y| x.intersection(&y).copied().collect()),
+            BooleanQuery::Or(parts) => {
+                parts.iter().filter_map(|p| Self::eval(p, all, leaves)).reduce(|x, y| x.union(&y).copied().collect())
+            }
             BooleanQuery::Not(a) => Self::eval(a, all, leaves).map(|x| all.difference(&x).copied().collect()),
         }
     }
@@ -399,6 +475,7 @@ mod tests {
     use crate::corpus::Corpus;
     use crate::index::IndexLocation;
     use crate::progress::NoProgress;
+    use proptest::prelude::*;
 
     fn retriever() -> BooleanRetriever {
         let corpus = Corpus::from_texts(
@@ -461,5 +538,77 @@ mod tests {
         assert_eq!(ranking.total_matches, 2);
         assert_eq!(ranking.hits.len(), 1);
         assert!(ranking.unranked);
+    }
+
+    #[test]
+    fn hostile_nesting_is_a_clear_error_not_a_stack_overflow() {
+        let nots = format!("{}mars", "NOT ".repeat(20_000));
+        let e = BooleanQuery::parse(&nots).expect_err("20,000 NOTs").to_string();
+        // The 101st NOT starts at character 401 (each `NOT ` is four characters).
+        assert!(e.contains("more than 100 levels") && e.contains("character 401"), "{e}");
+        let parens = format!("{}mars{}", "(".repeat(100_000), ")".repeat(100_000));
+        let e = BooleanQuery::parse(&parens).expect_err("deep parentheses").to_string();
+        assert!(e.contains("more than 100 levels") && e.contains("character 101"), "{e}");
+        let huge = "mars ".repeat(300_000);
+        let e = BooleanQuery::parse(&huge).expect_err("1.5 MB").to_string();
+        assert!(e.contains("1500000 bytes long") && e.contains("limit is 1048576"), "{e}");
+        // Exactly at the limit still parses: 100 NOTs, and 50 parentheses around 50 NOTs.
+        assert!(BooleanQuery::parse(&format!("{}mars", "NOT ".repeat(100))).is_ok());
+        let mixed = format!("{}{}mars{}", "(".repeat(50), "NOT ".repeat(50), ")".repeat(50));
+        assert!(BooleanQuery::parse(&mixed).is_ok());
+        assert!(BooleanQuery::parse(&format!("({mixed})")).is_err());
+    }
+
+    #[test]
+    fn a_long_flat_query_is_one_shallow_node() {
+        let words: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+        let Ok(BooleanQuery::Or(parts)) = BooleanQuery::parse(&words.join(" OR ")) else { panic!("an OR") };
+        assert_eq!(parts.len(), 10_000);
+        let Ok(BooleanQuery::And(parts)) = BooleanQuery::parse(&words[..5000].join(" ")) else { panic!("an AND") };
+        assert_eq!(parts.len(), 5000);
+        let e = BooleanQuery::parse(&format!("{} x", words.join(" "))).expect_err("10,001 words").to_string();
+        assert!(e.contains("more than 10000 words"), "{e}");
+        // The position counts characters, not bytes: `é` is two bytes.
+        let e = BooleanQuery::parse("é )").expect_err("stray parenthesis").to_string();
+        assert!(e.contains("character 3"), "{e}");
+    }
+
+    /// Queries as trees; printed back, each parses to the same tree.
+    fn tree() -> impl Strategy<Value = BooleanQuery> {
+        let word = "[a-zà-ü0-9_.'-]{1,8}".prop_filter("not an operator", |w| w != "-");
+        let leaf = prop_oneof![
+            word.clone().prop_map(BooleanQuery::Term),
+            prop::collection::vec(word, 1..4).prop_map(BooleanQuery::Phrase),
+        ];
+        leaf.prop_recursive(6, 40, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 2..4).prop_map(BooleanQuery::And),
+                prop::collection::vec(inner.clone(), 2..4).prop_map(BooleanQuery::Or),
+                inner.prop_map(|q| BooleanQuery::Not(Box::new(q))),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        #[test]
+        fn any_string_parses_or_is_refused(s in "\\PC{0,200}|[()\" a-zA-Z-]{0,300}") {
+            if let Ok(q) = BooleanQuery::parse(&s) {
+                prop_assert_eq!(BooleanQuery::parse(&q.to_text()).ok(), Some(q));
+            }
+        }
+
+        #[test]
+        fn deep_nesting_is_refused_or_parsed(open in 0usize..400, nots in 0usize..400, close in 0usize..400) {
+            let q = format!("{}{}x{}", "(".repeat(open), "NOT ".repeat(nots), ")".repeat(close));
+            let parsed = BooleanQuery::parse(&q);
+            prop_assert_eq!(parsed.is_ok(), open == close && open + nots <= MAX_NESTING, "{:?}", parsed);
+        }
+
+        #[test]
+        fn a_printed_query_parses_back_to_the_same_tree(q in tree()) {
+            prop_assert_eq!(BooleanQuery::parse(&q.to_text()).ok(), Some(q));
+        }
     }
 }

@@ -79,6 +79,75 @@ enum Term {
     Const(String),
 }
 
+/// The longest pattern, in bytes.
+pub const MAX_PATTERN_BYTES: usize = 16_384;
+/// The most triples in one pattern.
+pub const MAX_TRIPLES: usize = 16;
+/// The most partial solutions kept while joining; a pattern that would pass it is refused.
+pub const MAX_PARTIAL_MATCHES: usize = 100_000;
+
+/// A pattern as written, before its names are looked up in a graph: triples of terms
+/// `subject relation object`, separated by a standalone `.` (a `.` closing the last term also
+/// separates, as in SPARQL). Printed with [`std::fmt::Display`], it parses back to itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphPattern {
+    /// The triples; no term is empty, holds whitespace or ends with `.`.
+    pub triples: Vec<[String; 3]>,
+}
+
+impl std::fmt::Display for GraphPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let triples: Vec<String> = self.triples.iter().map(|t| t.join(" ")).collect();
+        f.write_str(&triples.join(" . "))
+    }
+}
+
+impl std::str::FromStr for GraphPattern {
+    type Err = Error;
+    fn from_str(pattern: &str) -> Result<GraphPattern> {
+        if pattern.len() > MAX_PATTERN_BYTES {
+            return Err(Error::Query(format!(
+                "the pattern is {} bytes long; the limit is {MAX_PATTERN_BYTES}",
+                pattern.len()
+            )));
+        }
+        let mut triples = Vec::new();
+        let mut terms: Vec<String> = Vec::new();
+        let close = |terms: &mut Vec<String>, triples: &mut Vec<[String; 3]>| -> Result<()> {
+            if terms.is_empty() {
+                return Ok(());
+            }
+            let n = triples.len() + 1;
+            let triple: [String; 3] = std::mem::take(terms).try_into().map_err(|t: Vec<String>| {
+                Error::Query(format!(
+                    "triple {n} (`{}`) has {} terms; write `subject relation object`",
+                    t.join(" "),
+                    t.len()
+                ))
+            })?;
+            if triples.len() == MAX_TRIPLES {
+                return Err(Error::Query(format!("the pattern has more than {MAX_TRIPLES} triples")));
+            }
+            triples.push(triple);
+            Ok(())
+        };
+        for token in pattern.split_whitespace() {
+            let term = token.trim_end_matches('.');
+            if !term.is_empty() {
+                terms.push(term.to_string());
+            }
+            if term.len() < token.len() {
+                close(&mut terms, &mut triples)?;
+            }
+        }
+        close(&mut terms, &mut triples)?;
+        if triples.is_empty() {
+            return Err(Error::Query("the pattern is empty; write e.g. `desktop-app loads ?p`".into()));
+        }
+        Ok(GraphPattern { triples })
+    }
+}
+
 /// Where a node's name occurs in a text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mention {
@@ -259,16 +328,10 @@ impl KnowledgeGraph {
     /// Parse and run a pattern: triples `subject relation object` separated by ` . `; terms
     /// starting with `?` are variables shared across triples (a join).
     pub fn query(&self, pattern: &str) -> Result<GraphResult> {
+        let parsed: GraphPattern = pattern.parse()?;
         let mut triples = Vec::new();
-        for part in pattern.split(" . ").map(|p| p.trim().trim_end_matches('.').trim()).filter(|p| !p.is_empty()) {
-            let t: Vec<&str> = part.split_whitespace().collect();
-            let [s, r, o] = t.as_slice() else {
-                return Err(Error::Query(format!("`{part}` is not a triple `subject relation object`")));
-            };
+        for [s, r, o] in &parsed.triples {
             triples.push((self.parse_term(s, false)?, self.parse_term(r, true)?, self.parse_term(o, false)?));
-        }
-        if triples.is_empty() {
-            return Err(Error::Query("the pattern is empty; write e.g. `desktop-app loads ?p`".into()));
         }
         let mut variables = Vec::new();
         for (s, r, o) in &triples {
@@ -281,7 +344,7 @@ impl KnowledgeGraph {
             }
         }
         let mut partial: Vec<GraphMatch> = vec![GraphMatch { bindings: BTreeMap::new(), path: Vec::new() }];
-        for (s, r, o) in &triples {
+        for (partial_step, (s, r, o)) in triples.iter().enumerate() {
             let mut next = Vec::new();
             for m in &partial {
                 for edge in self.graph.edge_references() {
@@ -291,6 +354,14 @@ impl KnowledgeGraph {
                         && unify(r, &fact.relation, &mut b)
                         && unify(o, &fact.object, &mut b)
                     {
+                        if next.len() == MAX_PARTIAL_MATCHES {
+                            return Err(Error::Query(format!(
+                                "the pattern joins to more than {MAX_PARTIAL_MATCHES} partial answers by triple \
+                                 {} of {}; bind more of its terms",
+                                1 + partial_step,
+                                triples.len()
+                            )));
+                        }
                         let mut path = m.path.clone();
                         path.push(fact.clone());
                         next.push(GraphMatch { bindings: b, path });
@@ -373,5 +444,61 @@ mod tests {
         let ids: Vec<&str> = m.iter().map(|m| m.entity.as_str()).collect();
         assert_eq!(ids, ["app", "enc", "enc", "sodium"]);
         assert!(g.mentions("libsodiumx").is_empty());
+    }
+
+    #[test]
+    fn patterns_are_bounded_with_errors_that_say_where() {
+        let g = graph();
+        let e = g.query("app loads ?p . ?p depends_on").unwrap_err().to_string();
+        assert!(e.contains("triple 2 (`?p depends_on`) has 2 terms"), "{e}");
+        let seventeen = vec!["app loads ?p"; 17].join(" . ");
+        let e = g.query(&seventeen).unwrap_err().to_string();
+        assert!(e.contains("more than 16 triples"), "{e}");
+        assert!(g.query(&vec!["app loads ?p"; 16].join(" . ")).is_ok());
+        assert!(g.query(&"x".repeat(20_000)).unwrap_err().to_string().contains("limit is 16384"));
+        // SPARQL habit: a dot closing the last term.
+        assert_eq!(g.query("app loads ?p. ?p depends_on sodium.").unwrap().matches.len(), 1);
+        // 400 facts joined with themselves twice would be 64 million partial answers.
+        let mut text = String::new();
+        for i in 0..20 {
+            text.push_str(&format!("node n{i} | t | n{i}\n"));
+        }
+        for i in 0..20 {
+            for j in 0..20 {
+                text.push_str(&format!("fact n{i} r n{j} | p\n"));
+            }
+        }
+        let (big, w) = KnowledgeGraph::parse(&text, Path::new("g.txt"));
+        assert!(w.is_empty());
+        assert_eq!(big.query("?a r ?b . ?b r ?c").unwrap().matches.len(), 8000);
+        let e = big.query("?a r ?b . ?c r ?d . ?e r ?f").unwrap_err().to_string();
+        assert!(e.contains("more than 100000 partial answers by triple 2 of 3"), "{e}");
+    }
+
+    fn term() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof!["[a-z][a-z0-9_.-]{0,8}", "\\?[a-z]{1,4}", "\\PZ{1,6}"]
+            .prop_map(|t| t.trim_end_matches('.').to_string())
+            .prop_filter("a term", |t| !t.is_empty() && !t.chars().any(char::is_whitespace))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        #[test]
+        fn any_string_gives_answers_or_an_error(s in "\\PC{0,120}|((app|loads|depends_on|\\?p|sodium|enc|\\.| ){0,30})") {
+            if let Ok(p) = s.parse::<GraphPattern>() {
+                proptest::prop_assert_eq!(p.to_string().parse::<GraphPattern>().ok(), Some(p));
+            }
+            let _ = graph().query(&s);
+        }
+
+        #[test]
+        fn a_printed_pattern_parses_back_to_the_same_triples(
+            triples in proptest::collection::vec([term(), term(), term()], 1..=MAX_TRIPLES)
+        ) {
+            let p = GraphPattern { triples };
+            proptest::prop_assert_eq!(p.to_string().parse::<GraphPattern>().ok(), Some(p));
+        }
     }
 }

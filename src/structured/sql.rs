@@ -18,8 +18,14 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::delimited::{Delimited, Row, read_delimited};
 use crate::corpus::{LoadWarning, compare_versions};
 use crate::{Error, Result};
+
+/// The longest statement, in bytes.
+pub const MAX_SQL_BYTES: usize = 100_000;
+/// The longest text or blob a statement may build, in bytes.
+pub const MAX_VALUE_BYTES: usize = 10_000_000;
 
 /// Limits for user SQL.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -227,6 +233,9 @@ impl SqlDatabase {
         )
         .map_err(|e| Error::caused(format!("sql: {}", self.path.display()), e))?;
         conn.pragma_update(None, "query_only", true)?;
+        // Bound what one statement can build in memory (`randomblob(1e9)` would take a gigabyte).
+        conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES as i32)?;
+        conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES as i32)?;
         register_version_helpers(&conn)?;
         let denied = denied.clone();
         conn.authorizer(Some(move |ctx: AuthContext<'_>| {
@@ -283,6 +292,12 @@ impl SqlDatabase {
         if trimmed.is_empty() {
             return Err(Error::Sql("the statement is empty".into()));
         }
+        if trimmed.len() > MAX_SQL_BYTES {
+            return Err(Error::Sql(format!(
+                "the statement is {} bytes long; the limit is {MAX_SQL_BYTES}",
+                trimmed.len()
+            )));
+        }
         if has_second_statement(trimmed) {
             return Err(Error::Sql("run one statement at a time (found a `;` between statements)".into()));
         }
@@ -324,6 +339,9 @@ impl SqlDatabase {
             }
             match e {
                 rusqlite::Error::MultipleStatement => Error::Sql("run one statement at a time".into()),
+                rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::TooBig => Error::Sql(format!(
+                    "the statement builds a value longer than the limit of {MAX_VALUE_BYTES} bytes; nothing was changed"
+                )),
                 other => Error::Sql(other.to_string()),
             }
         };
@@ -373,84 +391,84 @@ impl SqlDatabase {
     }
 }
 
-/// Read a CSV with a header; rows with the wrong number of fields become warnings.
+/// Read a CSV with a header; rows with the wrong number of fields, unreadable rows and quotes that
+/// never close become warnings naming the line.
 fn read_csv(path: &Path, warnings: &mut Vec<LoadWarning>) -> Result<CsvRows> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes.as_slice());
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| Error::invalid(format!("{}:1", path.display()), format!("cannot read the header: {e}")))?
-        .iter()
-        .map(|h| h.trim().to_string())
-        .collect();
+    let Delimited { header, rows: records } = read_delimited(&bytes, b',', true, path)?;
     if header.is_empty() || header.iter().any(String::is_empty) {
         return Err(Error::invalid(format!("{}:1", path.display()), "every column needs a name"));
     }
     let mut rows = Vec::new();
-    for rec in reader.records() {
-        match rec {
-            Ok(r) => {
-                let line = r.position().map(|p| p.line() as usize).unwrap_or(0);
-                if r.len() != header.len() {
-                    warnings.push(LoadWarning {
-                        file: path.to_path_buf(),
-                        line: Some(line),
-                        message: format!("row has {} fields, the header has {}; skipped", r.len(), header.len()),
-                    });
-                    continue;
-                }
-                rows.push((line, r.iter().map(|v| v.trim().to_string()).collect()));
+    let mut warn = |line: usize, message: String| {
+        warnings.push(LoadWarning { file: path.to_path_buf(), line: Some(line), message })
+    };
+    for Row { line, fields } in records {
+        let record = match fields {
+            Ok(r) => r,
+            Err(message) => {
+                warn(line, message);
+                continue;
             }
-            Err(e) => warnings.push(LoadWarning {
-                file: path.to_path_buf(),
-                line: e.position().map(|p| p.line() as usize),
-                message: format!("unreadable row ({e}); skipped"),
-            }),
+        };
+        if record.len() != header.len() {
+            warn(line, format!("row has {} fields, the header has {}; skipped", record.len(), header.len()));
+            continue;
+        }
+        match record.iter().map(|v| std::str::from_utf8(v).map(|v| v.trim().to_string())).collect() {
+            Ok(values) => rows.push((line, values)),
+            Err(_) => warn(line, "row is not valid UTF-8; skipped".into()),
         }
     }
     Ok((header, rows))
 }
 
 /// The WHERE clause of a statement split at top-level `AND`s (outside parentheses and quotes).
+///
+/// Works on bytes with ASCII case folding, so every offset found in the folded text is a valid
+/// offset in the statement (full Unicode upper-casing changes lengths: `ﬁ` becomes `FI`).
 pub fn where_conditions(sql: &str) -> Vec<String> {
-    let upper = sql.to_uppercase();
+    let upper = sql.to_ascii_uppercase();
     let Some(start) = find_keyword(&upper, "WHERE", 0) else {
         return Vec::new();
     };
     let body_start = start + "WHERE".len();
-    let end = ["GROUP BY", "ORDER BY", "LIMIT", "HAVING"]
+    let end = ["GROUP BY", "ORDER BY", "LIMIT", "HAVING", "WINDOW"]
         .iter()
         .filter_map(|k| find_keyword(&upper, k, body_start))
         .min()
         .unwrap_or(sql.len());
-    let clause = &sql[body_start..end];
-    let clause_upper = &upper[body_start..end];
+    let bytes = &upper.as_bytes()[..end];
     let mut parts = Vec::new();
-    let (mut depth, mut quote, mut last) = (0i32, false, 0usize);
-    let bytes = clause_upper.as_bytes();
-    let mut i = 0;
+    let (mut depth, mut quote, mut last) = (0i32, None::<u8>, body_start);
+    let mut i = body_start;
     while i < bytes.len() {
-        match bytes[i] {
-            b'\'' => quote = !quote,
-            b'(' if !quote => depth += 1,
-            b')' if !quote => depth -= 1,
-            b'A' if !quote && depth == 0 && clause_upper[i..].starts_with("AND") => {
-                let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-                let after = bytes.get(i + 3).is_none_or(|b| !b.is_ascii_alphanumeric());
-                if before && after {
-                    parts.push(clause[last..i].trim().to_string());
-                    last = i + 3;
-                    i += 3;
-                    continue;
-                }
+        match (quote, bytes[i]) {
+            (None, q @ (b'\'' | b'"')) => quote = Some(q),
+            (Some(q), c) if c == q => quote = None,
+            (None, b'(') => depth += 1,
+            (None, b')') => depth -= 1,
+            (None, b'A') if depth == 0 && keyword_at(bytes, i, b"AND") => {
+                parts.push(sql.get(last..i).unwrap_or_default().trim().to_string());
+                last = i + 3;
+                i += 3;
+                continue;
             }
             _ => {}
         }
         i += 1;
     }
-    parts.push(clause[last..].trim().to_string());
+    parts.push(sql.get(last..end).unwrap_or_default().trim().to_string());
     parts.retain(|p| !p.is_empty());
     parts
+}
+
+/// Does `keyword` start at byte `i`, with no letter, digit or `_` on either side?
+fn keyword_at(bytes: &[u8], i: usize, keyword: &[u8]) -> bool {
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    bytes[i..].starts_with(keyword)
+        && (i == 0 || !word(&bytes[i - 1]))
+        && bytes.get(i + keyword.len()).is_none_or(|b| !word(b))
 }
 
 /// Is there a `;` outside quotes, i.e. a second statement?
@@ -467,22 +485,17 @@ fn has_second_statement(sql: &str) -> bool {
     false
 }
 
-/// Position of a keyword at word boundaries, outside quotes, at or after `from`.
+/// Byte position of a keyword at word boundaries, outside quotes, at or after `from`.
 fn find_keyword(upper: &str, keyword: &str, from: usize) -> Option<usize> {
     let bytes = upper.as_bytes();
-    let mut quote = false;
-    let mut i = from;
-    while i < bytes.len() {
-        if bytes[i] == b'\'' {
-            quote = !quote;
-        } else if !quote && upper[i..].starts_with(keyword) {
-            let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-            let after = bytes.get(i + keyword.len()).is_none_or(|b| !b.is_ascii_alphanumeric());
-            if before && after {
-                return Some(i);
-            }
+    let mut quote = None::<u8>;
+    for i in 0..bytes.len() {
+        match (quote, bytes[i]) {
+            (None, q @ (b'\'' | b'"')) => quote = Some(q),
+            (Some(q), c) if c == q => quote = None,
+            (None, _) if i >= from && keyword_at(bytes, i, keyword.as_bytes()) => return Some(i),
+            _ => {}
         }
-        i += 1;
     }
     None
 }
@@ -498,6 +511,9 @@ mod tests {
         );
         assert_eq!(c, ["x = 'a AND b'", "(y = 1 OR z = 2)", "version_cmp(v, '4') >= 0"]);
         assert!(where_conditions("SELECT 1").is_empty());
+        // Offsets survive text whose upper case is longer or shorter (`ﬁ` → `FI`, `ı` → `I`).
+        let c = where_conditions("SELECT 'ﬁ' AS \"ı𼺴\" FROM t WHERE a = 'ﬁ AND ß' AND \"ı AND\" > 1 LIMIT 3");
+        assert_eq!(c, ["a = 'ﬁ AND ß'", "\"ı AND\" > 1"]);
         assert!(has_second_statement("SELECT 1; SELECT 2"));
         assert!(!has_second_statement("SELECT ';' FROM t"));
     }
