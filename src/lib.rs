@@ -28,6 +28,7 @@ pub mod corpus;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod external;
 pub mod formula;
 pub mod fsutil;
 #[cfg(feature = "gui")]

@@ -17,8 +17,19 @@ fn main() -> ExitCode {
 fn open_app(cli: &ranklens::cli::Cli) -> ExitCode {
     let split = if cli.paragraphs { ranklens::corpus::Split::Paragraph } else { ranklens::corpus::Split::File };
     let open = cli.open.clone().map(|p| ranklens::gui::CorpusChoice::Path(p, split));
-    let runs = cli.runs.run.iter().map(|r| ranklens::cli::split_run_arg(r)).collect();
-    match ranklens::gui::run(open, runs) {
+    // Vectors given with --vectors open like a dropped file (their question vectors found beside them).
+    let runs = cli.runs.run.iter().chain(&cli.runs.vectors).map(|r| ranklens::cli::split_run_arg(r)).collect();
+    let mut engines = Vec::new();
+    for path in &cli.runs.engine {
+        match ranklens::external::LiveEngine::load(path) {
+            Ok(e) => engines.push(e),
+            Err(e) => {
+                eprintln!("error: {}", e.report());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match ranklens::gui::run(open, runs, engines) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", ranklens::error::report(e.as_ref()));

@@ -12,10 +12,13 @@ mod common;
 use std::sync::Arc;
 
 use common::tiny_bert::{self, HIDDEN};
+use ranklens::compare::External;
 use ranklens::config::Settings;
 use ranklens::corpus::{DocId, LoadOptions, load};
 use ranklens::engine::{Engine, SparseSpec};
+use ranklens::external::VectorFile;
 use ranklens::index::neural::build_late;
+use ranklens::models::InputKind;
 use ranklens::models::{
     ArchSettings, BertCrossEncoder, ColbertEncoder, ColbertSettings, ModelManager, Role, TokenEncoder,
 };
@@ -96,7 +99,51 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     ];
     tiny_bert::write_model(&ce_dir, "bert.", &extra, 15);
     let ce = Arc::new(BertCrossEncoder::load("ce-tiny", &ce_dir, &arch()).unwrap());
-    out.push((Arc::new(RerankRetriever::new(bm25, ce, corpus, 10)), false));
+    out.push((Arc::new(RerankRetriever::new(bm25.clone(), ce, corpus.clone(), 10)), false));
+    // Other systems: a run file, saved engine responses (one per query id, with a document the
+    // corpus does not hold), and vectors from files, all made from BM25's and the dense model's
+    // answers to the sample's questions.
+    let run = engine.run_queries(bm25.as_ref(), &settings, 10, &NoProgress).unwrap();
+    let dir = models.join("systems");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run_path = dir.join("bm25.trec");
+    run.write_trec(&run_path).unwrap();
+    out.push((
+        engine
+            .external_retriever(&External::open(&run_path, None, Some(&corpus)).unwrap(), &settings, &NoProgress)
+            .unwrap(),
+        false,
+    ));
+    let mut lines = String::new();
+    for (qid, list) in &run.results {
+        let mut hits: Vec<serde_json::Value> =
+            list.iter().map(|(id, score)| serde_json::json!({"_id": id, "_score": score})).collect();
+        hits.insert(1, serde_json::json!({"_id": "elsewhere-1", "_score": list.first().map_or(0.0, |h| h.1)}));
+        lines.push_str(&serde_json::json!({"query_id": qid, "response": {"hits": {"hits": hits}}}).to_string());
+        lines.push('\n');
+    }
+    let responses = dir.join("es.jsonl");
+    std::fs::write(&responses, lines).unwrap();
+    let es = External::open(&responses, None, Some(&corpus)).unwrap();
+    assert_eq!(es.kind(), MethodKind::Engine);
+    out.push((engine.external_retriever(&es, &settings, &NoProgress).unwrap(), false));
+    let index = engine.neural().dense_index.clone().unwrap();
+    let ids: Vec<String> = corpus.docs().iter().map(|d| d.id.clone()).collect();
+    VectorFile { ids: Some(ids), dim: index.dim, data: index.vectors.clone() }
+        .write(&dir.join("passages.npy"))
+        .unwrap();
+    let encoder = engine.neural().dense.clone().unwrap().encoder;
+    let texts: Vec<&str> = corpus.queries.iter().map(|q| q.text.as_str()).collect();
+    let mut data = Vec::new();
+    for t in &texts {
+        data.extend(
+            ranklens::models::TextEncoder::encode(encoder.as_ref(), &[*t], InputKind::Query).unwrap().remove(0),
+        );
+    }
+    let qids = corpus.queries.iter().map(|q| q.id.clone()).collect();
+    VectorFile { ids: Some(qids), dim: index.dim, data }.write(&dir.join("queries.npy")).unwrap();
+    let vectors = External::open(&dir.join("passages.npy"), None, Some(&corpus)).unwrap();
+    out.push((engine.external_retriever(&vectors, &settings, &NoProgress).unwrap(), false));
     out
 }
 
@@ -113,7 +160,7 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
         MethodKind::RANKED
             .iter()
             .copied()
-            .chain([MethodKind::Boolean])
+            .chain([MethodKind::Boolean, MethodKind::Run, MethodKind::Engine, MethodKind::Vectors])
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect::<Vec<_>>()
@@ -173,9 +220,10 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
             }
         }
     }
-    // 12 lexical (Boolean, 3 TF-IDF, 8 BM25) and 9 neural (SPLADE, dense, late interaction over
-    // the index, reranking BM25, and on a trained ColBERT's index, 3 fusions, the cross-encoder).
-    assert_eq!(all.len(), 21);
+    // 12 lexical (Boolean, 3 TF-IDF, 8 BM25), 9 neural (SPLADE, dense, late interaction over
+    // the index, reranking BM25, and on a trained ColBERT's index, 3 fusions, the cross-encoder),
+    // and 3 other systems (a run, saved engine responses, vectors from files).
+    assert_eq!(all.len(), 24);
     assert!(checked >= 400, "{checked} hits checked");
 }
 

@@ -557,7 +557,7 @@ fn runs_stand_beside_the_methods_in_every_view() {
     h.input_mut().dropped_files.push(std::sync::Arc::new(Dropped(b.clone())));
     h.step();
     settle(&mut h);
-    assert_eq!(h.state().data().runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["colleague", "production"]);
+    assert_eq!(h.state().data().systems.iter().map(|r| r.name()).collect::<Vec<_>>(), ["colleague", "production"]);
     let labels = |h: &Harness<'static, RankLensApp>| -> Vec<String> {
         let runs = &h.state().ranking().unwrap().run.comparison.runs;
         runs.iter().filter(|r| r.kind == MethodKind::Run).map(|r| r.label.clone()).collect()
@@ -731,4 +731,89 @@ fn hostile_input_in_every_box_and_bad_files_leave_the_app_up_with_the_corpus_loa
     send(&mut h, [Command::OpenCorpus(CorpusChoice::Path(dup, ranklens::corpus::Split::File))]);
     h.get_by_label_contains("dup.jsonl:3: duplicate id \"a\"; the first one is kept");
     assert_eq!(corpus_len(&h), 2);
+}
+
+#[test]
+fn search_engines_and_vectors_stand_beside_the_methods() {
+    let mut h = harness("How long before saved results expire?");
+    let fixture = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/engines/elasticsearch-8.15-search.json");
+    // A saved Elasticsearch 8 response opens like a run, told apart by its contents.
+    send(&mut h, [Command::OpenRuns(vec![(Some("es8".into()), fixture)])]);
+    assert_eq!(column(&h, MethodKind::Engine), "es8");
+    h.get_by_label_contains("saved Elasticsearch / OpenSearch response");
+    select(&mut h, MethodKind::Engine, "caching-1");
+    send(&mut h, [Command::ShowView(ViewId::Explain)]);
+    h.get_by_label_contains("The engine beside RankLens's Lucene BM25 (k1 = 1.2, b = 0.75, the engine's)");
+    h.get_by_label_contains(
+        "avgdl: 19.11 tokens across text + title for the engine, 18.74 over RankLens's title + text",
+    );
+    h.get_by_label("Σ contributions = 4.0847 · the engine's score = 4.0847");
+    snapshot(&mut h, "explain_engine", true);
+
+    // A live engine through the form, against a server in the test.
+    let es8 = std::fs::read_to_string(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/engines/elasticsearch-8.15-search.json"),
+    )
+    .unwrap();
+    let server =
+        common::http::serve(
+            move |_, path, _| {
+                if path == "/acme/_search" { (200, es8.clone(), 0) } else { (404, "{}".into(), 0) }
+            },
+        );
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Add search engine…").click();
+    // A new window takes a few frames to find its size and place.
+    h.run_steps(4);
+    h.get_by_label("URL").set_text_value_accesskit(&server.url);
+    h.run_steps(2);
+    h.get_by_label("Add engine").click();
+    h.run_steps(2);
+    h.get_by_label_contains("is not an index or collection name");
+    h.get_by_label("Index or collection").set_text_value_accesskit("acme");
+    h.get_by_label("Column name").set_text_value_accesskit("live cluster");
+    h.run_steps(2);
+    h.get_by_label("Add engine").click();
+    settle(&mut h);
+    let runs = &h.state().ranking().unwrap().run.comparison.runs;
+    let live = runs.iter().find(|r| r.label == "live cluster").unwrap();
+    assert_eq!(live.ranking().map(|r| r.hits.len()), Some(7), "{:?}", live.outcome);
+    assert_eq!(h.state().data().persisted.engines.len(), 1, "remembered, without secrets");
+
+    // Vectors from files: the sample's own dense vectors written out and opened give the dense
+    // column's ranking, and a map of their own.
+    let dir = tempfile::tempdir().unwrap();
+    let engine = h.state().engine().unwrap().clone();
+    let index = engine.neural().dense_index.clone().unwrap();
+    let ids: Vec<String> = engine.corpus().docs().iter().map(|d| d.id.clone()).collect();
+    let passages = dir.path().join("passages.npy");
+    ranklens::external::VectorFile { ids: Some(ids), dim: index.dim, data: index.vectors.clone() }
+        .write(&passages)
+        .unwrap();
+    let question = h.state().data().persisted.question.clone();
+    let encoder = engine.neural().dense.clone().unwrap().encoder;
+    let q = ranklens::models::TextEncoder::encode(
+        encoder.as_ref(),
+        &[question.as_str()],
+        ranklens::models::InputKind::Query,
+    )
+    .unwrap();
+    let qid = ranklens::eval::question_id(&question, &engine.corpus().queries);
+    ranklens::external::VectorFile { ids: Some(vec![qid]), dim: index.dim, data: q[0].clone() }
+        .write(&dir.path().join("queries.npy"))
+        .unwrap();
+    send(&mut h, [Command::OpenRuns(vec![(None, passages)])]);
+    let runs = &h.state().ranking().unwrap().run.comparison.runs;
+    let mine = runs
+        .iter()
+        .find(|r| r.kind == MethodKind::Vectors)
+        .unwrap_or_else(|| panic!("{:?}", h.state().data().messages));
+    let dense = runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap();
+    let ids = |r: &ranklens::compare::MethodRun| r.ranking().unwrap().docs();
+    assert_eq!(ids(mine), ids(dense));
+    send(&mut h, [Command::ShowView(ViewId::Map)]);
+    h.get_by_label("Map of");
 }

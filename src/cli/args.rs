@@ -286,44 +286,78 @@ fn roles_for(kind: MethodKind, settings: &Settings) -> Vec<Role> {
     }
 }
 
-/// Runs from other systems, shown beside RankLens's methods.
+/// Other systems, shown beside RankLens's methods: run files, saved search-engine responses,
+/// live engines, vectors computed elsewhere.
 #[derive(Debug, Args, Clone, Default)]
 pub struct RunArgs {
-    /// A run file to put beside the methods, as PATH or NAME=PATH (repeatable): TREC six columns,
-    /// CSV/TSV with a header, MS MARCO TSV, JSON Lines or a JSON {qid: {docid: score}} object,
-    /// plain or gzipped. Its name is the file name unless given.
+    /// Another system's file to put beside the methods, as PATH or NAME=PATH (repeatable): a run
+    /// (TREC six columns, CSV/TSV with a header, MS MARCO TSV, JSON Lines or a JSON {qid: {docid:
+    /// score}} object, plain or gzipped), a saved Elasticsearch / OpenSearch / Solr / Vespa
+    /// response (one question, or JSON Lines of {"query_id", "response"}), or passage vectors
+    /// (.npy, .jsonl, .safetensors). Told apart by contents; the name is the file name unless given.
     #[arg(long = "run", value_name = "[NAME=]PATH")]
     pub run: Vec<String>,
+    /// A live search engine described in a JSON file (repeatable): {"name", "kind":
+    /// "elasticsearch" | "opensearch" | "solr", "url", "index", "template" with {{question}} and
+    /// {{k}}, "id_field", "credentials": {"api_key_env": VAR} or {"basic_auth_env": VAR}}.
+    #[arg(long = "engine", value_name = "ENGINE.json")]
+    pub engine: Vec<PathBuf>,
+    /// Passage vectors computed elsewhere, as a dense column (.npy with a .ids.txt beside it or in
+    /// corpus order, .jsonl of {"id", "vector"}, .safetensors).
+    #[arg(long, value_name = "[NAME=]PATH")]
+    pub vectors: Option<String>,
+    /// The question set's vectors for --vectors, by query id (same formats).
+    #[arg(long, value_name = "PATH", requires = "vectors")]
+    pub query_vectors: Option<PathBuf>,
+    /// A local sentence-transformers model folder that encodes typed questions for --vectors.
+    #[arg(long, value_name = "DIR", requires = "vectors")]
+    pub query_model: Option<PathBuf>,
 }
 
 impl RunArgs {
-    /// Read every run, reporting each file's problems on stderr; two runs with one name are told
-    /// apart by a number.
-    pub fn load(&self) -> anyhow::Result<Vec<std::sync::Arc<crate::eval::RunFile>>> {
-        let mut out: Vec<std::sync::Arc<crate::eval::RunFile>> = Vec::new();
+    /// Nothing given?
+    pub fn is_empty(&self) -> bool {
+        self.run.is_empty() && self.engine.is_empty() && self.vectors.is_none()
+    }
+
+    /// Read every system (vectors are matched to `corpus`), reporting each file's problems on
+    /// stderr; two systems with one name are told apart by a number.
+    pub fn load(&self, corpus: Option<&crate::corpus::Corpus>) -> anyhow::Result<Vec<crate::compare::External>> {
+        use crate::compare::External;
+        let mut out: Vec<External> = Vec::new();
         for arg in &self.run {
             let (name, path) = split_run_arg(arg);
-            let mut run = crate::eval::RunFile::load(&path, name.as_deref())?;
-            let taken = |n: &str| out.iter().any(|r| r.name == n);
-            if taken(&run.name) {
-                let base = run.name.clone();
-                run.name = (2..).map(|i| format!("{base} ({i})")).find(|n| !taken(n)).unwrap_or(base);
-            }
-            for w in &run.warnings {
+            out.push(External::open(&path, name.as_deref(), corpus)?);
+        }
+        for path in &self.engine {
+            out.push(External::live(crate::external::LiveEngine::load(path)?)?);
+        }
+        if let Some(arg) = &self.vectors {
+            let (name, path) = split_run_arg(arg);
+            let Some(corpus) = corpus else {
+                anyhow::bail!("--vectors needs a corpus to match the vectors to (--corpus or --dataset)");
+            };
+            let mut set =
+                crate::external::VectorSet::open(&path, self.query_vectors.as_deref(), corpus, name.as_deref())?;
+            set.query_model = self.query_model.clone();
+            out.push(External::Vectors(std::sync::Arc::new(set)));
+        }
+        crate::compare::distinct_names(&mut out);
+        for system in &out {
+            for w in system.warnings() {
                 eprintln!("warning: {w}");
             }
-            if run.more_warnings > 0 {
-                eprintln!("warning: {}: … and {} more", run.source.display(), run.more_warnings);
-            }
-            eprintln!(
-                "run {}: {} entries for {} queries ({}{})",
-                run.name,
-                run.entries,
-                run.num_queries(),
-                run.format.name(),
-                if run.ranks_only { ", ranks only: score = 1/rank" } else { "" }
-            );
-            out.push(std::sync::Arc::new(run));
+            let detail = match system {
+                External::Run(run) => format!(
+                    "{} entries for {} queries ({}{})",
+                    run.entries,
+                    run.num_queries(),
+                    run.format.name(),
+                    if run.ranks_only { ", ranks only: score = 1/rank" } else { "" }
+                ),
+                other => other.caption(),
+            };
+            eprintln!("{} {}: {detail}", system.kind().label().to_lowercase(), system.name());
         }
         Ok(out)
     }

@@ -196,9 +196,9 @@ fn short_label(label: &str) -> String {
 /// `ranklens compare`
 pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.k)?;
-    let runs = a.run_files.load()?;
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
+    let runs = a.run_files.load(Some(engine.corpus()))?;
     engine.index(settings.analyzer, &progress)?;
     let neural =
         [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank];
@@ -209,7 +209,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let graph = a.graph.clone().or(templates.graph);
     let plan = Plan::every_variant(&settings, sql.as_deref(), graph.as_deref())
         .with_structured_sources(&engine)
-        .with_runs(&runs);
+        .with_externals(&runs);
     let run = plan.run(&engine, &engine.query_context(&a.question, &settings), &NoProgress)?;
     let view = compare_view(&engine, &run.comparison, settings.analyzer.to_string())?;
     let found = view.methods.iter().any(|m| !m.hits.is_empty() || m.rows.as_ref().is_some_and(|r| !r.rows.is_empty()));

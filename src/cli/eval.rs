@@ -68,11 +68,11 @@ pub struct EvalArgs {
 pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.depth.max(1))?;
     let correction: Correction = a.correction.parse()?;
-    let files = a.run_files.load()?;
     let corpus = a.dataset.as_deref().map(|d| corpus::load(d, LoadOptions::default())).transpose()?;
     if let Some(c) = &corpus {
         report_load(c);
     }
+    let files = a.run_files.load(corpus.as_ref())?;
     let qrels = match (&a.qrels, corpus.as_ref().and_then(|c| c.qrels.clone())) {
         (Some(path), _) => {
             let (qrels, warnings) = Qrels::load(path)?;
@@ -99,12 +99,12 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         }
         kinds.push(MethodKind::Bm25);
     }
-    for f in &files {
+    for f in files.iter().filter_map(|f| f.saved_system()) {
         let covered = qrels.judgements.keys().filter(|q| f.run.results.contains_key(*q)).count();
         if covered < qrels.judgements.len() {
             eprintln!(
                 "note: {} ranks {covered} of the {} judged queries; the others count 0, as with trec_eval -c",
-                f.name,
+                f.label,
                 qrels.judgements.len()
             );
         }
@@ -117,10 +117,10 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
             bail!("the dataset has no queries to run the methods on");
         }
         questions = corpus.queries.clone();
-        for f in &files {
+        for f in files.iter().filter_map(|f| f.saved_system()) {
             let absent = f.run.results.values().flatten().filter(|(d, _)| corpus.lookup(d).is_none()).count();
             if absent > 0 {
-                eprintln!("note: {absent} of {}'s entries are documents the corpus does not hold", f.name);
+                eprintln!("note: {absent} of {}'s entries are documents the corpus does not hold", f.label);
             }
         }
         let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
@@ -140,11 +140,17 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
             };
             systems.push(System::run(&engine, r.as_ref(), &settings, a.depth, &progress)?);
         }
+        for f in &files {
+            systems.push(f.system(Some(&engine), &settings, a.depth, &progress)?);
+        }
     } else if !kinds.is_empty() {
         bail!("--method needs --dataset DIR: the methods run over a corpus");
+    } else {
+        for f in &files {
+            systems.push(f.system(None, &settings, a.depth, &progress)?);
+        }
     }
     drop(progress);
-    systems.extend(files.iter().map(|f| System::from_file(f)));
     if systems.is_empty() {
         bail!("no method could run");
     }
@@ -173,7 +179,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
             print(&study.triage(order), a.format)?;
         }
         None => {
-            let methods_ran = study.methods.iter().any(|m| m.kind != MethodKind::Run);
+            let methods_ran = study.methods.iter().any(|m| !m.kind.is_external());
             let analyzer = methods_ran.then(|| settings.analyzer.to_string());
             print(&StudyView { study: &study, analyzer }, a.format)?
         }
@@ -184,7 +190,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
 /// A system (label, family) by its full label, a method's name (`bm25`, `dense`) or a run's name.
 fn find_system(systems: &[(String, MethodKind)], name: &str) -> Option<usize> {
     let method = <MethodArg as clap::ValueEnum>::from_str(name, true).ok().filter(|m| *m != MethodArg::All);
-    let by_method = |m: MethodArg| systems.iter().position(|(_, k)| *k == m.kind() && *k != MethodKind::Run);
+    let by_method = |m: MethodArg| systems.iter().position(|(_, k)| *k == m.kind() && !k.is_external());
     systems
         .iter()
         .position(|(l, _)| l == name)

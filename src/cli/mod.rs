@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod bench_encode;
 mod compare;
+mod embed;
 mod eval;
 mod index;
 mod lesson;
@@ -13,6 +14,7 @@ mod models;
 mod printer;
 mod progress;
 mod report;
+mod response;
 mod search;
 mod structured;
 mod table;
@@ -66,6 +68,12 @@ pub enum Command {
     Models(models::ModelsArgs),
     /// Write a shareable report (HTML, Markdown, JSON or CSV) of a question or a question set.
     Report(report::ReportArgs),
+    /// Read a saved search-engine response: each hit's explanation as term rows that sum to its
+    /// score, or as the tree it is.
+    Response(response::ResponseArgs),
+    /// Write RankLens's dense vectors of a corpus and its questions (.npy, .jsonl, .safetensors),
+    /// to take elsewhere and bring back with --vectors.
+    Embed(embed::EmbedArgs),
     /// Print a lesson (tfidf, bm25, index, reader, mismatch, fusion, structure, chunking, entities).
     Lesson(lesson::LessonArgs),
 }
@@ -92,6 +100,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Graph(a) => structured::graph(a),
         Command::Models(a) => models::models(a),
         Command::Report(a) => report::report(a),
+        Command::Response(a) => response::response(a),
+        Command::Embed(a) => embed::embed(a),
         Command::Lesson(a) => lesson::lesson(a),
     };
     match result {

@@ -44,7 +44,6 @@ pub struct ReportArgs {
 /// `ranklens report`: a comparison (one question) or an evaluation (a question set).
 pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
     ReportFormat::from_path(&a.out)?;
-    let runs = a.run_files.load()?;
     let progress = TermProgress::new();
     let kinds = MethodKind::RANKED;
     let body = if let Some(dataset) = &a.dataset {
@@ -54,6 +53,7 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let Some(qrels) = corpus.qrels.clone() else {
             bail!("{}: no judgements to evaluate against", dataset.display())
         };
+        let runs = a.run_files.load(Some(&corpus))?;
         let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
         a.models.prepare(&engine, &kinds, &settings, a.models.fetch_models, &progress)?;
         let plan = Plan::of_kinds(&settings, &kinds);
@@ -63,7 +63,9 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         for r in &retrievers {
             systems.push(System::run(&engine, r.as_ref(), &settings, 100, &progress)?);
         }
-        systems.extend(runs.iter().map(|f| System::from_file(f)));
+        for x in &runs {
+            systems.push(x.system(Some(&engine), &settings, 100, &progress)?);
+        }
         let study = Study::of_systems(systems, &qrels, &engine.corpus().queries, baseline, Correction::default());
         ReportBody::Study(Box::new(crate::report::study_report(&engine, &study, &settings)))
     } else {
@@ -72,11 +74,12 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         };
         let settings = a.rank.settings(a.k)?;
         let engine = a.corpus.engine(&progress)?;
+        let runs = a.run_files.load(Some(engine.corpus()))?;
         a.models.prepare(&engine, &kinds, &settings, a.models.fetch_models, &progress)?;
         let templates = engine.corpus().templates_for(&question);
         let plan = Plan::from_settings(&settings, templates.sql.as_deref(), templates.graph.as_deref())
             .with_structured_sources(&engine)
-            .with_runs(&runs);
+            .with_externals(&runs);
         let run = plan.run(&engine, &engine.query_context(&question, &settings), &NoProgress)?;
         let qid = crate::eval::question_id(&question, &engine.corpus().queries);
         let judged = engine.corpus().qrels.as_ref().and_then(|q| q.for_query(&qid)).cloned();

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use super::External;
 use super::{Comparison, MethodRun, Outcome};
 use crate::Error;
 use crate::config::Settings;
@@ -14,7 +15,7 @@ use crate::corpus::DocId;
 use crate::engine::{Engine, SparseSpec};
 use crate::eval::RunFile;
 use crate::progress::{Progress, check_cancel};
-use crate::retrieve::{Explanation, MethodKind, Prepared, QueryContext, Retriever, RunRetriever};
+use crate::retrieve::{Explanation, MethodKind, Prepared, QueryContext, Retriever};
 use crate::structured::SqlLimits;
 
 /// One column of a comparison.
@@ -29,8 +30,8 @@ pub enum Member {
     Sql(Option<String>),
     /// A knowledge-graph pattern (`None`: the column asks for one).
     Graph(Option<String>),
-    /// Another system's run, read from a file.
-    Run(Arc<RunFile>),
+    /// A system outside RankLens: a run file, a search engine, vectors from files.
+    External(External),
 }
 
 impl PartialEq for Member {
@@ -39,7 +40,7 @@ impl PartialEq for Member {
             (Member::Lexical(a), Member::Lexical(b)) => a == b,
             (Member::Neural(a), Member::Neural(b)) => a == b,
             (Member::Sql(a), Member::Sql(b)) | (Member::Graph(a), Member::Graph(b)) => a == b,
-            (Member::Run(a), Member::Run(b)) => Arc::ptr_eq(a, b) || a == b,
+            (Member::External(a), Member::External(b)) => a == b,
             _ => false,
         }
     }
@@ -62,13 +63,13 @@ impl Member {
             Member::Neural(kind) => *kind,
             Member::Sql(_) => MethodKind::Sql,
             Member::Graph(_) => MethodKind::Graph,
-            Member::Run(_) => MethodKind::Run,
+            Member::External(x) => x.kind(),
         }
     }
 
     /// Does this column rank passages (rather than return rows or bindings)?
     pub fn ranks_passages(&self) -> bool {
-        matches!(self, Member::Lexical(_) | Member::Neural(_) | Member::Run(_))
+        matches!(self, Member::Lexical(_) | Member::Neural(_) | Member::External(_))
     }
 }
 
@@ -127,10 +128,16 @@ impl Plan {
         Plan { settings: settings.clone(), members: kinds.iter().map(|&k| Member::of_kind(k, settings)).collect() }
     }
 
-    /// The plan with these runs as more columns, after the others.
-    pub fn with_runs(mut self, runs: &[Arc<RunFile>]) -> Plan {
-        self.members.extend(runs.iter().cloned().map(Member::Run));
+    /// The plan with these systems (runs, engines, vectors) as more columns, after the others.
+    pub fn with_externals(mut self, systems: &[External]) -> Plan {
+        self.members.extend(systems.iter().cloned().map(Member::External));
         self
+    }
+
+    /// The plan with these runs as more columns, after the others.
+    pub fn with_runs(self, runs: &[Arc<RunFile>]) -> Plan {
+        let systems: Vec<External> = runs.iter().cloned().map(External::Run).collect();
+        self.with_externals(&systems)
     }
 
     /// The plan without the columns that do not rank passages (for evaluations).
@@ -160,7 +167,7 @@ impl Plan {
             .map(|m| match m {
                 Member::Lexical(spec) => Some(engine.sparse(*spec, self.settings.analyzer, progress)),
                 Member::Neural(kind) => Some(engine.neural_retriever(*kind, &self.settings)),
-                Member::Run(run) => Some(Ok(Arc::new(RunRetriever::new(run.clone(), engine.corpus().clone())) as _)),
+                Member::External(x) => Some(engine.external_retriever(x, &self.settings, progress)),
                 Member::Sql(_) | Member::Graph(_) => None,
             })
             .collect()
@@ -250,10 +257,10 @@ impl Plan {
                 };
                 (column("Graph".into(), outcome), None)
             }
-            Member::Lexical(_) | Member::Neural(_) | Member::Run(_) => {
+            Member::Lexical(_) | Member::Neural(_) | Member::External(_) => {
                 let retriever: crate::Result<Arc<dyn Retriever>> = match member {
                     Member::Lexical(spec) => engine.sparse(*spec, self.settings.analyzer, progress),
-                    Member::Run(run) => Ok(Arc::new(RunRetriever::new(run.clone(), engine.corpus().clone()))),
+                    Member::External(x) => engine.external_retriever(x, &self.settings, progress),
                     _ => engine.neural_retriever(kind, &self.settings),
                 };
                 match retriever {

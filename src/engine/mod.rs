@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
+mod external;
 mod neural;
 pub use neural::{LATE_INDEX_MAX_DOCS, LATE_RERANK_DEPTH, Loaded, NOT_ENCODED, Neural, missing};
 
@@ -91,6 +92,8 @@ pub struct Engine {
     on_disk_above: usize,
     structured: Structured,
     neural: RwLock<Neural>,
+    /// Models that encode typed questions for vectors from files, by folder.
+    query_models: Mutex<BTreeMap<PathBuf, Arc<dyn crate::models::TextEncoder>>>,
 }
 
 /// The structured sources that came with a corpus folder.
@@ -114,6 +117,7 @@ impl Engine {
             on_disk_above: ON_DISK_THRESHOLD_BYTES,
             structured: Structured::default(),
             neural: RwLock::new(Neural::default()),
+            query_models: Mutex::new(BTreeMap::new()),
         }
     }
 

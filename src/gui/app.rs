@@ -85,8 +85,6 @@ impl RankLensApp {
             store.ok().map(Arc::new)
         });
         let choice = open.unwrap_or_else(|| persisted.corpus.clone());
-        let runs: Vec<(Option<String>, PathBuf)> =
-            persisted.runs.iter().map(|(n, p)| (Some(n.clone()), p.clone())).collect();
         let data = AppData {
             persisted,
             engine: None,
@@ -95,7 +93,7 @@ impl RankLensApp {
             grades: BTreeMap::new(),
             models: ModelsState { status: manager.status(), manager, errors: BTreeMap::new() },
             store,
-            runs: Vec::new(),
+            systems: Vec::new(),
             baseline: MethodKind::Bm25.label().to_string(),
             correction: crate::eval::Correction::default(),
             report_check: None,
@@ -118,7 +116,6 @@ impl RankLensApp {
             repaint: None,
         };
         app.send(Command::OpenCorpus(choice));
-        app.send(Command::OpenRuns(runs));
         app
     }
 
@@ -217,9 +214,9 @@ impl RankLensApp {
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect()
         });
-        // Dropped run files become columns; anything else is a corpus to open.
+        // Dropped runs, engine responses and vectors become columns; anything else is a corpus.
         let (runs, other): (Vec<PathBuf>, Vec<PathBuf>) =
-            dropped.into_iter().partition(|p| crate::eval::RunFile::looks_like_run(p));
+            dropped.into_iter().partition(|p| crate::compare::External::is_system_file(p));
         if !runs.is_empty() {
             self.send(Command::OpenRuns(runs.into_iter().map(|p| (None, p)).collect()));
         }
@@ -242,6 +239,7 @@ impl RankLensApp {
         let ctx = ViewContext::new(&self.data, &self.jobs, &self.commands);
         let view = self.data.persisted.view;
         self.chrome.top_bar_ui(ui, &ctx);
+        self.chrome.engine_form_ui(ui, &ctx);
         if !view.hides_question_bar() {
             self.chrome.question_bar_ui(ui, &ctx);
         }

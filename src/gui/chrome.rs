@@ -13,13 +13,148 @@ use super::theme;
 use super::widgets::labelled_text_ui;
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::{FieldFilter, Split};
+use crate::external::{Credentials, EngineKind, LiveEngine};
 use crate::retrieve::{Bm25Variant, FusionMethod, TfIdfVariant};
 
-/// The question bar's own state: the filter as typed, which applies only once it parses.
+/// The question bar's own state: the filter as typed, which applies only once it parses; and the
+/// search-engine form while it is open.
 #[derive(Default)]
 pub struct Chrome {
     filter_text: String,
     filter_error: Option<String>,
+    engine_form: Option<EngineForm>,
+}
+
+/// The "Add a search engine" form as typed.
+struct EngineForm {
+    engine: LiveEngine,
+    /// 0: none, 1: API key, 2: user:password.
+    credentials: usize,
+    variable: String,
+    id_field: String,
+    error: Option<String>,
+}
+
+impl Default for EngineForm {
+    fn default() -> Self {
+        let kind = EngineKind::Elasticsearch;
+        Self {
+            engine: LiveEngine {
+                name: "my cluster".into(),
+                kind,
+                url: "http://localhost:9200".into(),
+                index: String::new(),
+                template: kind.default_template().into(),
+                id_field: None,
+                credentials: Credentials::None,
+                timeout_secs: 10,
+            },
+            credentials: 0,
+            variable: "RANKLENS_ENGINE_KEY".into(),
+            id_field: String::new(),
+            error: None,
+        }
+    }
+}
+
+impl EngineForm {
+    /// The engine as the form describes it, checked.
+    fn engine(&self) -> crate::Result<LiveEngine> {
+        let mut e = self.engine.clone();
+        let var = self.variable.trim().to_string();
+        e.credentials = match self.credentials {
+            1 => Credentials::ApiKeyEnv(var),
+            2 => Credentials::BasicAuthEnv(var),
+            _ => Credentials::None,
+        };
+        e.id_field = Some(self.id_field.trim().to_string()).filter(|f| !f.is_empty());
+        e.name = e.name.trim().to_string();
+        if e.name.is_empty() {
+            return Err(crate::Error::invalid("name", "give the column a name"));
+        }
+        e.validate()?;
+        Ok(e)
+    }
+
+    /// Draw the form; `Some` when the user adds the engine, `None` to keep it open; the flag
+    /// says whether to close it.
+    fn ui(&mut self, ui: &mut Ui) -> (Option<LiveEngine>, bool) {
+        let mut close = false;
+        let mut added = None;
+        egui::Grid::new("engine-form").num_columns(2).show(ui, |ui| {
+            let l = ui.label("Engine");
+            let before = self.engine.kind;
+            egui::ComboBox::from_id_salt("engine-kind")
+                .selected_text(self.engine.kind.label())
+                .show_ui(ui, |ui| {
+                    for k in EngineKind::ALL {
+                        ui.selectable_value(&mut self.engine.kind, k, k.label());
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+            if before != self.engine.kind {
+                self.engine.template = self.engine.kind.default_template().into();
+                if self.engine.kind == EngineKind::Solr && self.engine.url.ends_with(":9200") {
+                    self.engine.url = "http://localhost:8983/solr".into();
+                }
+            }
+            ui.end_row();
+            for (label, value) in [
+                ("Column name", &mut self.engine.name),
+                ("URL", &mut self.engine.url),
+                ("Index or collection", &mut self.engine.index),
+                ("Document id field (empty: the engine's id)", &mut self.id_field),
+            ] {
+                let l = ui.label(label);
+                ui.add(egui::TextEdit::singleline(value).desired_width(360.0)).labelled_by(l.id);
+                ui.end_row();
+            }
+            let l = ui.label("Query template ({{question}}, {{k}})");
+            ui.add(
+                egui::TextEdit::multiline(&mut self.engine.template).code_editor().desired_rows(3).desired_width(360.0),
+            )
+            .labelled_by(l.id);
+            ui.end_row();
+            let l = ui.label("Credentials");
+            ui.horizontal(|ui| {
+                for (i, name) in ["none", "API key in", "user:password in"].into_iter().enumerate() {
+                    ui.radio_value(&mut self.credentials, i, name);
+                }
+            })
+            .response
+            .labelled_by(l.id);
+            ui.end_row();
+            if self.credentials > 0 {
+                let l = ui.label("Environment variable");
+                ui.add(egui::TextEdit::singleline(&mut self.variable).desired_width(240.0)).labelled_by(l.id);
+                ui.end_row();
+            }
+        });
+        ui.label(
+            RichText::new("Credentials are read from the environment variable when asking; they are never saved.")
+                .small()
+                .weak(),
+        );
+        if let Some(e) = &self.error {
+            ui.colored_label(theme::ERROR, e);
+        }
+        ui.horizontal(|ui| {
+            if ui.button("Add engine").clicked() {
+                match self.engine() {
+                    Ok(e) => {
+                        added = Some(e);
+                        close = true;
+                    }
+                    Err(e) => self.error = Some(e.report()),
+                }
+            }
+            if ui.button("Cancel").clicked() {
+                close = true;
+            }
+        });
+        (added, close)
+    }
 }
 
 impl Chrome {
@@ -27,7 +162,11 @@ impl Chrome {
     pub fn top_bar_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         egui::Panel::top("menu").show(ui, |ui| {
             egui::MenuBar::new().ui(ui, |ui| {
-                ui.menu_button("File", |ui| file_menu_ui(ui, ctx));
+                ui.menu_button("File", |ui| {
+                    if file_menu_ui(ui, ctx) {
+                        self.engine_form = Some(EngineForm::default());
+                    }
+                });
                 ui.menu_button("View", |ui| {
                     for v in ViewId::ALL {
                         if ui.button(v.label()).clicked() {
@@ -49,6 +188,22 @@ impl Chrome {
                 });
             });
         });
+    }
+
+    /// The "Add a search engine" window, while it is open.
+    pub fn engine_form_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let Some(form) = &mut self.engine_form else { return };
+        let mut close = false;
+        egui::Window::new("Add a search engine").collapsible(false).show(ui.ctx(), |ui| {
+            let (added, done) = form.ui(ui);
+            if let Some(engine) = added {
+                ctx.send(Command::AddEngine(engine));
+            }
+            close = done;
+        });
+        if close {
+            self.engine_form = None;
+        }
     }
 
     /// The question and every knob; a change re-ranks.
@@ -122,7 +277,8 @@ impl Chrome {
     }
 }
 
-fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
+/// The File menu; true when "Add search engine…" was chosen.
+fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) -> bool {
     let item = |ui: &mut Ui, label: &str, command: Command| {
         if ui.button(label).clicked() {
             ctx.send(command);
@@ -131,7 +287,11 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
     };
     item(ui, "Open folder…", Command::OpenDialog(DialogPurpose::OpenFolder));
     item(ui, "Open file…", Command::OpenDialog(DialogPurpose::OpenFile));
-    item(ui, "Open run…", Command::OpenDialog(DialogPurpose::OpenRuns));
+    item(ui, "Open run, engine response or vectors…", Command::OpenDialog(DialogPurpose::OpenRuns));
+    let add_engine = ui.button("Add search engine…").clicked();
+    if add_engine {
+        ui.close();
+    }
     let mut by_paragraph = ctx.data.open_split == Split::Paragraph;
     if ui.checkbox(&mut by_paragraph, "Folders: one passage per paragraph").changed() {
         ctx.send(Command::SetOpenSplit(if by_paragraph { Split::Paragraph } else { Split::File }));
@@ -150,6 +310,7 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
     if ui.button("Quit").clicked() {
         ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
     }
+    add_engine
 }
 
 /// k, the analyzer, the BM25 variant and its parameters, TF-IDF, fusion.

@@ -41,9 +41,12 @@ pub enum Command {
     },
     /// Show this column's (by label) explanation of the selected passage.
     PickColumn(String),
-    /// Read run files (name given, or taken from the file) and show them as columns.
+    /// Read other systems' files (runs, saved engine responses, vectors; name given, or taken
+    /// from the file) and show them as columns.
     OpenRuns(Vec<(Option<String>, PathBuf)>),
-    /// Stop showing a run.
+    /// Ask a live search engine beside the methods.
+    AddEngine(crate::external::LiveEngine),
+    /// Stop showing another system's column (by name).
     RemoveRun(String),
     /// The passage under the pointer, highlighted everywhere.
     Hover(Option<DocId>),

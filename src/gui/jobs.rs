@@ -64,7 +64,7 @@ impl JobKind {
             JobKind::LessonKit => "Lessons".into(),
             JobKind::Lesson => "Lesson".into(),
             JobKind::Dialog => "File dialog".into(),
-            JobKind::Runs => "Reading runs".into(),
+            JobKind::Runs => "Reading other systems' files".into(),
         }
     }
 }
@@ -317,7 +317,7 @@ pub struct Jobs {
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
     pub dialog: Job<(super::judging::DialogPurpose, Vec<std::path::PathBuf>)>,
     /// Run files being read: each file with its run or why it could not be read.
-    pub runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::eval::RunFile>)>>,
+    pub runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::compare::External>)>>,
 }
 
 impl Default for Jobs {

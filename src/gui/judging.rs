@@ -147,7 +147,7 @@ impl RankLensApp {
             let picked: Option<PathBuf> = match purpose {
                 DialogPurpose::OpenRuns => {
                     let runs = d
-                        .set_title("Open runs (TREC, CSV, TSV, JSON Lines, JSON; plain or .gz)")
+                        .set_title("Open runs (TREC, CSV, TSV, JSON Lines, JSON; plain or .gz), saved engine responses or vectors (.npy, .jsonl, .safetensors)")
                         .pick_files()
                         .unwrap_or_default();
                     return Ok((purpose, runs));

@@ -23,8 +23,12 @@ pub use command::Command;
 pub use state::{CorpusChoice, Persisted, ViewId};
 
 /// Open the desktop app, optionally on a given corpus (else the last one, else the sample), with
-/// these runs (name, file) shown beside the methods.
-pub fn run(open: Option<CorpusChoice>, runs: Vec<(Option<String>, std::path::PathBuf)>) -> anyhow::Result<()> {
+/// these files of other systems (name, file) and live engines shown beside the methods.
+pub fn run(
+    open: Option<CorpusChoice>,
+    runs: Vec<(Option<String>, std::path::PathBuf)>,
+    engines: Vec<crate::external::LiveEngine>,
+) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("RankLens")
@@ -38,6 +42,9 @@ pub fn run(open: Option<CorpusChoice>, runs: Vec<(Option<String>, std::path::Pat
         Box::new(move |cc| {
             let mut app = RankLensApp::from_creation_context(cc, open);
             app.send(Command::OpenRuns(runs));
+            for e in engines {
+                app.send(Command::AddEngine(e));
+            }
             Ok(Box::new(app))
         }),
     )

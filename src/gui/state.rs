@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::{ExplainedItem, Plan, PlanRun};
+use crate::compare::{ExplainedItem, External, Plan, PlanRun};
 use crate::config::Settings;
 use crate::corpus::{DocId, Split};
 use crate::engine::Engine;
-use crate::eval::{Correction, JudgementStore, RunFile};
+use crate::eval::{Correction, JudgementStore};
 use crate::models::{ModelManager, ModelStatus, Role};
 use crate::project::QueryOnMap;
 
@@ -130,8 +130,13 @@ pub struct Persisted {
     pub pattern: String,
     /// Show the frame-time overlay.
     pub debug_overlay: bool,
-    /// Run files shown beside the methods, reopened at start: (name, file).
+    /// Files of other systems shown beside the methods (runs, saved engine responses, vectors),
+    /// reopened at start: (name, file).
     pub runs: Vec<(String, PathBuf)>,
+    /// Live search engines shown beside the methods (their descriptions: credentials are only
+    /// ever named, by environment variable).
+    #[serde(default)]
+    pub engines: Vec<crate::external::LiveEngine>,
 }
 
 impl Default for Persisted {
@@ -146,6 +151,7 @@ impl Default for Persisted {
             pattern: String::new(),
             debug_overlay: false,
             runs: Vec::new(),
+            engines: Vec::new(),
         }
     }
 }
@@ -192,6 +198,8 @@ pub struct Ranked {
     pub pending: Vec<usize>,
     /// The question on the PCA map, when there is a map.
     pub map_query: Option<QueryOnMap>,
+    /// The question on the map of each vector set that has one, by the set's name.
+    pub vector_maps: Vec<(String, QueryOnMap)>,
 }
 
 /// Every column's explanation of one passage.
@@ -238,8 +246,8 @@ pub struct AppData {
     pub models: ModelsState,
     /// Where grades are stored (none without a workspace).
     pub store: Option<Arc<JudgementStore>>,
-    /// Run files shown as columns after the methods.
-    pub runs: Vec<Arc<RunFile>>,
+    /// Systems outside RankLens shown as columns after the methods (runs, engines, vectors).
+    pub systems: Vec<External>,
     /// The system the question-set evaluation tests against: a method family's label (`BM25`)
     /// or a run's name.
     pub baseline: String,

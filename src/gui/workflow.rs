@@ -9,7 +9,7 @@ use super::command::Command;
 use super::jobs::Polled;
 use super::state::{CorpusChoice, Explained, LoadedCorpus, Message, Ranked};
 use crate::Error;
-use crate::compare::{Plan, Study, System};
+use crate::compare::{External, Plan, Study, System};
 use crate::corpus::{self, DocId, LoadOptions};
 use crate::engine::Engine;
 use crate::models::Role;
@@ -56,9 +56,18 @@ impl RankLensApp {
                 }
             }
             Command::OpenRuns(files) => self.start_runs(files),
+            Command::AddEngine(live) => match External::live(live.clone()) {
+                Ok(system) => {
+                    data.persisted.engines.retain(|e| e.name != live.name);
+                    data.persisted.engines.push(live);
+                    self.add_systems(vec![(None, Ok(system))]);
+                }
+                Err(e) => data.messages.push(Message::error(format!("engine not added: {}", e.report()))),
+            },
             Command::RemoveRun(name) => {
-                data.runs.retain(|r| r.name != name);
+                data.systems.retain(|r| r.name() != name);
                 data.persisted.runs.retain(|(n, _)| *n != name);
+                data.persisted.engines.retain(|e| e.name != name);
                 self.start_rank();
             }
             Command::Hover(doc) => data.hovered = doc,
@@ -173,7 +182,7 @@ impl RankLensApp {
         if self.jobs.runs.poll() == Polled::Ready
             && let Some(loaded) = self.jobs.runs.take_ready()
         {
-            self.add_runs(loaded);
+            self.add_systems(loaded.into_iter().map(|(p, r)| (Some(p), r)).collect());
         }
         // Explanations, SQL rows, graph bindings and lessons are drawn from their jobs, failures
         // included; nothing else happens when they finish.
@@ -248,6 +257,7 @@ impl RankLensApp {
         self.jobs.graph.clear();
         self.views.corpus_changed();
         self.refresh_grades();
+        self.reopen_systems();
         self.start_rank();
         for role in Role::ALL {
             self.start_model(role, false);
@@ -294,7 +304,16 @@ impl RankLensApp {
             return;
         }
         let settings = p.settings.clone();
-        let plan = Plan::from_settings(&settings, Some(&p.sql), Some(&p.pattern)).with_runs(&self.data.runs);
+        let plan = Plan::from_settings(&settings, Some(&p.sql), Some(&p.pattern)).with_externals(&self.data.systems);
+        let vector_sets: Vec<_> = self
+            .data
+            .systems
+            .iter()
+            .filter_map(|s| match s {
+                External::Vectors(v) => Some(v.clone()),
+                _ => None,
+            })
+            .collect();
         self.jobs.rank.start(self.waker(), move |progress| {
             engine.index(settings.analyzer, progress)?;
             let query = engine.query_context(&question, &settings);
@@ -307,7 +326,14 @@ impl RankLensApp {
                 }
                 _ => None,
             };
-            Ok(Ranked { plan, run, pending, map_query })
+            let mut vector_maps = Vec::new();
+            for set in &vector_sets {
+                let (Some(map), Ok(queries)) = (&set.map, engine.vector_queries(set)) else { continue };
+                if let Ok(v) = query.dense_vector(&queries) {
+                    vector_maps.push((set.name.clone(), map.place(&set.index(), &v, 10)));
+                }
+            }
+            Ok(Ranked { plan, run, pending, map_query, vector_maps })
         });
     }
 
@@ -376,12 +402,14 @@ impl RankLensApp {
         });
     }
 
-    /// Evaluate the methods shown (those available) and the runs over the corpus's judged questions.
+    /// Evaluate the methods shown (those available) and the other systems over the corpus's
+    /// judged questions.
     fn start_study(&mut self) {
         let Some(engine) = self.data.engine.clone() else { return };
         let qrels = self.all_qrels();
         let settings = self.data.persisted.settings.clone();
-        let (runs, baseline, correction) = (self.data.runs.clone(), self.data.baseline.clone(), self.data.correction);
+        let (externals, baseline, correction) =
+            (self.data.systems.clone(), self.data.baseline.clone(), self.data.correction);
         self.jobs.study.start(self.waker(), move |p| {
             if qrels.judgements.is_empty() {
                 return Err(Error::Unavailable(
@@ -394,16 +422,26 @@ impl RankLensApp {
                 MethodKind::RANKED.into_iter().filter(|k| settings.methods.contains(k)).collect();
             let plan = Plan::of_kinds(&settings, &kinds);
             let retrievers: Vec<_> = plan.retrievers(&engine, p).into_iter().flatten().flatten().collect();
-            // Systems are the methods, then the runs: the baseline is a family's label or a run's name.
-            let names =
-                retrievers.iter().map(|r| r.kind().label().to_string()).chain(runs.iter().map(|r| r.name.clone()));
-            let baseline = names.into_iter().position(|n| n == baseline).unwrap_or(0);
             p.stage("evaluating", 0);
             let mut systems = Vec::new();
             for r in &retrievers {
                 systems.push(System::run(&engine, r.as_ref(), &settings, 100, p)?);
             }
-            systems.extend(runs.iter().map(|f| System::from_file(f)));
+            // Other systems: what their files hold, or (live engines, vectors) asked per question.
+            for x in &externals {
+                match x.saved_system() {
+                    Some(s) => systems.push(s),
+                    None => {
+                        let r = engine.external_retriever(x, &settings, p)?;
+                        systems.push(System::run(&engine, r.as_ref(), &settings, 100, p)?);
+                    }
+                }
+            }
+            // The baseline is a family's label or another system's name.
+            let baseline = systems
+                .iter()
+                .position(|s| if s.kind.is_external() { s.label == baseline } else { s.kind.label() == baseline })
+                .unwrap_or(0);
             let study = Study::of_systems(systems, &qrels, &engine.corpus().queries, baseline, correction);
             Ok(Arc::new(study))
         });
@@ -411,54 +449,98 @@ impl RankLensApp {
 }
 
 impl RankLensApp {
-    /// Read run files in the background.
-    fn start_runs(&mut self, files: Vec<(Option<String>, std::path::PathBuf)>) {
+    /// Read other systems' files in the background, each as what it holds (a run, saved engine
+    /// responses, vectors matched to the open corpus).
+    pub(super) fn start_runs(&mut self, files: Vec<(Option<String>, std::path::PathBuf)>) {
         if files.is_empty() {
             return;
         }
+        // Before the first corpus is in, remember them: they open with it (vectors are matched to it).
+        if self.data.engine.is_none() {
+            for (name, path) in files {
+                let name = name.unwrap_or_else(|| crate::eval::RunFile::default_name(&path));
+                self.data.persisted.runs.retain(|(_, p)| *p != path);
+                self.data.persisted.runs.push((name, path));
+            }
+            return;
+        }
+        let corpus = self.data.engine.as_ref().map(|e| e.corpus().clone());
         self.jobs.runs.start(self.waker(), move |p| {
-            p.stage("reading runs", files.len() as u64);
+            p.stage("reading other systems' files", files.len() as u64);
             let mut out = Vec::new();
             for (name, path) in files {
                 crate::progress::check_cancel(p)?;
-                let run = crate::eval::RunFile::load(&path, name.as_deref());
-                out.push((path, run));
+                let system = External::open(&path, name.as_deref(), corpus.as_deref());
+                out.push((path, system));
                 p.advance(1);
             }
             Ok(out)
         });
     }
 
-    /// Show loaded runs as columns: a run of the same file replaces the old one; two runs of one
-    /// name are told apart by a number. Problems of each file are shown, a file that could not be
-    /// read says why, and every run already shown stays.
-    fn add_runs(&mut self, loaded: Vec<(std::path::PathBuf, crate::Result<crate::eval::RunFile>)>) {
+    /// Show systems as columns: one of the same file (or engine name) replaces the old one; two
+    /// of one name are told apart by a number. Problems of each are shown, a file that could not
+    /// be read says why, and every system already shown stays.
+    fn add_systems(&mut self, loaded: Vec<(Option<std::path::PathBuf>, crate::Result<External>)>) {
         let data = &mut self.data;
         for (path, result) in loaded {
-            let mut run = match result {
-                Ok(run) => run,
+            let system = match result {
+                Ok(system) => system,
                 Err(e) => {
-                    data.messages.push(Message::error(format!("run not opened: {}", e.report())));
+                    data.messages.push(Message::error(format!("not opened: {}", e.report())));
                     continue;
                 }
             };
-            data.runs.retain(|r| r.source != path);
-            let taken = |n: &str, runs: &[Arc<crate::eval::RunFile>]| runs.iter().any(|r| r.name == n);
-            if taken(&run.name, &data.runs) {
-                let base = run.name.clone();
-                run.name = (2..).map(|i| format!("{base} ({i})")).find(|n| !taken(n, &data.runs)).unwrap_or(base);
+            match &path {
+                Some(path) => data.systems.retain(|r| r.file() != Some(path.as_path())),
+                None => data.systems.retain(|r| r.file().is_some() || r.name() != system.name()),
             }
-            for w in run.warnings.iter().take(5) {
-                data.messages.push(Message::warning(w.to_string()));
+            let mut all = std::mem::take(&mut data.systems);
+            all.push(system);
+            crate::compare::distinct_names(&mut all);
+            data.systems = all;
+            let Some(system) = data.systems.last() else { continue };
+            let warnings = system.warnings();
+            for w in warnings.iter().take(5) {
+                data.messages.push(Message::warning(w.clone()));
             }
-            let more = run.warnings.len().saturating_sub(5) + run.more_warnings;
-            if more > 0 {
-                data.messages.push(Message::warning(format!("{}: … and {more} more problem(s)", path.display())));
+            if warnings.len() > 5 {
+                data.messages.push(Message::warning(format!("{}: … and {} more", system.name(), warnings.len() - 5)));
             }
-            data.persisted.runs.retain(|(_, p)| *p != path);
-            data.persisted.runs.push((run.name.clone(), path));
-            data.runs.push(Arc::new(run));
+            if let Some(path) = path {
+                data.persisted.runs.retain(|(_, p)| *p != path);
+                data.persisted.runs.push((system.name().to_string(), path));
+            }
         }
         self.start_rank();
+    }
+
+    /// The systems to (re)open for a newly installed corpus: every remembered file not shown yet,
+    /// and every vector file again (its vectors are matched to the corpus).
+    pub(super) fn reopen_systems(&mut self) {
+        let data = &mut self.data;
+        data.systems.retain(|s| !matches!(s, External::Vectors(_)));
+        let shown: Vec<std::path::PathBuf> = data.systems.iter().filter_map(|s| s.file().map(Into::into)).collect();
+        let files: Vec<(Option<String>, std::path::PathBuf)> = data
+            .persisted
+            .runs
+            .iter()
+            .filter(|(_, p)| !shown.contains(p))
+            .map(|(n, p)| (Some(n.clone()), p.clone()))
+            .collect();
+        let live: Vec<_> = data
+            .persisted
+            .engines
+            .iter()
+            .filter(|e| !data.systems.iter().any(|s| s.name() == e.name))
+            .cloned()
+            .collect();
+        for e in live {
+            match External::live(e) {
+                Ok(s) => data.systems.push(s),
+                Err(err) => data.messages.push(Message::error(format!("engine not added: {}", err.report()))),
+            }
+        }
+        self.start_runs(files);
     }
 }

@@ -38,6 +38,8 @@ fn cli_command(kind: MethodKind) -> &'static str {
         MethodKind::Sql => "ranklens sql",
         MethodKind::Graph => "ranklens graph",
         MethodKind::Run => "ranklens compare --run FILE",
+        MethodKind::Engine => "ranklens compare --run RESPONSE.json (or --engine ENGINE.json)",
+        MethodKind::Vectors => "ranklens compare --vectors PASSAGES.npy --query-vectors QUERIES.npy",
     }
 }
 

@@ -20,6 +20,8 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 pub struct DenseRetriever {
     index: Arc<DenseIndex>,
     encoder: Arc<dyn TextEncoder>,
+    /// Vectors from a file: the column's name (its kind is then [`MethodKind::Vectors`]).
+    file_label: Option<String>,
 }
 
 /// A question prepared for dense search: its cosine with every passage (f32, as the index
@@ -33,7 +35,13 @@ struct PreparedDense {
 impl DenseRetriever {
     /// Search `index` with queries encoded by `encoder` (the model that built the index).
     pub fn new(index: Arc<DenseIndex>, encoder: Arc<dyn TextEncoder>) -> Self {
-        Self { index, encoder }
+        Self { index, encoder, file_label: None }
+    }
+
+    /// Search passage vectors read from a file (`crate::external::VectorSet`), with question
+    /// vectors from `queries`: a column named `label`.
+    pub fn from_file(index: Arc<DenseIndex>, queries: Arc<dyn TextEncoder>, label: String) -> Self {
+        Self { index, encoder: queries, file_label: Some(label) }
     }
 
     /// The index.
@@ -44,11 +52,14 @@ impl DenseRetriever {
 
 impl Retriever for DenseRetriever {
     fn kind(&self) -> MethodKind {
-        MethodKind::Dense
+        if self.file_label.is_some() { MethodKind::Vectors } else { MethodKind::Dense }
     }
 
     fn label(&self) -> String {
-        format!("Dense ({})", short_model(&self.index.model_id))
+        match &self.file_label {
+            Some(label) => label.clone(),
+            None => format!("Dense ({})", short_model(&self.index.model_id)),
+        }
     }
 
     fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {

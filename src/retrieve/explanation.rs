@@ -152,6 +152,24 @@ pub struct FusionPart {
     pub contribution: f64,
 }
 
+/// A search engine's own explanation of a hit: its tree, the term rows read from it, and, where
+/// RankLens could score the same document, its own Lucene BM25 beside them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineDetail {
+    /// The engine (as the response's shape tells it).
+    pub engine: String,
+    /// The explanation tree as the engine gave it.
+    pub tree: Option<crate::external::ExplainNode>,
+    /// Its term weights and how they add up.
+    pub breakdown: crate::external::LuceneBreakdown,
+    /// An explanation that could not be read: as it came, and why.
+    pub raw: Option<(String, String)>,
+    /// Rank features (Vespa), name → value.
+    pub features: std::collections::BTreeMap<String, f64>,
+    /// The engine's rows beside RankLens's Lucene BM25 for the same document.
+    pub comparison: Option<crate::external::Bm25Comparison>,
+}
+
 /// Typed facts for drawing an explanation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -198,6 +216,8 @@ pub enum Detail {
         /// One part per input method.
         parts: Vec<FusionPart>,
     },
+    /// A search engine's explanation.
+    Engine(Box<EngineDetail>),
     /// Rerank movement.
     Rerank {
         /// Rank before reranking (1-based).
@@ -248,6 +268,7 @@ impl Explanation {
             Detail::MaxSim { alignments, .. } => Some(alignments.iter().map(|a| f64::from(a.similarity)).sum()),
             Detail::Fusion { parts } => Some(parts.iter().map(|p| p.contribution).sum()),
             Detail::Sparse { matches, .. } => Some(matches.iter().map(|m| f64::from(m.product)).sum()),
+            Detail::Engine(d) if d.tree.is_some() => d.breakdown.total(),
             _ => None,
         }
     }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{AbsentHit, Explanation, Hit, MethodKind, Prepared, QueryContext, Ranking, Retriever};
+use super::{Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever};
 use crate::corpus::{Corpus, DocId};
 use crate::eval::RunFile;
 use crate::{Error, Result};
@@ -86,21 +86,8 @@ impl PreparedRun {
 impl Prepared for PreparedRun {
     fn search(&self, k: usize) -> Result<Ranking> {
         let r = &self.retriever;
-        let (mut hits, mut absent) = (Vec::new(), Vec::new());
-        for (i, (doc, id, score)) in self.shown().take(k).enumerate() {
-            match doc {
-                Some(doc) => hits.push(Hit { doc: *doc, score: *score }),
-                None => absent.push(AbsentHit { rank: i + 1, id: id.clone(), score: *score }),
-            }
-        }
-        Ok(Ranking {
-            method: r.label(),
-            kind: r.kind(),
-            hits,
-            total_matches: self.shown().count(),
-            unranked: false,
-            absent,
-        })
+        let list = self.shown().map(|(doc, id, score)| (*doc, id.clone(), *score));
+        Ok(Ranking::of_list(r.label(), r.kind(), list, k, self.shown().count()))
     }
 
     fn explain(&self, doc: DocId) -> Result<Explanation> {
@@ -138,6 +125,7 @@ mod tests {
     use super::*;
     use crate::corpus::Query;
     use crate::eval::RunFormat;
+    use crate::retrieve::AbsentHit;
     use std::path::Path;
 
     fn setup() -> RunRetriever {

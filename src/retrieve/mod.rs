@@ -8,6 +8,7 @@
 
 mod boolean;
 pub mod dense;
+pub mod engine;
 mod explanation;
 mod external;
 pub mod fusion;
@@ -17,6 +18,7 @@ mod query;
 mod rerank;
 mod splade;
 mod tantivy_bm25;
+pub mod vectors;
 
 use std::fmt;
 use std::sync::Arc;
@@ -26,8 +28,9 @@ use serde::{Deserialize, Serialize};
 pub use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant, fmt_param};
 pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use dense::DenseRetriever;
+pub use engine::EngineRetriever;
 pub use explanation::{
-    ClauseMatch, Detail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
+    ClauseMatch, Detail, EngineDetail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
 };
 pub use external::RunRetriever;
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
@@ -67,6 +70,10 @@ pub enum MethodKind {
     Graph,
     /// A ranking another system produced, read from a run file.
     Run,
+    /// A search engine's hits, saved or asked live, with its own explanations.
+    Engine,
+    /// A dense ranking from vectors computed elsewhere, read from files.
+    Vectors,
 }
 
 impl MethodKind {
@@ -96,11 +103,19 @@ impl MethodKind {
             MethodKind::Sql => "SQL",
             MethodKind::Graph => "Graph",
             MethodKind::Run => "Run",
+            MethodKind::Engine => "Engine",
+            MethodKind::Vectors => "Vectors",
         }
     }
 }
 
 impl MethodKind {
+    /// A system outside RankLens (a run file, a search engine, vectors from a file): its column
+    /// is named by the system, not by the family.
+    pub fn is_external(self) -> bool {
+        matches!(self, MethodKind::Run | MethodKind::Engine | MethodKind::Vectors)
+    }
+
     /// The colour of the family everywhere it is drawn (app columns, report charts, map markers):
     /// a colour-blind-safe palette.
     pub fn color_rgb(self) -> (u8, u8, u8) {
@@ -116,6 +131,8 @@ impl MethodKind {
             MethodKind::Sql => (100, 143, 255),
             MethodKind::Graph => (180, 150, 60),
             MethodKind::Run => (200, 200, 200),
+            MethodKind::Engine => (240, 228, 66),
+            MethodKind::Vectors => (70, 160, 200),
         }
     }
 }
@@ -192,6 +209,25 @@ impl Ranking {
             rank += 1;
         }
         out
+    }
+
+    /// The first `k` places of another system's list, in its order: documents of the corpus
+    /// become hits, the others stay at their ranks as [`AbsentHit`]s. `total` is the list's length.
+    pub fn of_list(
+        method: String,
+        kind: MethodKind,
+        list: impl IntoIterator<Item = (Option<DocId>, String, f64)>,
+        k: usize,
+        total: usize,
+    ) -> Ranking {
+        let (mut hits, mut absent) = (Vec::new(), Vec::new());
+        for (i, (doc, id, score)) in list.into_iter().take(k).enumerate() {
+            match doc {
+                Some(doc) => hits.push(Hit { doc, score }),
+                None => absent.push(AbsentHit { rank: i + 1, id, score }),
+            }
+        }
+        Ranking { method, kind, hits, total_matches: total, unranked: false, absent }
     }
 
     /// Rank (1-based) of a document in this list.

@@ -216,3 +216,67 @@ pub mod tiny_bert {
         write_weights(dir, prefix, extra, seed);
     }
 }
+
+/// A small HTTP server in the test process, standing in for a search engine.
+pub mod http {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    /// A request as received: (method, path, headers, body).
+    pub type Request = (String, String, String, String);
+
+    /// A tiny HTTP server answering each request with `answer(method, path, body)`: (status, body,
+    /// delay). It records the requests (method, path, headers, body).
+    pub struct Server {
+        pub url: String,
+        pub requests: Arc<Mutex<Vec<Request>>>,
+    }
+
+    pub fn serve(answer: impl Fn(&str, &str, &str) -> (u16, String, u64) + Send + Sync + 'static) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let log = requests.clone();
+        let answer = Arc::new(answer);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let (log, answer) = (log.clone(), answer.clone());
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap();
+                    let mut parts = line.split_whitespace();
+                    let (method, path) =
+                        (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
+                    let (mut headers, mut length) = (String::new(), 0usize);
+                    loop {
+                        let mut h = String::new();
+                        reader.read_line(&mut h).unwrap();
+                        if h.trim().is_empty() {
+                            break;
+                        }
+                        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                        headers.push_str(&h);
+                    }
+                    let mut body = vec![0u8; length];
+                    reader.read_exact(&mut body).unwrap();
+                    let body = String::from_utf8_lossy(&body).into_owned();
+                    let (status, text, delay) = answer(&method, &path, &body);
+                    log.lock().unwrap().push((method, path, headers, body));
+                    std::thread::sleep(Duration::from_millis(delay));
+                    let reply = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                        text.len()
+                    );
+                    let _ = stream.write_all(reply.as_bytes());
+                });
+            }
+        });
+        Server { url, requests }
+    }
+}

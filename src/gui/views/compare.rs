@@ -55,22 +55,17 @@ impl View for CompareView {
                     ui.vertical(|ui| {
                         ui.set_width(COLUMN_WIDTH);
                         ui.horizontal(|ui| {
-                            if run.kind == MethodKind::Run {
+                            if run.kind.is_external() {
                                 method_tag_ui(ui, run.kind, &ellipsis(&run.label, 22));
-                                if ui.small_button("×").on_hover_text("Stop showing this run").clicked() {
+                                if ui.small_button("×").on_hover_text("Stop showing this column").clicked() {
                                     ctx.send(Command::RemoveRun(run.label.clone()));
                                 }
                             } else {
                                 method_tag_ui(ui, run.kind, run.kind.label());
                             }
                         });
-                        let caption = match ctx.data.runs.iter().find(|r| r.name == run.label) {
-                            Some(file) => format!(
-                                "run file {} · {} · {} queries",
-                                file.source.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
-                                file.format.name(),
-                                file.num_queries()
-                            ),
+                        let caption = match ctx.data.systems.iter().find(|r| r.name() == run.label) {
+                            Some(system) => system.caption(),
                             None => run.label.clone(),
                         };
                         ui.label(RichText::new(ellipsis(&caption, 60)).small().weak()).on_hover_text(caption);
@@ -166,7 +161,7 @@ fn ranking_column_ui(
     let corpus = engine.corpus();
     let matched = if r.unranked {
         format!("{} matching (an unranked set)", r.total_matches)
-    } else if kind == MethodKind::Run {
+    } else if kind.is_external() {
         let absent =
             if r.absent.is_empty() { String::new() } else { format!(", {} not in the corpus", r.absent.len()) };
         format!("{} ranked{absent}", r.total_matches)

@@ -113,7 +113,7 @@ impl View for EvaluateView {
                 .filter(|k| *k != MethodKind::Rerank)
                 .map(|k| k.label().to_string())
                 .collect();
-            systems.extend(ctx.data.runs.iter().map(|r| r.name.clone()));
+            systems.extend(ctx.data.systems.iter().map(|r| r.name().to_string()));
             egui::ComboBox::from_label("Baseline").selected_text(ellipsis(&baseline, 30)).show_ui(ui, |ui| {
                 for name in systems {
                     ui.selectable_value(&mut baseline, name.clone(), name);

@@ -55,39 +55,48 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         return;
     };
     ui.separator();
-    ui.columns(2, |cols| {
-        let left = &mut cols[0];
-        left.label(RichText::new("Every method on this passage").strong());
-        egui::ScrollArea::vertical().id_salt("why-list").show(left, |ui| {
-            for (label, kind, e, rank) in &explained.items {
-                ui.horizontal(|ui| {
-                    let name = if *kind == MethodKind::Run { label.as_str() } else { kind.label() };
-                    method_tag_ui(ui, *kind, &ellipsis(name, 30));
-                    let rank_text = match rank {
-                        Some(r) => format!("rank {r}"),
-                        None => "not in the top k".into(),
-                    };
-                    let selected = sel.column.as_deref() == Some(label.as_str());
-                    if ui.selectable_label(selected, rank_text).clicked() {
-                        ctx.send(Command::PickColumn(label.clone()));
+    // The list of methods takes a little over a third; the chosen method's detail (term tables,
+    // token heatmaps, an engine's tree) gets the rest.
+    let height = ui.available_height();
+    let left_width = (ui.available_width() * 0.36).clamp(300.0, 520.0);
+    ui.horizontal_top(|ui| {
+        let left_ui = |left: &mut Ui| {
+            left.label(RichText::new("Every method on this passage").strong());
+            egui::ScrollArea::vertical().id_salt("why-list").show(left, |ui| {
+                for (label, kind, e, rank) in &explained.items {
+                    ui.horizontal(|ui| {
+                        let name = if kind.is_external() { label.as_str() } else { kind.label() };
+                        method_tag_ui(ui, *kind, &ellipsis(name, 30));
+                        let rank_text = match rank {
+                            Some(r) => format!("rank {r}"),
+                            None => "not in the top k".into(),
+                        };
+                        let selected = sel.column.as_deref() == Some(label.as_str());
+                        if ui.selectable_label(selected, rank_text).clicked() {
+                            ctx.send(Command::PickColumn(label.clone()));
+                        }
+                    });
+                    match e {
+                        Ok(e) => {
+                            ui.label(RichText::new(format!("{:.4} · {}", e.value, e.summary)).small());
+                        }
+                        Err(err) => {
+                            ui.colored_label(theme::ERROR, err);
+                        }
                     }
-                });
-                match e {
-                    Ok(e) => {
-                        ui.label(RichText::new(format!("{:.4} · {}", e.value, e.summary)).small());
-                    }
-                    Err(err) => {
-                        ui.colored_label(theme::ERROR, err);
-                    }
+                    ui.label(RichText::new(ellipsis(label, 70)).small().weak());
+                    ui.add_space(4.0);
                 }
-                ui.label(RichText::new(ellipsis(label, 70)).small().weak());
-                ui.add_space(4.0);
-            }
-        });
-        let right = &mut cols[1];
+            });
+        };
+        ui.allocate_ui_with_layout(egui::vec2(left_width, height), egui::Layout::top_down(egui::Align::Min), left_ui);
+        ui.separator();
         let chosen = sel.column.as_ref().or(explained.items.first().map(|i| &i.0));
         if let Some((_, kind, Ok(e), _)) = explained.items.iter().find(|i| Some(&i.0) == chosen) {
-            egui::ScrollArea::vertical().id_salt("why-detail").show(right, |ui| detail_ui(ui, *kind, e));
+            let width = ui.available_width();
+            ui.allocate_ui_with_layout(egui::vec2(width, height), egui::Layout::top_down(egui::Align::Min), |right| {
+                egui::ScrollArea::vertical().id_salt("why-detail").show(right, |ui| detail_ui(ui, *kind, e));
+            });
         }
     });
 }
@@ -231,6 +240,7 @@ pub fn detail_ui(ui: &mut Ui, kind: MethodKind, e: &Explanation) {
             let f = |r: &Option<usize>| r.map(|x| x.to_string()).unwrap_or_else(|| "—".into());
             ui.label(RichText::new(format!("rank {} → {}", f(before), f(after))).size(16.0));
         }
+        Detail::Engine(d) => super::engine_explain::engine_detail_ui(ui, d, e.value),
         Detail::None => {}
     }
     if !e.children.is_empty() && !matches!(e.detail, Detail::Terms(_)) {

@@ -14,15 +14,58 @@ use crate::gui::theme;
 use crate::gui::widgets::ellipsis;
 use crate::models::Role;
 
-/// The map view.
+/// The map view; it remembers which vectors it maps (the built-in dense model's, or a vector
+/// file's by name).
 #[derive(Default)]
-pub struct MapView;
+pub struct MapView {
+    source: Option<String>,
+}
 
 impl View for MapView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let Some(engine) = ctx.engine() else { return };
         let n = engine.neural();
-        let (Some(map), Some(_index)) = (n.map.clone(), n.dense_index.clone()) else {
+        let sets: Vec<&std::sync::Arc<crate::external::VectorSet>> = ctx
+            .data
+            .systems
+            .iter()
+            .filter_map(|s| match s {
+                crate::compare::External::Vectors(v) if v.map.is_some() => Some(v),
+                _ => None,
+            })
+            .collect();
+        if !sets.is_empty() {
+            ui.horizontal(|ui| {
+                let l = ui.label("Map of");
+                let builtin = "the built-in dense model".to_string();
+                let shown = self.source.clone().unwrap_or_else(|| builtin.clone());
+                egui::ComboBox::from_id_salt("map-source")
+                    .selected_text(&shown)
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(&mut self.source, None, builtin);
+                        for s in &sets {
+                            ui.selectable_value(&mut self.source, Some(s.name.clone()), format!("vectors: {}", s.name));
+                        }
+                    })
+                    .response
+                    .labelled_by(l.id);
+            });
+            if n.map.is_none() && self.source.is_none() {
+                self.source = sets.first().map(|s| s.name.clone());
+            }
+        }
+        let chosen = self.source.as_ref().and_then(|name| sets.iter().find(|s| &s.name == name));
+        let (map, placed) = match chosen {
+            Some(set) => {
+                let placed = ctx
+                    .ranked()
+                    .and_then(|r| r.vector_maps.iter().find(|(n, _)| *n == set.name))
+                    .map(|(_, q)| q.clone());
+                (set.map.clone(), placed)
+            }
+            None => (n.map.clone().filter(|_| n.dense_index.is_some()), ctx.ranked().and_then(|r| r.map_query.clone())),
+        };
+        let Some(map) = map else {
             ui.label("The map needs the passages encoded with a dense model.");
             if n.dense.is_none() {
                 ui.colored_label(
@@ -37,10 +80,10 @@ impl View for MapView {
         };
         let corpus = engine.corpus().clone();
         let ranked = ctx.ranked();
-        let placed = ranked.and_then(|r| r.map_query.clone());
         let [sx, sy] = map.variance_share;
+        let whose = chosen.map(|s| format!(" from {}", s.passages_file.display())).unwrap_or_default();
         ui.label(format!(
-            "PCA of {} passage vectors: the two axes explain {:.1}% + {:.1}% = {:.1}% of the total variance.",
+            "PCA of {} passage vectors{whose}: the two axes explain {:.1}% + {:.1}% = {:.1}% of the total variance.",
             map.points.len(),
             100.0 * sx,
             100.0 * sy,
@@ -77,11 +120,18 @@ impl View for MapView {
                             let pts: Vec<[f64; 2]> =
                                 ranking.hits.iter().filter_map(|h| points.get(h.doc.index()).copied()).collect();
                             plot.points(
-                                Points::new(run.kind.label(), PlotPoints::new(pts))
-                                    .radius(6.0 - i as f32 * 0.4)
-                                    .filled(false)
-                                    .shape(shapes[i % shapes.len()])
-                                    .color(theme::method_color(run.kind)),
+                                Points::new(
+                                    if run.kind.is_external() {
+                                        run.label.clone()
+                                    } else {
+                                        run.kind.label().to_string()
+                                    },
+                                    PlotPoints::new(pts),
+                                )
+                                .radius(6.0 - i as f32 * 0.4)
+                                .filled(false)
+                                .shape(shapes[i % shapes.len()])
+                                .color(theme::method_color(run.kind)),
                             );
                         }
                     }

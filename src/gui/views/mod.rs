@@ -5,6 +5,7 @@
 mod atlas;
 mod compare;
 mod corpus;
+mod engine_explain;
 mod evaluate;
 mod explain;
 mod lessons;

@@ -1,0 +1,79 @@
+//! The engine's side of systems outside RankLens: the retriever of each (a run, a search engine
+//! set beside RankLens's own Lucene BM25, vectors with their question model), and the models that
+//! encode typed questions for vectors computed elsewhere, loaded once per folder.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::Engine;
+use crate::compare::External;
+use crate::config::Settings;
+use crate::models::{ArchSettings, BertDenseEncoder, Pooling, TextEncoder};
+use crate::progress::Progress;
+use crate::retrieve::vectors::{FileQueries, vector_retriever};
+use crate::retrieve::{EngineRetriever, Retriever, RunRetriever};
+use crate::{Error, Result};
+
+/// How a sentence-transformers folder pools and how long its inputs are
+/// (`1_Pooling/config.json`, `sentence_bert_config.json`); mean pooling and 256 tokens otherwise.
+pub fn sentence_transformers_arch(dir: &Path) -> ArchSettings {
+    let read =
+        |name: &str| -> Option<serde_json::Value> { serde_json::from_slice(&std::fs::read(dir.join(name)).ok()?).ok() };
+    let pooling = match read("1_Pooling/config.json") {
+        Some(p) if p.get("pooling_mode_cls_token").and_then(serde_json::Value::as_bool) == Some(true) => Pooling::Cls,
+        _ => Pooling::Mean,
+    };
+    let max_length = read("sentence_bert_config.json")
+        .and_then(|c| c.get("max_seq_length").and_then(serde_json::Value::as_u64))
+        .map_or(256, |n| n as usize);
+    ArchSettings { pooling: Some(pooling), normalize: true, max_length, query_instruction: None, colbert: None }
+}
+
+impl Engine {
+    /// The retriever of a system outside RankLens.
+    pub fn external_retriever(
+        &self,
+        system: &External,
+        settings: &Settings,
+        progress: &dyn Progress,
+    ) -> Result<Arc<dyn Retriever>> {
+        let corpus = self.corpus().clone();
+        Ok(match system {
+            External::Run(run) => Arc::new(RunRetriever::new(run.clone(), corpus)),
+            External::Engine(source) => {
+                let index = self.index(settings.analyzer, progress)?;
+                Arc::new(EngineRetriever::new(source.clone(), corpus, Some(index)))
+            }
+            External::Vectors(set) => {
+                let model = match &set.query_model {
+                    Some(dir) => Some(self.query_model(dir)?),
+                    None => None,
+                };
+                Arc::new(vector_retriever(set.clone(), &corpus, model)?)
+            }
+        })
+    }
+
+    /// The question vectors of a vector set: by query id, else from its model folder.
+    pub fn vector_queries(&self, set: &Arc<crate::external::VectorSet>) -> Result<FileQueries> {
+        let model = match &set.query_model {
+            Some(dir) => Some(self.query_model(dir)?),
+            None => None,
+        };
+        FileQueries::new(set.clone(), self.corpus(), model)
+    }
+
+    /// The dense model in `dir`, loaded on first use.
+    fn query_model(&self, dir: &Path) -> Result<Arc<dyn TextEncoder>> {
+        let mut models =
+            self.query_models.lock().map_err(|_| Error::Model("the question models are poisoned".into()))?;
+        if let Some(m) = models.get(dir) {
+            return Ok(m.clone());
+        }
+        let id = format!("local:{}", dir.display());
+        let encoder: Arc<dyn TextEncoder> =
+            Arc::new(BertDenseEncoder::load(&id, dir, &sentence_transformers_arch(dir))?);
+        models.insert(dir.to_path_buf(), encoder.clone());
+        Ok(encoder)
+    }
+}
