@@ -136,7 +136,12 @@ fn json_reports_reopen_and_refuse_tampering_or_truncation() {
     let err = report::load(&path).unwrap_err().to_string();
     assert!(err.contains("checksum mismatch") && err.contains("r.json"), "{err}");
 
-    std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+    // Cut in the middle (at a character boundary: the report's length depends on its paths).
+    let mut cut = text.len() / 2;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    std::fs::write(&path, &text[..cut]).unwrap();
     let err = report::load(&path).unwrap_err().to_string();
     assert!(err.contains("truncated") && err.contains("r.json:"), "{err}");
     std::fs::write(&path, "{\"format\": \"something else\", \"version\": 1, \"checksum\": \"\", \"body\": {}}")
