@@ -4,6 +4,21 @@
 # or a fresh one), waits for its window and sizes it to 1360×860. Sets $app, $xvfb, $state, $win
 # and stops everything when the calling script exits (removing $scratch too, if the caller made
 # one). Needs Debian's xvfb and xdotool.
+# The Debian packages a real window needs here (installed when run as root, as the test script does).
+need=()
+command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
+command -v import >/dev/null 2>&1 || need+=(imagemagick)
+if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "installing ${need[*]}" >&2
+        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+    else
+        echo "missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
+        exit 2
+    fi
+fi
+
 start_window() {
     local display="$1"
     shift

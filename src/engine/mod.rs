@@ -94,6 +94,8 @@ pub struct Engine {
     neural: RwLock<Neural>,
     /// Models that encode typed questions for vectors from files, by folder.
     query_models: Mutex<BTreeMap<PathBuf, Arc<dyn crate::models::TextEncoder>>>,
+    /// Held while passages are encoded: one encoding at a time (see `Engine::encoding_turn`).
+    encoding: Mutex<()>,
 }
 
 /// The structured sources that came with a corpus folder.
@@ -118,6 +120,7 @@ impl Engine {
             structured: Structured::default(),
             neural: RwLock::new(Neural::default()),
             query_models: Mutex::new(BTreeMap::new()),
+            encoding: Mutex::new(()),
         }
     }
 

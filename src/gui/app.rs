@@ -30,6 +30,22 @@ pub struct FrameStats {
     logic_ms: f32,
     /// Where to append one line per frame, if asked (`RANKLENS_FRAME_LOG`).
     log: Option<std::fs::File>,
+    /// Where to append what the app did and when (`RANKLENS_LOG`): corpus loaded, models
+    /// loaded, encodings done, each ranking with which columns are ready.
+    events: Option<std::fs::File>,
+    /// When the app started, for the event log's times.
+    started: Option<std::time::Instant>,
+}
+
+impl FrameStats {
+    /// Append `what` to the event log, with the seconds since the app started.
+    pub(super) fn event(&mut self, what: &str) {
+        use std::io::Write;
+        let secs = self.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
+        if let Some(f) = &mut self.events {
+            let _ = writeln!(f, "{secs:.2} {what}");
+        }
+    }
 }
 
 impl FrameStats {
@@ -105,6 +121,10 @@ impl RankLensApp {
         let mut frames = FrameStats::default();
         if let Some(path) = std::env::var_os("RANKLENS_FRAME_LOG") {
             frames.log = std::fs::File::create(path).ok();
+        }
+        frames.started = Some(std::time::Instant::now());
+        if let Some(path) = std::env::var_os("RANKLENS_LOG") {
+            frames.events = std::fs::File::create(path).ok();
         }
         let mut app = Self {
             data,

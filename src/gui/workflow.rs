@@ -114,6 +114,11 @@ impl RankLensApp {
         match self.jobs.corpus.poll() {
             Polled::Ready => {
                 if let Some(loaded) = self.jobs.corpus.take_ready() {
+                    self.frames.event(&format!(
+                        "corpus {} ({} passages)",
+                        loaded.engine.corpus().name,
+                        loaded.engine.corpus().len()
+                    ));
                     self.install_engine(loaded);
                 }
             }
@@ -126,6 +131,7 @@ impl RankLensApp {
             let Some(job) = self.jobs.models.get_mut(&role) else { continue };
             match job.poll() {
                 Polled::Ready => {
+                    self.frames.event(&format!("model {role} loaded"));
                     self.data.models.errors.remove(&role);
                     self.refresh_models();
                     if role == Role::Reranker {
@@ -143,6 +149,7 @@ impl RankLensApp {
             let Some(job) = self.jobs.encodings.get_mut(&role) else { continue };
             match job.poll() {
                 Polled::Ready => {
+                    self.frames.event(&format!("encodings {role} done"));
                     self.refresh_models();
                     self.start_rank();
                 }
@@ -346,6 +353,23 @@ impl RankLensApp {
 
     /// A ranking is complete: explain the selection again, and check a reopened report.
     fn after_ranking(&mut self) {
+        if let Some(r) = self.jobs.rank.ready() {
+            let cols: Vec<String> = r
+                .run
+                .comparison
+                .runs
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}={}",
+                        c.kind.label().replace(' ', "_"),
+                        if c.ranking().is_some() { "ranked" } else { "waiting" }
+                    )
+                })
+                .collect();
+            let line = format!("ranked: {}", cols.join(" "));
+            self.frames.event(&line);
+        }
         if let Some(doc) = self.data.selected_doc() {
             self.start_explain(doc);
         }

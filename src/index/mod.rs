@@ -7,6 +7,7 @@
 //! the difference. The index is built as a single segment in corpus order, so tantivy's document
 //! number *is* the [`DocId`].
 
+pub mod impacts;
 pub mod neural;
 mod tokenizer;
 
@@ -85,6 +86,10 @@ pub struct SparseIndex {
     doc_lens: Vec<u32>,
     stats: CollectionStats,
     norms: DocNorms,
+    /// The postings in plain arrays with their bounds, for fast and pruned scoring.
+    impacts: impacts::Impacts,
+    /// Each term's ordinal (its postings in `impacts`).
+    ordinals: std::collections::HashMap<Box<str>, u32>,
 }
 
 impl std::fmt::Debug for SparseIndex {
@@ -277,6 +282,8 @@ impl SparseIndex {
         let mut doc_lens = vec![0u32; n];
         let mut norms = DocNorms { cosine_log2: vec![0.0; n], textbook: vec![0.0; n] };
         let (mut vocabulary, mut idf_sum) = (0u64, 0.0);
+        let mut impacts = impacts::ImpactsBuilder::default();
+        let mut ordinals = std::collections::HashMap::new();
         if let Some(inverted) = &inverted {
             progress.stage("collection statistics", 0);
             let mut stream = inverted.terms().stream().map_err(|e| Error::caused("index", e))?;
@@ -286,6 +293,9 @@ impl SparseIndex {
                 }
                 let info = stream.value().clone();
                 let df = u64::from(info.doc_freq);
+                if let Ok(term) = std::str::from_utf8(stream.key()) {
+                    ordinals.insert(Box::from(term), vocabulary as u32);
+                }
                 vocabulary += 1;
                 idf_sum += okapi_raw_idf(n_docs, df);
                 let (log2, log10) = (TfIdfVariant::CosineLog2, TfIdfVariant::Textbook);
@@ -296,6 +306,7 @@ impl SparseIndex {
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
                     let tf = postings.term_freq();
+                    impacts.push(doc, tf);
                     let i = doc as usize;
                     doc_lens[i] += tf;
                     let tf = f64::from(tf);
@@ -303,6 +314,7 @@ impl SparseIndex {
                     norms.textbook[i] += (log10.tf_weight(tf) * idf10).powi(2);
                     doc = postings.advance();
                 }
+                impacts.end_term();
             }
             for v in norms.cosine_log2.iter_mut().chain(norms.textbook.iter_mut()) {
                 *v = v.sqrt();
@@ -316,7 +328,20 @@ impl SparseIndex {
             vocabulary,
             okapi_mean_idf: if vocabulary == 0 { 0.0 } else { idf_sum / vocabulary as f64 },
         };
-        Ok(SparseIndex { analyzer, index, _reader: reader, searcher, inverted, body, doc_lens, stats, norms })
+        let impacts = impacts.finish(&doc_lens);
+        Ok(SparseIndex {
+            analyzer,
+            index,
+            _reader: reader,
+            searcher,
+            inverted,
+            body,
+            doc_lens,
+            stats,
+            norms,
+            impacts,
+            ordinals,
+        })
     }
 
     /// The analyzer the index was built with.
@@ -355,6 +380,16 @@ impl SparseIndex {
 
     fn inverted(&self) -> Result<Option<&Arc<InvertedIndexReader>>> {
         Ok(self.inverted.as_ref())
+    }
+
+    /// The postings as plain arrays with their bounds.
+    pub fn impacts(&self) -> &impacts::Impacts {
+        &self.impacts
+    }
+
+    /// A term's ordinal in the dictionary (the index of its postings in [`SparseIndex::impacts`]).
+    pub fn term_ord(&self, term: &str) -> Option<usize> {
+        self.ordinals.get(term).map(|&o| o as usize)
     }
 
     /// The dictionary entry of a term (its document frequency and where its postings are).

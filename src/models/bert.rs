@@ -5,7 +5,9 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
+
+use super::fast_bert::FastBert;
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use crate::{Error, Result};
@@ -13,7 +15,7 @@ use crate::{Error, Result};
 /// A tokenizer and a BERT encoder loaded from one folder.
 pub struct Backbone {
     /// The encoder.
-    pub model: BertModel,
+    pub model: FastBert,
     /// Its tokenizer, with truncation set and padding off (batches are padded here).
     pub tokenizer: Tokenizer,
     /// Its configuration.
@@ -44,10 +46,6 @@ impl Batch {
     /// Longest input.
     pub fn max_len(&self) -> usize {
         self.ids.iter().map(Vec::len).max().unwrap_or(0)
-    }
-
-    fn padded(rows: &[Vec<u32>], len: usize) -> Vec<u32> {
-        rows.iter().flat_map(|r| r.iter().copied().chain(std::iter::repeat(0)).take(len)).collect()
     }
 }
 
@@ -110,7 +108,7 @@ impl Backbone {
         let max_length = max_length.min(config.max_position_embeddings);
         let tokenizer = load_tokenizer(dir, max_length)?;
         let vb = load_weights(dir, &device)?;
-        let model = BertModel::load(vb.clone(), &config).map_err(|e| model_err(dir, "BERT weights", e))?;
+        let model = FastBert::load(&vb, &config).map_err(|e| model_err(dir, "BERT weights", e))?;
         Ok((Backbone { model, tokenizer, config, device }, vb))
     }
 
@@ -129,15 +127,28 @@ impl Backbone {
         self.tokenizer.id_to_token(id).unwrap_or_else(|| format!("[{id}]"))
     }
 
-    /// Hidden states [batch, max_len, hidden] and the mask [batch, max_len] as f32.
+    /// Hidden states [batch, max_len, hidden] and the mask [batch, max_len] as f32. The encoder
+    /// runs on each sequence's own tokens, unpadded (see [`FastBert`]); rows past a sequence's
+    /// end are zeros.
     pub fn forward(&self, batch: &Batch) -> Result<(Tensor, Tensor)> {
-        let (b, t) = (batch.ids.len(), batch.max_len());
+        let (b, t, h) = (batch.ids.len(), batch.max_len(), self.model.hidden());
         let dev = &self.device;
-        let ids = Tensor::from_vec(Batch::padded(&batch.ids, t), (b, t), dev)?;
-        let types = Tensor::from_vec(Batch::padded(&batch.type_ids, t), (b, t), dev)?;
-        let mask = Tensor::from_vec(Batch::padded(&batch.mask, t), (b, t), dev)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
-        Ok((hidden, mask.to_dtype(DType::F32)?))
+        // Every token runs through the encoder and attends to the ones the mask keeps (a
+        // tokenizer masks only a tail: padding, or ColBERT's [MASK] query augmentation).
+        let keys: Vec<usize> = batch.mask.iter().map(|m| m.iter().take_while(|&&m| m != 0).count()).collect();
+        let (packed, offsets) = self.model.forward(&batch.ids, &batch.type_ids, &keys)?;
+        let mut hidden = vec![0f32; b * t * h];
+        for s in 0..b {
+            let rows = &packed[offsets[s] * h..offsets[s + 1] * h];
+            hidden[s * t * h..s * t * h + rows.len()].copy_from_slice(rows);
+        }
+        let hidden = Tensor::from_vec(hidden, (b, t, h), dev)?;
+        let mask: Vec<f32> = batch
+            .mask
+            .iter()
+            .flat_map(|m| (0..t).map(move |p| m.get(p).map_or(0.0, |&v| if v != 0 { 1.0 } else { 0.0 })))
+            .collect();
+        Ok((hidden, Tensor::from_vec(mask, (b, t), dev)?))
     }
 }
 

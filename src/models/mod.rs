@@ -7,6 +7,7 @@
 mod bert;
 mod cache;
 mod encoders;
+pub mod fast_bert;
 mod fetch;
 mod manifest;
 

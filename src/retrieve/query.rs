@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use super::Explanation;
+use crate::analysis::{Analyzer, AnalyzerConfig};
 use crate::corpus::DocId;
 use crate::models::{InputKind, SparseEncoder, SparseVector, TextEncoder, TokenEncoder, TokenVectors};
 use crate::{Error, Result};
@@ -35,6 +36,8 @@ struct Encodings {
     dense: Mutex<BTreeMap<String, Arc<Vec<f32>>>>,
     tokens: Mutex<BTreeMap<String, Arc<TokenVectors>>>,
     sparse: Mutex<BTreeMap<String, Arc<SparseVector>>>,
+    /// Its analysed terms, by analyzer (every lexical method on one analyzer shares them).
+    terms: Mutex<BTreeMap<AnalyzerConfig, Arc<[String]>>>,
 }
 
 /// Look `model` up in one of the encoding maps, encoding with `encode` the first time. The lock is
@@ -96,6 +99,16 @@ impl QueryContext {
         )
     }
 
+    /// The question's terms under an analyzer, analysed once for every method that uses it.
+    pub fn terms(&self, analyzer: &Analyzer) -> Arc<[String]> {
+        let config = analyzer.config();
+        match self.encodings.terms.lock() {
+            Ok(mut map) => map.entry(config).or_insert_with(|| analyzer.terms(&self.text).into()).clone(),
+            // A poisoned map only costs the memo.
+            Err(_) => analyzer.terms(&self.text).into(),
+        }
+    }
+
     /// The question's vector under a dense encoder.
     pub fn dense_vector(&self, encoder: &dyn TextEncoder) -> Result<Arc<Vec<f32>>> {
         memo(&self.encodings.dense, encoder.model_id(), || {
@@ -135,6 +148,18 @@ mod tests {
             self.0.fetch_add(1, Ordering::SeqCst);
             Ok(texts.iter().map(|t| vec![t.len() as f32]).collect())
         }
+    }
+
+    #[test]
+    fn a_question_is_analysed_once_per_analyzer() {
+        let english = Analyzer::new("english".parse().unwrap());
+        let whitespace = Analyzer::new("whitespace".parse().unwrap());
+        let q = QueryContext::new("The Running dogs");
+        let first = q.terms(&english);
+        assert_eq!(&*first, ["run", "dog"], "stop word removed, Porter stems");
+        assert!(Arc::ptr_eq(&first, &q.clone().terms(&english)), "the clones share one analysis");
+        assert_eq!(&*q.terms(&whitespace), ["the", "running", "dogs"], "another analyzer, its own terms");
+        assert_eq!(&*QueryContext::new("cats").terms(&english), ["cat"], "a new question starts afresh");
     }
 
     #[test]

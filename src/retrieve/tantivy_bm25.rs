@@ -144,7 +144,7 @@ impl Retriever for TantivyBm25 {
     }
 
     fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
-        let counts = query_term_counts(&self.index.analyzer().terms(query.text()));
+        let counts = query_term_counts(&query.terms(self.index.analyzer()));
         let boolean = self.query(&counts);
         Ok(Arc::new(PreparedTantivy { retriever: self.clone(), query: query.clone(), counts, boolean }))
     }

@@ -1,0 +1,564 @@
+//! The postings in plain arrays, read once when the index opens, with what dynamic pruning needs:
+//! each term's largest tf and the shortest document that holds it, per block of postings and
+//! for the whole list.
+//!
+//! BM25's term weight rises with tf and falls with the document's length for every variant and
+//! every k1 ≥ 0, b ∈ [0, 1], δ ≥ 0, so `weight(max tf, shortest length)` bounds a block's weights
+//! whatever parameters the question is ranked with: the bounds are computed once, not per k1
+//! and b. [`top_k_max_score`] uses them for MaxScore (Turtle & Flood 1995) with block-max skipping
+//! (Ding & Suel 2011), and returns exactly the ranking exhaustive scoring gives, bit for bit: a
+//! document's score is the same sum in the same order.
+
+use crate::corpus::DocId;
+
+/// Postings per block for the block bounds.
+pub const BLOCK: usize = 64;
+
+/// Every term's postings: documents, term frequencies, and bounds per block and per term.
+#[derive(Debug, Clone, Default)]
+pub struct Impacts {
+    /// Where term `o`'s postings start in `docs` / `tfs` (`offsets[o]..offsets[o + 1]`).
+    offsets: Vec<usize>,
+    docs: Vec<u32>,
+    tfs: Vec<u32>,
+    /// Where term `o`'s blocks start in the block arrays.
+    block_offsets: Vec<usize>,
+    block_max_tf: Vec<u32>,
+    block_min_len: Vec<u32>,
+    block_last_doc: Vec<u32>,
+    max_tf: Vec<u32>,
+    min_len: Vec<u32>,
+}
+
+/// One term's postings and bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct TermImpacts<'a> {
+    /// Where the term's postings start in the index's posting arrays ([`Impacts::postings`]).
+    pub start: usize,
+    /// Documents, ascending.
+    pub docs: &'a [u32],
+    /// Their term frequencies.
+    pub tfs: &'a [u32],
+    /// Largest tf in each block of [`BLOCK`] postings.
+    pub block_max_tf: &'a [u32],
+    /// Shortest document (exact length) in each block.
+    pub block_min_len: &'a [u32],
+    /// Last document of each block.
+    pub block_last_doc: &'a [u32],
+    /// Largest tf of the term.
+    pub max_tf: u32,
+    /// Shortest document holding the term.
+    pub min_len: u32,
+}
+
+/// Collects the postings term by term, in the index's term order.
+#[derive(Debug, Default)]
+pub struct ImpactsBuilder {
+    impacts: Impacts,
+    current: Vec<(u32, u32)>,
+}
+
+impl ImpactsBuilder {
+    /// Add one posting of the current term.
+    pub fn push(&mut self, doc: u32, tf: u32) {
+        self.current.push((doc, tf));
+    }
+
+    /// The current term's postings are all in; their bounds need the documents' lengths.
+    pub fn end_term(&mut self) {
+        let im = &mut self.impacts;
+        im.offsets.push(im.docs.len());
+        im.block_offsets.push(im.block_last_doc.len());
+        for (d, tf) in self.current.drain(..) {
+            im.docs.push(d);
+            im.tfs.push(tf);
+        }
+    }
+
+    /// Finish with the exact document lengths.
+    pub fn finish(mut self, doc_lens: &[u32]) -> Impacts {
+        let im = &mut self.impacts;
+        let terms = im.offsets.len();
+        im.offsets.push(im.docs.len());
+        im.block_offsets.clear();
+        let len = |d: u32| doc_lens.get(d as usize).copied().unwrap_or(0);
+        for o in 0..terms {
+            let (start, end) = (im.offsets[o], im.offsets[o + 1]);
+            im.block_offsets.push(im.block_last_doc.len());
+            let (mut max_tf, mut min_len) = (0u32, u32::MAX);
+            for block in (start..end).step_by(BLOCK) {
+                let stop = (block + BLOCK).min(end);
+                let bmax = im.tfs[block..stop].iter().copied().max().unwrap_or(0);
+                let bmin = im.docs[block..stop].iter().map(|&d| len(d)).min().unwrap_or(0);
+                im.block_max_tf.push(bmax);
+                im.block_min_len.push(bmin);
+                im.block_last_doc.push(im.docs[stop - 1]);
+                max_tf = max_tf.max(bmax);
+                min_len = min_len.min(bmin);
+            }
+            im.max_tf.push(max_tf);
+            im.min_len.push(if start == end { 0 } else { min_len });
+        }
+        im.block_offsets.push(im.block_last_doc.len());
+        self.impacts
+    }
+}
+
+impl Impacts {
+    /// Term `ordinal`'s postings and bounds.
+    pub fn term(&self, ordinal: usize) -> Option<TermImpacts<'_>> {
+        let (start, end) = (*self.offsets.get(ordinal)?, *self.offsets.get(ordinal + 1)?);
+        let (bs, be) = (*self.block_offsets.get(ordinal)?, *self.block_offsets.get(ordinal + 1)?);
+        Some(TermImpacts {
+            start,
+            docs: &self.docs[start..end],
+            tfs: &self.tfs[start..end],
+            block_max_tf: &self.block_max_tf[bs..be],
+            block_min_len: &self.block_min_len[bs..be],
+            block_last_doc: &self.block_last_doc[bs..be],
+            max_tf: self.max_tf[ordinal],
+            min_len: self.min_len[ordinal],
+        })
+    }
+
+    /// Every posting's document and term frequency, term after term.
+    pub fn postings(&self) -> (&[u32], &[u32]) {
+        (&self.docs, &self.tfs)
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        (self.docs.len() + self.tfs.len()) * 4 + self.block_last_doc.len() * 12 + self.offsets.len() * 16
+    }
+}
+
+/// One query term for pruned scoring.
+#[derive(Debug, Clone, Copy)]
+pub struct ScoredTerm<'a> {
+    /// Its postings and bounds.
+    pub impacts: TermImpacts<'a>,
+    /// Each posting's term weight (the formula's tf part for that document), aligned with
+    /// `impacts.docs`.
+    pub weights: &'a [f64],
+    /// What its weight is multiplied by (qtf · idf), ≥ 0.
+    pub qw: f64,
+}
+
+impl ScoredTerm<'_> {
+    /// The contribution of posting `p`: qw · weight, as exhaustive scoring computes it.
+    #[inline(always)]
+    fn part(&self, p: usize) -> f64 {
+        (self.qw + 0.0) * self.weights[p]
+    }
+}
+
+/// Floating-point sums of the same parts in another order may differ in the last bits: bounds
+/// are raised by this much so a bound is never below the score it bounds.
+fn raise(bound: f64) -> f64 {
+    bound * (1.0 + 1e-12) + 1e-300
+}
+
+/// The first posting at or after `pos` whose document is ≥ `doc` (galloping, then binary search).
+fn seek(docs: &[u32], pos: usize, doc: u32) -> usize {
+    if docs.get(pos).is_none_or(|&d| d >= doc) {
+        return pos;
+    }
+    let (mut lo, mut step) = (pos, 1);
+    while lo + step < docs.len() && docs[lo + step] < doc {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step + 1).min(docs.len());
+    lo + docs[lo..hi].partition_point(|&d| d < doc)
+}
+
+/// An accumulator no posting has reached holds −0.0: every contribution is ≥ +0.0 (qw and the
+/// weights are never negative, and qw is made +0.0 when it is −0.0), and −0.0 + x is x bit for
+/// bit, so a sum started from −0.0 is the sum started from 0.0, and −0.0 marks "unseen" with no
+/// array of flags to keep.
+const UNSEEN: f64 = -0.0;
+
+fn unseen(a: f64) -> bool {
+    a.to_bits() == UNSEEN.to_bits()
+}
+
+/// Accumulators reused from one question to the next on a thread (left all [`UNSEEN`] and
+/// unflagged after each question), so ranking a question allocates nothing corpus-sized.
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f64>,
+    seen: Vec<bool>,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+fn with_scratch<T>(num_docs: usize, f: impl FnOnce(&mut Scratch) -> T) -> T {
+    SCRATCH.with(|cell| {
+        let mut fresh = Scratch::default();
+        let mut guard = cell.try_borrow_mut();
+        let s = match guard.as_deref_mut() {
+            Ok(s) => s,
+            // Re-entered on this thread (never in practice): use a scratch of its own.
+            Err(_) => &mut fresh,
+        };
+        if s.acc.len() < num_docs {
+            s.acc.resize(num_docs, UNSEEN);
+            s.seen.resize(num_docs, false);
+        }
+        let out = f(s);
+        for &d in &s.touched {
+            s.acc[d as usize] = UNSEEN;
+            s.seen[d as usize] = false;
+        }
+        s.touched.clear();
+        out
+    })
+}
+
+/// Is `(score, doc)` `a` ranked before `b`? Higher scores first, ties by ascending document.
+fn ranks_before(a: (f64, u32), b: (f64, u32)) -> bool {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == std::cmp::Ordering::Less
+}
+
+/// The k best `(score, doc)` pairs offered, best first, ties by ascending document.
+struct TopK {
+    k: usize,
+    best: Vec<(f64, u32)>,
+    /// The k-th score once there are k (−∞ before): a pair scoring below it cannot enter.
+    floor: f64,
+}
+
+impl TopK {
+    fn new(k: usize) -> Self {
+        Self { k, best: Vec::with_capacity(k + 1), floor: f64::NEG_INFINITY }
+    }
+
+    #[inline]
+    fn offer(&mut self, score: f64, doc: u32) {
+        if self.k == 0 || score < self.floor {
+            return;
+        }
+        let p = (score, doc);
+        if self.best.len() == self.k && self.best.last().is_some_and(|&w| !ranks_before(p, w)) {
+            return;
+        }
+        let at = self.best.partition_point(|&b| ranks_before(b, p));
+        self.best.insert(at, p);
+        self.best.truncate(self.k);
+        if self.best.len() == self.k {
+            self.floor = self.best.last().map_or(f64::NEG_INFINITY, |w| w.0);
+        }
+    }
+
+    fn into_vec(self) -> Vec<(f64, DocId)> {
+        self.best.into_iter().map(|(s, d)| (s, DocId(d))).collect()
+    }
+}
+
+/// Keep the k best of `(score, doc)` pairs, best first, ties by ascending document.
+fn best_k(pairs: impl Iterator<Item = (f64, u32)>, k: usize) -> Vec<(f64, DocId)> {
+    let mut top = TopK::new(k);
+    for (score, doc) in pairs {
+        top.offer(score, doc);
+    }
+    top.into_vec()
+}
+
+/// The k best documents of a disjunctive query by scoring every posting, term by term in query
+/// order (a document's score is Σ qw · weight over its postings, added in that order), and how
+/// many documents match.
+pub fn top_k_exhaustive(
+    terms: &[ScoredTerm<'_>],
+    k: usize,
+    allowed: Option<&[bool]>,
+    num_docs: usize,
+) -> (Vec<(f64, DocId)>, usize) {
+    let usable = |t: &&ScoredTerm<'_>| {
+        // Documents are ascending: one check of the last keeps every index in bounds.
+        t.impacts.docs.last().is_none_or(|&d| (d as usize) < num_docs) && t.weights.len() == t.impacts.docs.len()
+    };
+    let postings: usize = terms.iter().filter(usable).map(|t| t.impacts.docs.len()).sum();
+    // Short lists against the corpus: remember the documents reached and rank those; otherwise
+    // one pass over every accumulator is cheaper than a list of them.
+    let sparse = postings.saturating_mul(4) < num_docs;
+    with_scratch(num_docs, |s| {
+        let ok = |d: u32| allowed.is_none_or(|a| a.get(d as usize).copied().unwrap_or(false));
+        let acc = &mut s.acc[..num_docs];
+        for t in terms.iter().filter(usable) {
+            // +0.0 for −0.0, so no contribution is −0.0 (see UNSEEN).
+            let qw = t.qw + 0.0;
+            let (docs, weights) = (t.impacts.docs, t.weights);
+            match (allowed, sparse) {
+                (None, false) => {
+                    for (&d, &w) in docs.iter().zip(weights) {
+                        acc[d as usize] += qw * w;
+                    }
+                }
+                _ => {
+                    for (&d, &w) in docs.iter().zip(weights) {
+                        if ok(d) {
+                            let a = &mut acc[d as usize];
+                            if sparse && unseen(*a) {
+                                s.touched.push(d);
+                            }
+                            *a += qw * w;
+                        }
+                    }
+                }
+            }
+        }
+        let mut top = TopK::new(k);
+        if sparse {
+            for &d in &s.touched {
+                top.offer(acc[d as usize], d);
+            }
+            return (top.into_vec(), s.touched.len());
+        }
+        // One pass: count the matches, offer them, and leave every accumulator UNSEEN. Scores
+        // are ≥ +0.0, whose bits order as integers do, and UNSEEN's bits are the least i64: one
+        // integer comparison against the floor turns away the unseen and the too-low alike,
+        // with no branch on whether a document was seen (half of them are, at random).
+        let key = |floor: f64| if floor >= 0.0 { floor.to_bits() as i64 } else { 0 };
+        let mut floor = key(top.floor);
+        let mut total = 0;
+        for (i, a) in acc.iter_mut().enumerate() {
+            let bits = std::mem::replace(a, UNSEEN).to_bits();
+            total += usize::from(bits != UNSEEN.to_bits());
+            if bits as i64 >= floor {
+                top.offer(f64::from_bits(bits), i as u32);
+                floor = key(top.floor);
+            }
+        }
+        (top.into_vec(), total)
+    })
+}
+
+/// The k best documents `(score, doc)` of a disjunctive query, best first (ties by ascending
+/// document), exactly as [`top_k_exhaustive`] ranks them — pruned in the manner of MaxScore,
+/// term at a time (Turtle & Flood 1995; the "quit and continue" of Moffat & Zobel 1996).
+///
+/// Terms are read from the largest bound down. Once k documents score above what every unread
+/// term could still add, no document unseen so far can make the list: the unread lists (the long
+/// ones of common words, whose bounds are small) are then only probed for the candidates that can
+/// still reach the k-th score θ, and candidates drop out as θ rises. The survivors are scored
+/// exactly — their contributions added in query-term order, as exhaustive scoring adds them — so
+/// the ranking is the exhaustive one bit for bit.
+///
+/// `bound(slot, tf, len)` bounds term `slot`'s contribution to any document holding it at most
+/// `tf` times with a length of at least `len`. Documents `allowed` rejects are skipped. Also
+/// returns how many documents match any term (and are allowed).
+pub fn top_k_max_score(
+    terms: &[ScoredTerm<'_>],
+    k: usize,
+    bound: impl Fn(usize, u32, u32) -> f64,
+    allowed: Option<&[bool]>,
+    num_docs: usize,
+) -> (Vec<(f64, DocId)>, usize) {
+    let ok = |d: u32| allowed.is_none_or(|a| a.get(d as usize).copied().unwrap_or(false));
+    if k == 0 {
+        return (Vec::new(), top_k_exhaustive(terms, 0, allowed, num_docs).1);
+    }
+    // Terms from the largest bound down, and what the terms after each could still add.
+    let bounds: Vec<f64> =
+        terms.iter().enumerate().map(|(s, t)| raise(bound(s, t.impacts.max_tf, t.impacts.min_len))).collect();
+    let mut order: Vec<usize> = (0..terms.len()).filter(|&s| !terms[s].impacts.docs.is_empty()).collect();
+    order.sort_by(|&a, &b| bounds[b].total_cmp(&bounds[a]).then(a.cmp(&b)));
+    let mut rest = vec![0.0f64; order.len() + 1];
+    for i in (0..order.len()).rev() {
+        rest[i] = raise(rest[i + 1] + bounds[order[i]]);
+    }
+    let outcome = with_scratch(num_docs, |s| {
+        // Phase 1: whole lists into the accumulators, until no unseen document can make the list.
+        let mut read = 0;
+        let mut best = 0.0f64;
+        while read < order.len() {
+            let t = &terms[order[read]];
+            for (p, &d) in t.impacts.docs.iter().enumerate() {
+                let i = d as usize;
+                if i >= num_docs || p >= t.weights.len() || !ok(d) {
+                    continue;
+                }
+                if !s.seen[i] {
+                    s.seen[i] = true;
+                    s.touched.push(d);
+                }
+                let a = &mut s.acc[i];
+                *a += t.part(p);
+                best = best.max(*a);
+            }
+            read += 1;
+            // Stop once k documents score above all the unread terms could add (looked at only
+            // when the best score does, which is necessary for it).
+            if read < order.len() && s.touched.len() >= k && rest[read] < best {
+                let above = s.touched.iter().filter(|&&d| s.acc[d as usize] > rest[read]).take(k).count();
+                if above >= k {
+                    break;
+                }
+            }
+        }
+        // Documents only the unread lists hold still count as matches.
+        let mut total = s.touched.len();
+        for &slot in &order[read..] {
+            for &d in terms[slot].impacts.docs {
+                let i = d as usize;
+                if i < num_docs && !s.seen[i] && ok(d) {
+                    s.seen[i] = true;
+                    s.touched.push(d);
+                    total += 1;
+                }
+            }
+        }
+        // Phase 2: candidates that can still reach the k-th score, probing the unread lists.
+        // When every list was read there is nothing to probe, but the sums were added in bound
+        // order: the candidates are those that reach the k-th sum, and their exact sums follow.
+        let theta_of = |values: &mut Vec<f64>| -> f64 {
+            if values.len() < k {
+                return f64::NEG_INFINITY;
+            }
+            let (_, t, _) = values.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+            *t
+        };
+        let mut values: Vec<f64> = s.touched.iter().map(|&d| s.acc[d as usize]).collect();
+        let mut theta = theta_of(&mut values);
+        let r = rest[read];
+        let mut cands: Vec<(u32, f64)> =
+            s.touched.iter().map(|&d| (d, s.acc[d as usize])).filter(|&(_, a)| raise(a + r) >= theta).collect();
+        cands.sort_unstable_by_key(|c| c.0);
+        for (i, &slot) in order.iter().enumerate().skip(read) {
+            let t = &terms[slot];
+            let mut pos = 0;
+            for c in cands.iter_mut() {
+                pos = seek(t.impacts.docs, pos, c.0);
+                if t.impacts.docs.get(pos) == Some(&c.0) && pos < t.weights.len() {
+                    c.1 += t.part(pos);
+                }
+            }
+            values.clear();
+            values.extend(cands.iter().map(|c| c.1));
+            theta = theta.max(theta_of(&mut values));
+            cands.retain(|c| raise(c.1 + rest[i + 1]) >= theta);
+        }
+        // Exact scores of the survivors, parts in query order.
+        let mut exact = Vec::with_capacity(cands.len());
+        for &(d, _) in &cands {
+            let mut sum = 0.0;
+            for t in terms {
+                let docs = t.impacts.docs;
+                let p = docs.partition_point(|&x| x < d);
+                if docs.get(p) == Some(&d) && p < t.weights.len() {
+                    sum += t.part(p);
+                }
+            }
+            exact.push((sum, d));
+        }
+        let top = best_k(exact.into_iter(), k);
+        // Documents that score 0 (terms whose weight is 0) may tie at the bottom: exhaustive
+        // scoring ranks every match, so let it decide those rare lists.
+        let zero_can_tie = top.len() < k.min(total) || top.get(k - 1).is_some_and(|e| e.0 <= 0.0);
+        (if zero_can_tie { None } else { Some(top) }, total)
+    });
+    match outcome {
+        (Some(top), total) => (top, total),
+        (None, _) => top_k_exhaustive(terms, k, allowed, num_docs),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exhaustive scoring, written again: every posting, summed term by term.
+    fn exhaustive(lists: &[Vec<(u32, u32)>], qw: &[f64], lens: &[u32], k: usize) -> Vec<(f64, u32)> {
+        let mut acc = vec![0.0f64; lens.len()];
+        let mut seen = vec![false; lens.len()];
+        for (t, list) in lists.iter().enumerate() {
+            for &(d, tf) in list {
+                acc[d as usize] += qw[t] * w(tf, lens[d as usize]);
+                seen[d as usize] = true;
+            }
+        }
+        let mut all: Vec<(f64, u32)> = (0..lens.len()).filter(|&d| seen[d]).map(|d| (acc[d], d as u32)).collect();
+        all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        all.truncate(k);
+        all
+    }
+
+    fn w(tf: u32, len: u32) -> f64 {
+        let tf = f64::from(tf);
+        tf / (tf + 1.2 * (0.25 + 0.75 * f64::from(len) / 20.0))
+    }
+
+    fn run(lists: &[Vec<(u32, u32)>], qw: &[f64], lens: &[u32], k: usize) -> (Vec<(f64, u32)>, usize) {
+        let mut b = ImpactsBuilder::default();
+        for list in lists {
+            for &(d, tf) in list {
+                b.push(d, tf);
+            }
+            b.end_term();
+        }
+        let im = b.finish(lens);
+        let (docs, tfs) = im.postings();
+        let weights: Vec<f64> = docs.iter().zip(tfs).map(|(&d, &tf)| w(tf, lens[d as usize])).collect();
+        let terms: Vec<ScoredTerm<'_>> = (0..lists.len())
+            .map(|o| {
+                let impacts = im.term(o).unwrap();
+                ScoredTerm { impacts, weights: &weights[impacts.start..impacts.start + impacts.docs.len()], qw: qw[o] }
+            })
+            .collect();
+        let (top, total) = top_k_max_score(&terms, k, |slot, tf, len| qw[slot] * w(tf, len), None, lens.len());
+        let (plain, plain_total) = top_k_exhaustive(&terms, k, None, lens.len());
+        assert_eq!(total, plain_total);
+        let bits = |v: &[(f64, DocId)]| v.iter().map(|(s, d)| (s.to_bits(), d.0)).collect::<Vec<_>>();
+        assert_eq!(bits(&top), bits(&plain), "pruned and plain top-k agree");
+        (top.into_iter().map(|(s, d)| (s, d.0)).collect(), total)
+    }
+
+    #[test]
+    fn pruned_and_exhaustive_rankings_are_the_same_bit_for_bit() {
+        let lens: Vec<u32> = (0..300).map(|d| 5 + (d * 37 % 41)).collect();
+        let lists: Vec<Vec<(u32, u32)>> = (0..5u32)
+            .map(|t| (0..300u32).filter(|d| (d * (t + 3) + t) % (t + 2) == 0).map(|d| (d, 1 + (d + t) % 4)).collect())
+            .collect();
+        let qw = [0.3, 2.5, 1.0, 0.05, 4.0];
+        for k in [1, 3, 10, 50, 400] {
+            let (top, total) = run(&lists, &qw, &lens, k);
+            let want = exhaustive(&lists, &qw, &lens, k);
+            assert_eq!(top.len(), want.len());
+            for (a, b) in top.iter().zip(&want) {
+                assert_eq!((a.0.to_bits(), a.1), (b.0.to_bits(), b.1), "k={k}");
+            }
+            let union: std::collections::BTreeSet<u32> = lists.iter().flatten().map(|p| p.0).collect();
+            assert_eq!(total, union.len());
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any postings, weights and k: the pruned top k is the exhaustive top k, ties included.
+        #[test]
+        fn max_score_is_exhaustive_scoring(
+            raw in proptest::collection::vec(proptest::collection::vec((0u32..200, 1u32..6), 0..120), 1..7),
+            qw in proptest::collection::vec(0.0f64..5.0, 7),
+            k in 1usize..30,
+            seed in 0u32..50,
+        ) {
+            let lens: Vec<u32> = (0..200).map(|d| 1 + (d * 7 + seed) % 30).collect();
+            let lists: Vec<Vec<(u32, u32)>> = raw
+                .into_iter()
+                .map(|mut l| {
+                    l.sort_by_key(|p| p.0);
+                    l.dedup_by_key(|p| p.0);
+                    l
+                })
+                .collect();
+            let (top, _) = run(&lists, &qw[..lists.len()], &lens, k);
+            let want = exhaustive(&lists, &qw[..lists.len()], &lens, k);
+            let bits = |v: &[(f64, u32)]| v.iter().map(|(s, d)| (s.to_bits(), *d)).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(bits(&top), bits(&want));
+        }
+    }
+}
