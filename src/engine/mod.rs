@@ -96,6 +96,8 @@ pub struct Engine {
     query_models: Mutex<BTreeMap<PathBuf, Arc<dyn crate::models::TextEncoder>>>,
     /// Held while passages are encoded: one encoding at a time (see `Engine::encoding_turn`).
     encoding: Mutex<()>,
+    /// Passages late interaction encoded for its shortlists, kept for the next questions.
+    late_memo: Arc<Mutex<crate::retrieve::late::TokenMemo>>,
 }
 
 /// The structured sources that came with a corpus folder.
@@ -110,6 +112,11 @@ pub struct Structured {
 }
 
 impl Engine {
+    /// The passages late interaction encoded for its shortlists.
+    pub(crate) fn late_memo(&self) -> Arc<Mutex<crate::retrieve::late::TokenMemo>> {
+        self.late_memo.clone()
+    }
+
     /// An engine over a corpus; indexes go to RAM unless a workspace is set and the corpus is large.
     pub fn new(corpus: Corpus) -> Self {
         Self {
@@ -121,6 +128,7 @@ impl Engine {
             neural: RwLock::new(Neural::default()),
             query_models: Mutex::new(BTreeMap::new()),
             encoding: Mutex::new(()),
+            late_memo: Arc::default(),
         }
     }
 

@@ -298,13 +298,10 @@ impl super::Engine {
                     }
                     other => {
                         let first = self.sparse_arc(settings)?;
-                        Ok(Arc::new(LateInteractionRetriever::reranking(
-                            first,
-                            LATE_RERANK_DEPTH,
-                            other,
-                            encoder,
-                            corpus,
-                        )))
+                        Ok(Arc::new(
+                            LateInteractionRetriever::reranking(first, LATE_RERANK_DEPTH, other, encoder, corpus)
+                                .with_memo(self.late_memo()),
+                        ))
                     }
                 }
             }

@@ -249,8 +249,10 @@ impl RankLensApp {
         self.apply_queued();
         self.poll_jobs();
         self.apply_queued();
-        if self.jobs.any_running() {
-            ctx.request_repaint_after(Duration::from_millis(100));
+        if let Some(every) = self.jobs.running().iter().map(|j| j.kind.repaint_every()).min() {
+            ctx.request_repaint_after(every);
+        } else if self.jobs.any_running() {
+            ctx.request_repaint_after(Duration::from_millis(250));
         }
     }
 

@@ -390,11 +390,12 @@ pub fn nav_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
                 (t, Some(eta)) => format!("{}/{t} · {eta:.0} s left", p.done),
                 (t, None) => format!("{}/{t}", p.done),
             };
-            let bar = if p.total == 0 {
-                egui::ProgressBar::new(0.0).animate(true)
-            } else {
-                egui::ProgressBar::new(p.fraction())
-            };
+            // No total yet: a spinner beside an empty bar (an animated bar repaints every frame),
+            // for short work only; long work shows its stage and seconds, once a second.
+            if p.total == 0 && !job.kind.is_long() {
+                crate::gui::widgets::spinner_ui(ui);
+            }
+            let bar = egui::ProgressBar::new(if p.total == 0 { 0.0 } else { p.fraction() });
             ui.add(bar.text(text).desired_width(150.0));
             if ui.small_button(format!("Cancel {}", label.to_lowercase())).clicked() {
                 ctx.send(Command::Cancel(job.kind));

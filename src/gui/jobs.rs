@@ -48,6 +48,30 @@ pub enum JobKind {
 }
 
 impl JobKind {
+    /// Work that runs for minutes with a progress bar (indexing, fetching, encoding, evaluating),
+    /// not an answer the user waits for with the mouse still: the window repaints for it about
+    /// once a second ([`JobKind::repaint_every`]).
+    pub fn is_long(self) -> bool {
+        matches!(
+            self,
+            JobKind::Corpus
+                | JobKind::Model(_)
+                | JobKind::Encode(_)
+                | JobKind::Study
+                | JobKind::Report
+                | JobKind::LessonKit
+                | JobKind::Runs
+        )
+    }
+
+    /// How often the window repaints to show this job's progress. Every frame costs the
+    /// renderer a full window: under a software renderer (no GPU driver; Xvfb) ten frames a
+    /// second took most of a core from the encoding they were showing. A job's end wakes the
+    /// window at once whatever this says.
+    pub fn repaint_every(self) -> std::time::Duration {
+        std::time::Duration::from_millis(if self.is_long() { 1000 } else { 250 })
+    }
+
     /// What the work list shows.
     pub fn label(self) -> String {
         match self {

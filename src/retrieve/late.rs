@@ -2,7 +2,7 @@
 //! token; the score is the sum of those maxima. On large corpora it reranks a first-stage shortlist.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use half::f16;
 
@@ -42,6 +42,55 @@ pub fn maxsim(q: &TokenVectors, d: &DocTokens) -> (f64, Vec<(usize, f32)>) {
     (total, best)
 }
 
+/// Passages a shortlist encoded, kept for the questions that follow (their shortlists overlap,
+/// and the same question is ranked again whenever another column's encodings finish).
+/// Passage vectors depend on the passage and the model only, never on the question.
+#[derive(Default)]
+pub struct TokenMemo {
+    model: String,
+    docs: HashMap<DocId, DocTokens>,
+    /// Oldest first, for eviction.
+    order: std::collections::VecDeque<DocId>,
+}
+
+/// Passages a [`TokenMemo`] keeps (about 60 MiB of f16 vectors for 384-dim tokens at 256 tokens).
+pub const TOKEN_MEMO_PASSAGES: usize = 400;
+
+impl TokenMemo {
+    fn get(&self, model: &str, doc: DocId) -> Option<DocTokens> {
+        if self.model != model {
+            return None;
+        }
+        self.docs.get(&doc).cloned()
+    }
+
+    fn put(&mut self, model: &str, doc: DocId, tokens: DocTokens) {
+        if self.model != model {
+            self.docs.clear();
+            self.order.clear();
+            self.model = model.to_string();
+        }
+        if self.docs.insert(doc, tokens).is_none() {
+            self.order.push_back(doc);
+        }
+        while self.order.len() > TOKEN_MEMO_PASSAGES {
+            if let Some(old) = self.order.pop_front() {
+                self.docs.remove(&old);
+            }
+        }
+    }
+
+    /// Passages held.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Holds none.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+}
+
 /// Late interaction over token vectors.
 #[derive(Clone)]
 pub struct LateInteractionRetriever {
@@ -49,6 +98,8 @@ pub struct LateInteractionRetriever {
     encoder: Arc<dyn TokenEncoder>,
     corpus: Arc<Corpus>,
     first_stage: Option<(Arc<dyn Retriever>, usize)>,
+    /// Passages encoded for earlier shortlists (none kept when `None`).
+    memo: Option<Arc<Mutex<TokenMemo>>>,
 }
 
 /// The token vectors of the passages a question is scored against.
@@ -73,7 +124,7 @@ struct PreparedLate {
 impl LateInteractionRetriever {
     /// Full retrieval over an index of every document's token vectors.
     pub fn over_index(index: Arc<LateIndex>, encoder: Arc<dyn TokenEncoder>, corpus: Arc<Corpus>) -> Self {
-        Self { index: Some(index), encoder, corpus, first_stage: None }
+        Self { index: Some(index), encoder, corpus, first_stage: None, memo: None }
     }
 
     /// Rerank the top `depth` of a first-stage retriever, encoding those passages for each
@@ -85,7 +136,13 @@ impl LateInteractionRetriever {
         encoder: Arc<dyn TokenEncoder>,
         corpus: Arc<Corpus>,
     ) -> Self {
-        Self { index, encoder, corpus, first_stage: Some((first, depth)) }
+        Self { index, encoder, corpus, first_stage: Some((first, depth)), memo: None }
+    }
+
+    /// Keep the passages a shortlist encodes in `memo`, and read them from it next time.
+    pub fn with_memo(mut self, memo: Arc<Mutex<TokenMemo>>) -> Self {
+        self.memo = Some(memo);
+        self
     }
 
     /// The shortlist's token vectors: from the index, or encoded in one batch.
@@ -102,15 +159,30 @@ impl LateInteractionRetriever {
         if docs.is_empty() {
             return Ok(Vec::new());
         }
-        let texts: Vec<String> =
-            docs.iter().map(|d| self.corpus.doc(*d).map(|x| x.full_text()).unwrap_or_default()).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let encoded = self.encoder.encode_tokens(&refs, InputKind::Document)?;
-        Ok(docs
-            .into_iter()
-            .zip(encoded)
-            .map(|(d, t)| (d, DocTokens { ids: t.ids, data: t.data.iter().map(|v| f16::from_f32(*v)).collect() }))
-            .collect())
+        let model = self.encoder.model_id().to_string();
+        let mut found: Vec<Option<DocTokens>> = match self.memo.as_ref().map(|m| m.lock()) {
+            Some(Ok(memo)) => docs.iter().map(|d| memo.get(&model, *d)).collect(),
+            _ => vec![None; docs.len()],
+        };
+        let missing: Vec<usize> = (0..docs.len()).filter(|&i| found[i].is_none()).collect();
+        if !missing.is_empty() {
+            let texts: Vec<String> =
+                missing.iter().map(|&i| self.corpus.doc(docs[i]).map(|x| x.full_text()).unwrap_or_default()).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let encoded = self.encoder.encode_tokens(&refs, InputKind::Document)?;
+            let mut memo = self.memo.as_ref().and_then(|m| m.lock().ok());
+            for (&i, t) in missing.iter().zip(encoded) {
+                let tokens = DocTokens { ids: t.ids, data: t.data.iter().map(|v| f16::from_f32(*v)).collect() };
+                if let Some(memo) = memo.as_mut() {
+                    memo.put(&model, docs[i], tokens.clone());
+                }
+                found[i] = Some(tokens);
+            }
+        }
+        docs.into_iter()
+            .zip(found)
+            .map(|(d, t)| t.map(|t| (d, t)).ok_or_else(|| Error::Model(format!("{d} was not encoded"))))
+            .collect()
     }
 
     /// Whether the vectors come from a trained ColBERT.
@@ -228,5 +300,89 @@ impl Prepared for PreparedLate {
         let mut e = Explanation::new(r.label(), value, "MaxSim(q, d) = Σ_i max_j cos(q_i, d_j)", summary);
         e.detail = Detail::MaxSim { alignments, query_tokens: q.tokens.clone(), doc_tokens, matrix };
         Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::analysis::{AnalyzerConfig, Preset};
+    use crate::index::{IndexLocation, SparseIndex};
+    use crate::progress::NoProgress;
+    use crate::retrieve::{Bm25Params, Bm25Variant, LexicalModel, LexicalRetriever};
+
+    /// One 2-dim token vector per word: (1, 0) for words with an `o`, (0, 1) otherwise; counts
+    /// the passages it encodes.
+    struct Words(&'static str, AtomicUsize);
+
+    impl TokenEncoder for Words {
+        fn model_id(&self) -> &str {
+            self.0
+        }
+        fn trained_late_interaction(&self) -> bool {
+            false
+        }
+        fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {
+            if kind == InputKind::Document {
+                self.1.fetch_add(texts.len(), Ordering::SeqCst);
+            }
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let words: Vec<&str> = t.split_whitespace().collect();
+                    let data = words.iter().flat_map(|w| if w.contains('o') { [1.0, 0.0] } else { [0.0, 1.0] });
+                    TokenVectors {
+                        ids: (0..words.len() as u32).collect(),
+                        tokens: words.iter().map(|w| w.to_string()).collect(),
+                        positions: (0..words.len()).collect(),
+                        dim: 2,
+                        data: data.collect(),
+                    }
+                })
+                .collect())
+        }
+        fn token(&self, id: u32) -> String {
+            id.to_string()
+        }
+    }
+
+    #[test]
+    fn a_memo_encodes_each_shortlisted_passage_once_per_model() {
+        let corpus = Arc::new(Corpus::from_texts(
+            "t",
+            [("D1", "moon orbit"), ("D2", "sun flare"), ("D3", "moon rover"), ("D4", "mars dust")],
+        ));
+        let index =
+            SparseIndex::build(&corpus, AnalyzerConfig::preset(Preset::English), &IndexLocation::Ram, &NoProgress)
+                .unwrap();
+        let model = LexicalModel::Bm25 {
+            variant: Bm25Variant::Lucene,
+            params: Bm25Params { k1: 1.2, b: 0.75, delta: 0.0, epsilon: 0.25 },
+        };
+        let bm25: Arc<dyn Retriever> = Arc::new(LexicalRetriever::new(Arc::new(index), model).unwrap());
+        let memo = Arc::new(Mutex::new(TokenMemo::default()));
+        let words = Arc::new(Words("words", AtomicUsize::new(0)));
+        let late = LateInteractionRetriever::reranking(bm25.clone(), 10, None, words.clone(), corpus.clone())
+            .with_memo(memo.clone());
+        // "moon" matches D1 and D3; each query token (moon → (1, 0)) finds a (1, 0) in both.
+        let first = late.search(&QueryContext::new("moon"), 10).unwrap();
+        assert_eq!(first.docs(), [DocId(0), DocId(2)]);
+        assert!(first.hits.iter().all(|h| h.score == 1.0), "MaxSim of one query token with an equal vector");
+        assert_eq!(words.1.load(Ordering::SeqCst), 2);
+        // The same question again (another column finished): nothing encoded, same ranking.
+        let again = late.search(&QueryContext::new("moon"), 10).unwrap();
+        assert_eq!((again.docs(), words.1.load(Ordering::SeqCst)), (first.docs(), 2));
+        // A shortlist that overlaps: only the new passage is encoded.
+        late.search(&QueryContext::new("moon sun"), 10).unwrap();
+        assert_eq!(words.1.load(Ordering::SeqCst), 3, "D2 only");
+        assert_eq!(memo.lock().unwrap().len(), 3);
+        // Another model never reads the first one's vectors.
+        let other = Arc::new(Words("other", AtomicUsize::new(0)));
+        let late2 = LateInteractionRetriever::reranking(bm25, 10, None, other.clone(), corpus).with_memo(memo.clone());
+        late2.search(&QueryContext::new("moon"), 10).unwrap();
+        assert_eq!(other.1.load(Ordering::SeqCst), 2);
+        assert_eq!(memo.lock().unwrap().len(), 2, "the memo now holds the other model's passages only");
     }
 }

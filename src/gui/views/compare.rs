@@ -9,6 +9,7 @@ use crate::compare::{Comparison, Outcome};
 use crate::corpus::DocId;
 use crate::gui::command::Command;
 use crate::gui::context::ViewContext;
+use crate::gui::jobs::JobKind;
 use crate::gui::judging::question_metrics;
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, ellipsis};
@@ -26,7 +27,7 @@ impl View for CompareView {
         let Some(ranked) = ctx.ranked() else {
             ui.horizontal(|ui| {
                 if ctx.jobs.rank.is_running() {
-                    ui.spinner();
+                    crate::gui::widgets::spinner_ui(ui);
                     ui.label("Ranking…");
                 } else {
                     ui.label("Type a question and press Enter.");
@@ -38,7 +39,7 @@ impl View for CompareView {
         ui.horizontal(|ui| {
             ui.heading(&cmp.question);
             if ctx.jobs.rank.is_running() || ctx.jobs.rank_slow.is_running() {
-                ui.spinner();
+                crate::gui::widgets::spinner_ui(ui);
             }
         });
         if let Some(f) = ranked.run.query.filter_label() {
@@ -92,7 +93,7 @@ impl View for CompareView {
                                 if ranked.pending.contains(&i) && ctx.jobs.rank_slow.is_running() =>
                             {
                                 ui.horizontal(|ui| {
-                                    ui.spinner();
+                                    crate::gui::widgets::spinner_ui(ui);
                                     ui.label("ranking…");
                                 });
                                 ui.label(RichText::new("encoding the candidate passages for this question").small());
@@ -101,9 +102,14 @@ impl View for CompareView {
                                 if role_of(run.kind)
                                     .is_some_and(|r| ctx.jobs.encodings.get(&r).is_some_and(|j| j.is_running())) =>
                             {
-                                ui.horizontal(|ui| {
-                                    ui.spinner();
-                                    ui.label("encoding the passages…");
+                                // Progress, not a spinner: a spinner repaints the window
+                                // eight times a second for minutes (see JobKind::repaint_every).
+                                let progress = role_of(run.kind).and_then(|r| {
+                                    ctx.jobs.running().into_iter().find(|j| j.kind == JobKind::Encode(r))
+                                });
+                                ui.label(match progress.map(|j| j.progress).filter(|p| p.total > 0) {
+                                    Some(p) => format!("encoding the passages… {} of {}", p.done, p.total),
+                                    None => "encoding the passages…".to_string(),
                                 });
                                 ui.label(
                                     RichText::new("this column fills in when the encoding under Work is done").small(),

@@ -132,7 +132,7 @@ impl View for EvaluateView {
                 ctx.send(Command::SetCorrection(correction));
             }
             if ctx.jobs.study.is_running() {
-                ui.spinner();
+                crate::gui::widgets::spinner_ui(ui);
             } else if ui.button("Evaluate every method shown").clicked() {
                 ctx.send(Command::RunStudy);
             }

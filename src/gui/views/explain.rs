@@ -46,7 +46,7 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
     let Some(explained) = ctx.jobs.explain.ready().filter(|e| e.doc == sel.doc) else {
         ui.horizontal(|ui| {
             if ctx.jobs.explain.is_running() {
-                ui.spinner();
+                crate::gui::widgets::spinner_ui(ui);
                 ui.label("Explaining…");
             } else {
                 ui.label("Run a question first.");

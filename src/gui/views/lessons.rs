@@ -67,13 +67,13 @@ impl View for LessonsView {
         }
         let Some((id, _, lesson)) = ctx.jobs.lesson.latest() else {
             ui.horizontal(|ui| {
-                ui.spinner();
+                crate::gui::widgets::spinner_ui(ui);
                 ui.label("Preparing the lesson (loading the lesson corpora and the models that are here)…");
             });
             return;
         };
         if *id != self.current() {
-            ui.spinner();
+            crate::gui::widgets::spinner_ui(ui);
         }
         match lesson {
             Err(e) => {

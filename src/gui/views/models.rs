@@ -63,7 +63,7 @@ impl View for ModelsView {
                     }
                 }
                 if ctx.jobs.role_busy(role) {
-                    ui.spinner();
+                    crate::gui::widgets::spinner_ui(ui);
                 } else if ui.add_enabled(!offline, egui::Button::new(format!("Fetch {role} model"))).clicked() {
                     ctx.send(Command::FetchModel(role));
                 }

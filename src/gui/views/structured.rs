@@ -93,7 +93,7 @@ fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::engine::Engine, ui: &mut Ui) {
             ctx.send(Command::RunSql);
         }
         if ctx.jobs.sql.is_running() {
-            ui.spinner();
+            crate::gui::widgets::spinner_ui(ui);
         }
     });
     if let Some(e) = ctx.jobs.sql.failure() {
