@@ -9,14 +9,7 @@ need=()
 dpkg -s mesa-vulkan-drivers >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 dpkg -s libvulkan1 >/dev/null 2>&1 || need+=(libvulkan1)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
-if [ ${#need[@]} -gt 0 ]; then
-    if [ "$(id -u)" = 0 ]; then
-        echo "installing ${need[*]}" >&2
-        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
-    else
-        echo "missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
-        exit 2
-    fi
-fi
+source scripts/debian.sh
+install_debian_packages "${need[@]}"
 
 cargo test --all-targets "$@"

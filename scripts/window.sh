@@ -9,15 +9,8 @@ need=()
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
 command -v import >/dev/null 2>&1 || need+=(imagemagick)
-if [ ${#need[@]} -gt 0 ]; then
-    if [ "$(id -u)" = 0 ]; then
-        echo "installing ${need[*]}" >&2
-        apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
-    else
-        echo "missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
-        exit 2
-    fi
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
+install_debian_packages "${need[@]}"
 
 start_window() {
     local display="$1"
