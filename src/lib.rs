@@ -42,6 +42,7 @@ pub mod report;
 pub mod retrieve;
 pub mod sample;
 pub mod structured;
+pub mod topk;
 
 pub use error::{Error, Result};
 

@@ -46,9 +46,7 @@ impl FrameStats {
             let _ = writeln!(f, "{secs:.2} {what}");
         }
     }
-}
 
-impl FrameStats {
     fn record(&mut self, ms: f32, busy: bool) {
         use std::io::Write;
         self.frames += 1;

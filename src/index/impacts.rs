@@ -10,6 +10,7 @@
 //! document's score is the same sum in the same order.
 
 use crate::corpus::DocId;
+use crate::topk::{SmallestKeys, key_doc, key_score, rank_key};
 
 /// Postings per block for the block bounds.
 pub const BLOCK: usize = 64;
@@ -218,53 +219,18 @@ fn with_scratch<T>(num_docs: usize, f: impl FnOnce(&mut Scratch) -> T) -> T {
     })
 }
 
-/// Is `(score, doc)` `a` ranked before `b`? Higher scores first, ties by ascending document.
-fn ranks_before(a: (f64, u32), b: (f64, u32)) -> bool {
-    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)) == std::cmp::Ordering::Less
-}
-
-/// The k best `(score, doc)` pairs offered, best first, ties by ascending document.
-struct TopK {
-    k: usize,
-    best: Vec<(f64, u32)>,
-    /// The k-th score once there are k (−∞ before): a pair scoring below it cannot enter.
-    floor: f64,
-}
-
-impl TopK {
-    fn new(k: usize) -> Self {
-        Self { k, best: Vec::with_capacity(k + 1), floor: f64::NEG_INFINITY }
-    }
-
-    #[inline]
-    fn offer(&mut self, score: f64, doc: u32) {
-        if self.k == 0 || score < self.floor {
-            return;
-        }
-        let p = (score, doc);
-        if self.best.len() == self.k && self.best.last().is_some_and(|&w| !ranks_before(p, w)) {
-            return;
-        }
-        let at = self.best.partition_point(|&b| ranks_before(b, p));
-        self.best.insert(at, p);
-        self.best.truncate(self.k);
-        if self.best.len() == self.k {
-            self.floor = self.best.last().map_or(f64::NEG_INFINITY, |w| w.0);
-        }
-    }
-
-    fn into_vec(self) -> Vec<(f64, DocId)> {
-        self.best.into_iter().map(|(s, d)| (s, DocId(d))).collect()
-    }
+/// `(score, doc)` pairs of the k smallest keys, best first.
+fn pairs(top: SmallestKeys) -> Vec<(f64, DocId)> {
+    top.into_sorted().into_iter().map(|key| (key_score(key), key_doc(key))).collect()
 }
 
 /// Keep the k best of `(score, doc)` pairs, best first, ties by ascending document.
-fn best_k(pairs: impl Iterator<Item = (f64, u32)>, k: usize) -> Vec<(f64, DocId)> {
-    let mut top = TopK::new(k);
-    for (score, doc) in pairs {
-        top.offer(score, doc);
+fn best_k(scored: impl Iterator<Item = (f64, u32)>, k: usize) -> Vec<(f64, DocId)> {
+    let mut top = SmallestKeys::new(k);
+    for (score, doc) in scored {
+        top.push(rank_key(score, DocId(doc)));
     }
-    top.into_vec()
+    pairs(top)
 }
 
 /// The k best documents of a disjunctive query by scoring every posting, term by term in query
@@ -310,29 +276,30 @@ pub fn top_k_exhaustive(
                 }
             }
         }
-        let mut top = TopK::new(k);
         if sparse {
-            for &d in &s.touched {
-                top.offer(acc[d as usize], d);
-            }
-            return (top.into_vec(), s.touched.len());
+            let top = best_k(s.touched.iter().map(|&d| (acc[d as usize], d)), k);
+            return (top, s.touched.len());
         }
         // One pass: count the matches, offer them, and leave every accumulator UNSEEN. Scores
         // are ≥ +0.0, whose bits order as integers do, and UNSEEN's bits are the least i64: one
-        // integer comparison against the floor turns away the unseen and the too-low alike,
+        // integer comparison with the k-th score turns away the unseen and the too-low alike,
         // with no branch on whether a document was seen (half of them are, at random).
-        let key = |floor: f64| if floor >= 0.0 { floor.to_bits() as i64 } else { 0 };
-        let mut floor = key(top.floor);
+        let mut top = SmallestKeys::new(k);
+        let floor_bits = |top: &SmallestKeys| match top.floor() {
+            u128::MAX => 0,
+            key => key_score(key).to_bits() as i64,
+        };
+        let mut floor = floor_bits(&top);
         let mut total = 0;
         for (i, a) in acc.iter_mut().enumerate() {
             let bits = std::mem::replace(a, UNSEEN).to_bits();
             total += usize::from(bits != UNSEEN.to_bits());
             if bits as i64 >= floor {
-                top.offer(f64::from_bits(bits), i as u32);
-                floor = key(top.floor);
+                top.push(rank_key(f64::from_bits(bits), DocId(i as u32)));
+                floor = floor_bits(&top);
             }
         }
-        (top.into_vec(), total)
+        (pairs(top), total)
     })
 }
 

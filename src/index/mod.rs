@@ -17,7 +17,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use tantivy::directory::{MmapDirectory, RamDirectory};
 use tantivy::postings::Postings;
-use tantivy::postings::TermInfo;
 use tantivy::schema::{Field, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions, Value};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{DocSet, Index, IndexReader, InvertedIndexReader, Searcher, TERMINATED, TantivyDocument, Term};
@@ -390,27 +389,6 @@ impl SparseIndex {
     /// A term's ordinal in the dictionary (the index of its postings in [`SparseIndex::impacts`]).
     pub fn term_ord(&self, term: &str) -> Option<usize> {
         self.ordinals.get(term).map(|&o| o as usize)
-    }
-
-    /// The dictionary entry of a term (its document frequency and where its postings are).
-    pub fn term_info(&self, term: &str) -> Result<Option<TermInfo>> {
-        let Some(inv) = &self.inverted else { return Ok(None) };
-        inv.get_term_info(&self.term(term)).map_err(|e| Error::caused("index", e))
-    }
-
-    /// Call `f(doc, tf)` for every posting of a looked-up term, in DocId order.
-    #[inline]
-    pub fn for_each_posting_of(&self, info: &TermInfo, mut f: impl FnMut(DocId, u32)) -> Result<()> {
-        let Some(inv) = &self.inverted else { return Ok(()) };
-        let mut postings = inv
-            .read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)
-            .map_err(|e| Error::caused("index", e))?;
-        let mut doc = postings.doc();
-        while doc != TERMINATED {
-            f(DocId(doc), postings.term_freq());
-            doc = postings.advance();
-        }
-        Ok(())
     }
 
     /// Documents containing an (analysed) term.

@@ -2,8 +2,6 @@
 
 use std::sync::Arc;
 
-use tantivy::postings::TermInfo;
-
 use super::{
     Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, TermRow, TermTable, fmt_param,
     rank_key,
@@ -43,8 +41,7 @@ struct PreparedTerm {
     qtf: u32,
     df: u64,
     idf: f64,
-    info: Option<TermInfo>,
-    /// Its postings in the index's plain arrays.
+    /// Its postings in the index's plain arrays (`None`: not in the dictionary).
     ordinal: Option<usize>,
 }
 
@@ -166,21 +163,14 @@ impl LexicalRetriever {
         let terms = query.terms(self.index.analyzer());
         let mut prepared = Vec::new();
         for (term, qtf) in query_term_counts(&terms) {
-            // The plain postings answer for every term of the dictionary; tantivy's entry is
-            // looked up only where they do not (never for an index this build opened).
+            // Every term of the dictionary has its postings in the plain arrays.
             let ordinal = self.index.term_ord(&term);
-            let plain = ordinal.and_then(|o| self.index.impacts().term(o));
-            let info = if plain.is_some() { None } else { self.index.term_info(&term)? };
-            let df = match (plain, &info) {
-                (Some(p), _) => p.docs.len() as u64,
-                (None, Some(i)) => u64::from(i.doc_freq),
-                (None, None) => 0,
-            };
+            let df = ordinal.and_then(|o| self.index.impacts().term(o)).map_or(0, |p| p.docs.len() as u64);
             let idf = match self.model {
                 LexicalModel::TfIdf { variant, .. } => variant.idf(stats.n_docs, df),
                 LexicalModel::Bm25 { variant, params } => variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf),
             };
-            prepared.push(PreparedTerm { term, qtf, df, idf, info, ordinal });
+            prepared.push(PreparedTerm { term, qtf, df, idf, ordinal });
         }
         let query_norm = prepared.iter().map(|t| (f64::from(t.qtf) * t.idf).powi(2)).sum::<f64>().sqrt();
         Ok(PreparedQuery { retriever: self.clone(), query: query.clone(), terms: prepared, query_norm })
@@ -222,15 +212,15 @@ impl LexicalRetriever {
     #[inline]
     fn accumulate_bm25<W: TfWeight>(
         &self,
-        info: &PreparedTerm,
+        t: &PreparedTerm,
         allowed: Option<&[bool]>,
         acc: &mut [f64],
         seen: &mut [bool],
         qw: f64,
         params: &Bm25Params,
-    ) -> Result<()> {
+    ) {
         let len_norm = &self.len_norm;
-        self.accumulate(info, allowed, acc, seen, |tf, i| qw * W::weight(f64::from(tf), len_norm[i], params))
+        self.accumulate(t, allowed, acc, seen, |tf, i| qw * W::weight(f64::from(tf), len_norm[i], params))
     }
 
     /// The k best over the plain postings for one tf shape, pruned (MaxScore) or not: the same
@@ -284,8 +274,7 @@ impl LexicalRetriever {
         q.bm25(k, Some(true)).unwrap_or_else(|| q.exhaustive(k))
     }
 
-    /// Add `score(tf, doc)` for every posting of a term to the accumulators (from the plain
-    /// arrays; tantivy's blocks are decoded only for a term they lack).
+    /// Add `score(tf, doc)` for every posting of a term to the accumulators.
     #[inline]
     fn accumulate(
         &self,
@@ -294,28 +283,17 @@ impl LexicalRetriever {
         acc: &mut [f64],
         seen: &mut [bool],
         score: impl Fn(u32, usize) -> f64,
-    ) -> Result<()> {
+    ) {
         let n = acc.len();
-        if let Some(plain) = t.ordinal.and_then(|o| self.index.impacts().term(o)) {
-            for (&doc, &tf) in plain.docs.iter().zip(plain.tfs) {
-                let i = doc as usize;
-                if i >= n || allowed.is_some_and(|a| !a.get(i).copied().unwrap_or(false)) {
-                    continue;
-                }
-                acc[i] += score(tf, i);
-                seen[i] = true;
-            }
-            return Ok(());
-        }
-        let Some(info) = &t.info else { return Ok(()) };
-        self.index.for_each_posting_of(info, |doc, tf| {
-            let i = doc.index();
+        let Some(plain) = t.ordinal.and_then(|o| self.index.impacts().term(o)) else { return };
+        for (&doc, &tf) in plain.docs.iter().zip(plain.tfs) {
+            let i = doc as usize;
             if i >= n || allowed.is_some_and(|a| !a.get(i).copied().unwrap_or(false)) {
-                return;
+                continue;
             }
             acc[i] += score(tf, i);
             seen[i] = true;
-        })
+        }
     }
 
     fn formula(&self) -> String {
@@ -390,7 +368,6 @@ impl PreparedQuery {
             if t.df == 0 {
                 continue;
             }
-            let info = t;
             match r.model {
                 // The hot path: the same arithmetic as `score_term` ((qtf·idf)·w), without the
                 // per-posting dispatch, so search and explain give bit-identical scores.
@@ -398,20 +375,16 @@ impl PreparedQuery {
                     let qw = f64::from(t.qtf) * t.idf;
                     let (acc, seen) = (&mut acc, &mut seen);
                     match variant.tf_shape() {
-                        TfShape::Saturating => r.accumulate_bm25::<Saturating>(info, allowed, acc, seen, qw, &params),
+                        TfShape::Saturating => r.accumulate_bm25::<Saturating>(t, allowed, acc, seen, qw, &params),
                         TfShape::SaturatingK1Plus1 => {
-                            r.accumulate_bm25::<SaturatingK1Plus1>(info, allowed, acc, seen, qw, &params)
+                            r.accumulate_bm25::<SaturatingK1Plus1>(t, allowed, acc, seen, qw, &params)
                         }
-                        TfShape::Shifted => r.accumulate_bm25::<Shifted>(info, allowed, acc, seen, qw, &params),
-                        TfShape::LowerBounded => {
-                            r.accumulate_bm25::<LowerBounded>(info, allowed, acc, seen, qw, &params)
-                        }
-                    }?;
+                        TfShape::Shifted => r.accumulate_bm25::<Shifted>(t, allowed, acc, seen, qw, &params),
+                        TfShape::LowerBounded => r.accumulate_bm25::<LowerBounded>(t, allowed, acc, seen, qw, &params),
+                    }
                 }
                 LexicalModel::TfIdf { .. } => {
-                    r.accumulate(info, allowed, &mut acc, &mut seen, |tf, i| {
-                        r.score_term(q, t, tf, DocId(i as u32)).2
-                    })?;
+                    r.accumulate(t, allowed, &mut acc, &mut seen, |tf, i| r.score_term(q, t, tf, DocId(i as u32)).2);
                 }
             }
         }

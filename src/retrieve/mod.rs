@@ -292,57 +292,7 @@ pub trait Retriever: Send + Sync {
     }
 }
 
-/// A key whose ascending order is (score descending, DocId ascending): comparing one integer is
-/// much cheaper than a float comparison followed by a tie-break, and top-k selection is a large
-/// part of a lexical query's time.
-#[inline]
-pub fn rank_key(score: f64, doc: DocId) -> u128 {
-    let bits = score.to_bits();
-    // Map f64 to u64 preserving total order, then invert for descending.
-    let ordered = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
-    (u128::from(!ordered) << 32) | u128::from(doc.0)
-}
-
-/// The k smallest keys, sorted. Small k keeps a sorted buffer and rejects most candidates with
-/// one comparison against the current k-th key; large k uses quickselect.
-pub fn smallest_keys(mut keys: Vec<u128>, k: usize) -> Vec<u128> {
-    if k == 0 {
-        return Vec::new();
-    }
-    if k <= 64 && keys.len() > 4 * k {
-        let mut best: Vec<u128> = Vec::with_capacity(k + 1);
-        for key in keys {
-            if best.len() == k {
-                if key >= best[k - 1] {
-                    continue;
-                }
-                best.pop();
-            }
-            let pos = best.partition_point(|&b| b < key);
-            best.insert(pos, key);
-        }
-        return best;
-    }
-    if keys.len() > k {
-        keys.select_nth_unstable(k - 1);
-        keys.truncate(k);
-    }
-    keys.sort_unstable();
-    keys
-}
-
-/// The score a [`rank_key`] was made from (the mapping is a bijection on the bits).
-#[inline]
-pub fn key_score(key: u128) -> f64 {
-    let ordered = !((key >> 32) as u64);
-    f64::from_bits(if ordered >> 63 == 1 { ordered & !(1 << 63) } else { !ordered })
-}
-
-/// The document a [`rank_key`] was made for.
-#[inline]
-pub fn key_doc(key: u128) -> DocId {
-    DocId(key as u32)
-}
+pub use crate::topk::{key_doc, key_score, rank_key, smallest_keys};
 
 impl Ranking {
     /// The k best of the candidates' keys (see [`rank_key`]); every candidate counts as a match.
