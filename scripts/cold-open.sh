@@ -17,7 +17,7 @@ source "$root/scripts/window.sh"
 scratch="$(mktemp -d)"
 log="$scratch/events.log"
 export RANKLENS_LOG="$log"
-WORKSPACE="$scratch/ws" start_window :95 --open "$corpus"
+WORKSPACE="$scratch/ws" start_window :95 --open "$corpus" --question "Why does my phone say my login is stale?"
 ready() {
     grep "^[0-9.]* ranked:" "$log" 2>/dev/null | while read -r secs _ columns; do
         case " $columns " in

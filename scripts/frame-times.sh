@@ -18,7 +18,7 @@ if [ "${RANKLENS_OFFLINE_MODELS:-0}" = 1 ]; then
     export XDG_CACHE_HOME="$scratch/cache" HF_HOME="$scratch/hf"
 fi
 log="$scratch/frames.log"
-RANKLENS_FRAME_LOG="$log" start_window :96 --open "$corpus"
+RANKLENS_FRAME_LOG="$log" start_window :96 --open "$corpus" --question "Why does my phone say my login is stale?"
 sleep 25
 xdotool windowfocus --sync "$win"
 xdotool mousemove 660 40 click 1

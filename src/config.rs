@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::AnalyzerConfig;
 use crate::corpus::FieldFilter;
+use crate::index::neural::NeuralOptions;
+use crate::models::WindowSpec;
 use crate::retrieve::{Bm25Params, Bm25Variant, FusionSettings, MethodKind, TfIdfVariant};
 use crate::{Error, Result};
 
@@ -34,6 +36,10 @@ pub struct Settings {
     pub filter: Option<FieldFilter>,
     /// How many first-stage results the reranker reads.
     pub rerank_depth: usize,
+    /// How documents longer than an encoder's window are cut (dense, SPLADE, late interaction).
+    pub windows: WindowSpec,
+    /// Bits per dimension of the late-interaction token index (1, 2, 4, 8; 16 = f16).
+    pub token_bits: u8,
 }
 
 impl Default for Settings {
@@ -60,17 +66,39 @@ impl Default for Settings {
             ],
             filter: None,
             rerank_depth: 20,
+            windows: WindowSpec::default(),
+            token_bits: crate::index::tokens::DEFAULT_BITS,
         }
     }
 }
 
 impl Settings {
+    /// How the neural indexes cut and store the corpus under these settings.
+    pub fn neural_options(&self) -> NeuralOptions {
+        NeuralOptions {
+            windows: self.windows,
+            token_bits: self.token_bits,
+            tokens: self.methods.contains(&MethodKind::LateInteraction)
+                || self.fusion.inputs.contains(&MethodKind::LateInteraction),
+            ..NeuralOptions::default()
+        }
+    }
+
     /// Check every field a user can set, naming the one that is wrong.
     pub fn validate(&self) -> Result<()> {
         if self.k == 0 || self.k > 100_000 {
             return Err(Error::invalid("k", format!("k must be between 1 and 100000, got {}", self.k)));
         }
         self.bm25.validate()?;
+        if !matches!(self.token_bits, 1 | 2 | 4 | 8 | 16) {
+            return Err(Error::invalid(
+                "token_bits",
+                format!("the token index stores 1, 2, 4 or 8 bits per dimension, or 16 (f16); got {}", self.token_bits),
+            ));
+        }
+        if self.windows.size > 100_000 || self.windows.stride > 100_000 {
+            return Err(Error::invalid("windows", "a window holds at most 100000 word pieces"));
+        }
         self.fusion.validate()
     }
 

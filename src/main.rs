@@ -29,7 +29,7 @@ fn open_app(cli: &ranklens::cli::Cli) -> ExitCode {
             }
         }
     }
-    match ranklens::gui::run(open, runs, engines) {
+    match ranklens::gui::run(open, cli.question.clone(), runs, engines) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", ranklens::error::report(e.as_ref()));

@@ -63,7 +63,9 @@ impl PcaMap {
         if n < 3 || dim < 2 {
             return Err(Error::invalid("map", format!("a map needs at least 3 passages (have {n})")));
         }
-        let data: Vec<f64> = index.vectors.iter().map(|&v| f64::from(v)).collect();
+        // One point per document: its first window's vector.
+        let data: Vec<f64> =
+            (0..n as u32).flat_map(|d| index.vector(DocId(d)).unwrap_or(&[]).iter().map(|&v| f64::from(v))).collect();
         let x = Array2::from_shape_vec((n, dim), data).map_err(|e| Error::caused("map", e))?;
         let pca: Pca<f64> =
             Pca::params(2).fit(&DatasetBase::from(x.clone())).map_err(|e| Error::caused("map: PCA failed", e))?;
@@ -140,7 +142,7 @@ mod tests {
                 vectors.push((3.0 * t * a[d] + u * b[d] + jitter) as f32);
             }
         }
-        DenseIndex { model_id: "t".into(), dim: 5, vectors }
+        DenseIndex::whole("t".into(), 5, vectors)
     }
 
     #[test]
@@ -151,7 +153,7 @@ mod tests {
             let t = i as f32;
             vectors.extend([t, 2.0 * t, if i % 2 == 0 { 0.01 } else { -0.01 }]);
         }
-        let index = DenseIndex { model_id: "t".into(), dim: 3, vectors };
+        let index = DenseIndex::whole("t".into(), 3, vectors);
         let map = PcaMap::fit(&index).unwrap();
         assert!(map.variance_share[0] > 0.999, "{:?}", map.variance_share);
         assert!(map.variance_share[0] + map.variance_share[1] <= 1.0 + 1e-9);

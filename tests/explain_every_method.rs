@@ -17,8 +17,9 @@ use ranklens::config::Settings;
 use ranklens::corpus::{DocId, LoadOptions, load};
 use ranklens::engine::{Engine, SparseSpec};
 use ranklens::external::VectorFile;
-use ranklens::index::neural::build_late;
+use ranklens::index::neural::{TokenTarget, build_late};
 use ranklens::models::InputKind;
+use ranklens::models::WindowSpec;
 use ranklens::models::{
     ArchSettings, BertCrossEncoder, ColbertEncoder, ColbertSettings, ModelManager, Role, TokenEncoder,
 };
@@ -69,10 +70,9 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     let corpus = engine.corpus().clone();
     let bm25 = engine.retriever(MethodKind::Bm25, &settings).unwrap();
     let dense_tokens = engine.neural().late_encoder().unwrap();
-    out.push((
-        Arc::new(LateInteractionRetriever::reranking(bm25.clone(), 10, None, dense_tokens, corpus.clone())),
-        false,
-    ));
+    // The same token vectors uncompressed (f16), beside the engine's compressed index.
+    let f16_index = Arc::new(ranklens::index::neural::token_index_of(&corpus, dense_tokens.as_ref(), 16).unwrap());
+    out.push((Arc::new(LateInteractionRetriever::over_index(f16_index, dense_tokens)), false));
     // A trained ColBERT's layout (seeded random weights): markers, projection, its own index.
     let colbert_dir = models.join("colbert");
     tiny_bert::write_model(&colbert_dir, "bert.", &[("linear.weight", vec![8, HIDDEN])], 13);
@@ -87,8 +87,12 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     let colbert =
         ColbertEncoder::load("colbert-tiny", &colbert_dir, &ArchSettings { colbert: Some(colbert), ..arch() });
     let colbert: Arc<dyn TokenEncoder> = Arc::new(colbert.unwrap());
-    let index = Arc::new(build_late(&corpus, colbert.as_ref(), None, &NoProgress).unwrap());
-    out.push((Arc::new(LateInteractionRetriever::over_index(index, colbert, corpus.clone())), false));
+    // Its documents are longer than its 29-piece window: each is encoded in windows, compressed.
+    let target = TokenTarget { bits: 2, ..Default::default() };
+    let index =
+        Arc::new(build_late(&corpus, colbert.as_ref(), None, WindowSpec::default(), &target, &NoProgress).unwrap());
+    assert!(index.windows.long_docs() > 0, "the sample's passages exceed a 29-piece window");
+    out.push((Arc::new(LateInteractionRetriever::over_index(index, colbert)), false));
     // A cross-encoder's layout (seeded random weights) reranking BM25.
     let ce_dir = models.join("cross-encoder");
     let extra = [

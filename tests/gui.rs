@@ -817,3 +817,56 @@ fn search_engines_and_vectors_stand_beside_the_methods() {
     send(&mut h, [Command::ShowView(ViewId::Map)]);
     h.get_by_label("Map of");
 }
+
+/// A chapter of `paragraphs` paragraphs on one subject, with a heading: several hundred words.
+fn chapter(title: &str, subject: &str, paragraphs: usize) -> String {
+    let mut out = format!("# {title}\n\n");
+    for i in 0..paragraphs {
+        out.push_str(&format!(
+            "Paragraph {i} about {subject}: the {subject} was inspected in the morning, its parts were cleaned and \
+             counted, and the notes on the {subject} were written into the logbook before noon, with the weather, \
+             the names of the people who helped, and what is still to be done next week.\n\n"
+        ));
+    }
+    out
+}
+
+#[test]
+fn a_folder_of_long_markdown_files_opens_with_windows_an_empty_question_and_an_offer_to_split() {
+    let mut h = harness("Why does my phone say my login is stale?");
+    let dir = tempfile::tempdir().unwrap();
+    for (file, title, subject) in [
+        ("boats.md", "The boats", "rowing boat"),
+        ("bees.md", "The bees", "beehive"),
+        ("clock.md", "The clock tower", "tower clock"),
+    ] {
+        std::fs::write(dir.path().join(file), chapter(title, subject, 8)).unwrap();
+    }
+    send(&mut h, [Command::OpenCorpus(CorpusChoice::Path(dir.path().to_path_buf(), ranklens::corpus::Split::File))]);
+    assert_eq!(h.state().engine().unwrap().corpus().len(), 3);
+    // The first minute on another corpus: no question carried over, a hint, examples from it.
+    assert_eq!(h.state().data().persisted.question, "");
+    h.get_by_label_contains("Type a question about");
+    h.get_by_label_contains("Or try one (titles)");
+    // Each chapter is longer than MiniLM's window: the Corpus view says so, per model.
+    send(&mut h, [Command::ShowView(ViewId::Corpus)]);
+    h.get_by_label_contains("dense (all-MiniLM-L6-v2): 3 of 3 documents are longer than one window");
+    h.get_by_label_contains("late interaction (all-MiniLM-L6-v2): 3 of 3 documents are longer than one window");
+    // A question: the Explain view names the window that scored.
+    send(&mut h, [Command::AskQuestion("Who helped with the beehive?".into())]);
+    let top = {
+        let ranked = h.state().ranking().unwrap();
+        let dense = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap();
+        dense.ranking().unwrap().docs()[0]
+    };
+    assert_eq!(h.state().engine().unwrap().corpus().doc(top).unwrap().title, "The bees");
+    let column = Some(column(&h, MethodKind::Dense));
+    send(&mut h, [Command::Select { column, doc: top }, Command::ShowView(ViewId::Explain)]);
+    h.get_by_label_contains("Scored by its best window:");
+    // Or cut them into passages instead: by heading and paragraph.
+    send(&mut h, [Command::ShowView(ViewId::Corpus)]);
+    h.get_by_label("Split by heading and paragraph").click();
+    settle(&mut h);
+    let n = h.state().engine().unwrap().corpus().len();
+    assert!(n >= 24, "one passage per paragraph: {n}");
+}

@@ -193,18 +193,29 @@ fn without_network_or_models_the_sparse_methods_run_and_neural_ones_say_why() {
 }
 
 #[test]
-fn only_methods_that_encode_while_answering_are_left_for_the_second_phase() {
-    // With the dense model loaded but the corpus not encoded yet, late interaction has to encode
-    // BM25's candidates for every question; once the token index exists it does not.
+fn late_interaction_waits_for_its_token_index_and_then_reads_every_passage() {
+    // With the dense model loaded but the corpus not encoded yet, late interaction has no token
+    // index: its column says so (there is no shortlist fallback); once the index exists it scores
+    // every passage, and on a corpus this small it answers with the other columns.
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
+    let n = corpus.len();
     let engine = Engine::new(corpus);
     let manager = ModelManager::from_env().offline(false);
-    assert!(!engine.encodes_at_query_time(MethodKind::LateInteraction), "no model: nothing to encode with");
+    let settings = Settings::default();
     engine.load_model(&manager, Role::Dense, true, &NoProgress).unwrap();
-    assert!(engine.encodes_at_query_time(MethodKind::LateInteraction));
-    for kind in [MethodKind::Bm25, MethodKind::Dense, MethodKind::Fusion, MethodKind::Rerank] {
-        assert!(!engine.encodes_at_query_time(kind), "{kind}");
+    match engine.retriever(MethodKind::LateInteraction, &settings) {
+        Err(ranklens::Error::Unavailable(m)) => assert_eq!(m, ranklens::engine::NOT_ENCODED),
+        Err(e) => panic!("{e}"),
+        Ok(r) => panic!("{} without an index", r.label()),
     }
     engine.build_dense(&NoProgress).unwrap();
-    assert!(!engine.encodes_at_query_time(MethodKind::LateInteraction));
+    let late = engine.retriever(MethodKind::LateInteraction, &settings).unwrap();
+    let all = late.search(&ranklens::retrieve::QueryContext::new("stale login token"), n).unwrap();
+    assert_eq!(all.hits.len(), n, "every passage scored");
+    let index = engine.neural().late_index.unwrap();
+    assert_eq!(index.windows.docs(), n);
+    assert!(index.codec.describe().starts_with("2-bit residuals"), "{}", index.codec.describe());
+    for kind in [MethodKind::Bm25, MethodKind::Dense, MethodKind::Fusion, MethodKind::LateInteraction] {
+        assert!(!engine.encodes_at_query_time(kind), "{kind}");
+    }
 }

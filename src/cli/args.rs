@@ -218,9 +218,29 @@ pub struct ModelArgs {
     /// Override the models' token limit (MiniLM truncates at 256 by default).
     #[arg(long, value_name = "N")]
     max_tokens: Option<usize>,
+    /// Word pieces per window for documents longer than a model reads at once (default: the
+    /// model's maximum length). Each window is encoded; a document scores by its best (MaxP).
+    #[arg(long, value_name = "N")]
+    window: Option<usize>,
+    /// Word pieces from one window's start to the next (default: three quarters of the window).
+    #[arg(long, value_name = "N")]
+    window_stride: Option<usize>,
+    /// Encode only the beginning of each long document, as far as the model reads, instead of
+    /// windows (what sentence-transformers and MTEB's figures do).
+    #[arg(long)]
+    truncate: bool,
+    /// Bits per dimension of the late-interaction token index: 1, 2, 4, 8, or 16 for f16
+    /// (uncompressed). Default 2.
+    #[arg(long, value_name = "BITS")]
+    token_bits: Option<u8>,
 }
 
 impl ModelArgs {
+    /// The token index's bits per dimension these flags ask for (the default otherwise).
+    pub fn token_bits(&self) -> u8 {
+        self.token_bits.unwrap_or(crate::index::tokens::DEFAULT_BITS)
+    }
+
     /// The model manager these flags describe.
     pub fn manager(&self) -> ModelManager {
         let mut m = ModelManager::from_env().with_max_length(self.max_tokens);
@@ -256,6 +276,16 @@ impl ModelArgs {
         if roles.is_empty() {
             return Ok(());
         }
+        let mut options = settings.neural_options();
+        options.tokens = roles.contains(&Role::LateInteraction);
+        options.windows.size = self.window.unwrap_or(options.windows.size);
+        options.windows.stride = self.window_stride.unwrap_or(options.windows.stride);
+        options.token_bits = self.token_bits.unwrap_or(options.token_bits);
+        options.windows.truncate |= self.truncate;
+        let mut checked = settings.clone();
+        (checked.windows, checked.token_bits) = (options.windows, options.token_bits);
+        checked.validate()?;
+        engine.set_neural_options(options)?;
         let manager = self.manager();
         for role in &roles {
             if let Err(e) = engine.load_model(&manager, *role, download && !self.offline, progress) {
@@ -266,6 +296,9 @@ impl ModelArgs {
             }
         }
         engine.build_neural(progress)?;
+        for line in engine.window_notes() {
+            eprintln!("note: {line}");
+        }
         Ok(())
     }
 }

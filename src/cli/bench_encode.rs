@@ -14,8 +14,9 @@ use super::args::{ModelArgs, OutputFormat};
 use super::printer::{Printable, print};
 use crate::corpus::{self, Corpus, LoadOptions};
 use crate::engine::Engine;
-use crate::index::neural::{build_dense, build_splade};
+use crate::index::neural::{TokenTarget, build_dense, build_splade};
 use crate::models::Role;
+use crate::models::WindowSpec;
 use crate::progress::NoProgress;
 
 /// `ranklens bench-encode`
@@ -98,22 +99,23 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
     let (Some(dense), Some(splade)) = (neural.dense, neural.splade) else { bail!("the models did not load") };
     let corpus = engine.corpus();
     let t = Instant::now();
-    let (dense_index, _) = build_dense(corpus, &dense.encoder, None, false, &NoProgress)?;
+    let (dense_index, _) = build_dense(corpus, &dense.encoder, None, WindowSpec::default(), None, &NoProgress)?;
     let dense_secs = t.elapsed().as_secs_f64();
     std::hint::black_box(dense_index);
     let t = Instant::now();
-    let splade_index = build_splade(corpus, splade.encoder.as_ref(), None, &NoProgress)?;
+    let splade_index = build_splade(corpus, splade.encoder.as_ref(), None, WindowSpec::default(), &NoProgress)?;
     let splade_secs = t.elapsed().as_secs_f64();
     std::hint::black_box(splade_index);
     let (mut late_index_bytes, mut late_tokens, mut late_secs, mut before, mut after) = (None, None, None, None, None);
     if a.late {
         before = peak_rss_bytes();
         let t = Instant::now();
-        let (_, late) = build_dense(corpus, &dense.encoder, None, true, &NoProgress)?;
+        let target = TokenTarget { bits: a.models.token_bits(), ..Default::default() };
+        let (_, late) = build_dense(corpus, &dense.encoder, None, WindowSpec::default(), Some(&target), &NoProgress)?;
         late_secs = Some(t.elapsed().as_secs_f64());
         after = peak_rss_bytes();
-        late_index_bytes = late.as_ref().map(|l| l.memory_bytes());
-        late_tokens = late.as_ref().map(|l| l.total_tokens());
+        late_index_bytes = late.as_ref().map(|l| l.size_bytes());
+        late_tokens = late.as_ref().map(|l| l.total_tokens() as usize);
     }
     let n = corpus.len();
     let report = EncodeBenchReport {

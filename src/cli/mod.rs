@@ -5,6 +5,7 @@
 mod args;
 mod bench;
 mod bench_encode;
+mod bench_scale;
 mod compare;
 mod embed;
 mod eval;
@@ -37,6 +38,10 @@ pub struct Cli {
     /// Desktop app: open this corpus (folder, .jsonl/.csv/.tsv or BEIR folder) instead of the last one.
     #[arg(long, value_name = "PATH")]
     pub open: Option<std::path::PathBuf>,
+    /// Desktop app: ask this question once the corpus is open (a corpus other than the last one
+    /// otherwise starts with an empty question bar and example questions).
+    #[arg(long, value_name = "TEXT")]
+    pub question: Option<String>,
     /// Desktop app: cut folders into one passage per paragraph.
     #[arg(long)]
     pub paragraphs: bool,
@@ -60,6 +65,9 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Encoding speed of the dense and SPLADE models, and the late-interaction index's memory.
     BenchEncode(bench_encode::BenchEncodeArgs),
+    /// A generated corpus of real size (100,000 passages) through every method: index time,
+    /// memory and query time per method.
+    BenchScale(bench_scale::BenchScaleArgs),
     /// Run a read-only SQL statement over the corpus's tables.
     Sql(structured::SqlArgs),
     /// Run a knowledge-graph pattern (joins with ?variables).
@@ -96,6 +104,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Index(a) => index::index(a),
         Command::Bench(a) => bench::bench(a),
         Command::BenchEncode(a) => bench_encode::bench_encode(a),
+        Command::BenchScale(a) => bench_scale::bench_scale(a),
         Command::Sql(a) => structured::sql(a),
         Command::Graph(a) => structured::graph(a),
         Command::Models(a) => models::models(a),

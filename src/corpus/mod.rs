@@ -197,6 +197,30 @@ impl Corpus {
         self.report.loaded += 1;
     }
 
+    /// Up to `n` questions to offer on a corpus opened for the first time: spread over its question
+    /// set when it has one, else over its documents' titles (a folder's headings or file names).
+    pub fn example_questions(&self, n: usize) -> Vec<String> {
+        let spread = |len: usize| (0..n.min(len)).map(move |i| i * len / n.min(len).max(1));
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |t: &str| {
+            let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            if !t.is_empty() && t.chars().count() <= 90 && !out.contains(&t) {
+                out.push(t);
+            }
+        };
+        if !self.queries.is_empty() {
+            for i in spread(self.queries.len()) {
+                push(&self.queries[i].text);
+            }
+            return out;
+        }
+        let titled: Vec<&Doc> = self.docs.iter().filter(|d| !d.title.trim().is_empty()).collect();
+        for i in spread(titled.len()) {
+            push(&titled[i].title);
+        }
+        out
+    }
+
     /// Number of documents.
     pub fn len(&self) -> usize {
         self.docs.len()
@@ -284,6 +308,29 @@ mod tests {
         assert_eq!(c.report.skipped, 1);
         assert_eq!(c.doc(DocId(0)).map(|d| d.text.as_str()), Some("one"));
         assert_eq!(c.lookup("b"), Some(DocId(1)));
+    }
+
+    #[test]
+    fn example_questions_come_from_the_question_set_else_the_titles() {
+        let mut c = Corpus::from_texts("t", [("a", "x"), ("b", "y"), ("c", "z")]);
+        assert!(c.example_questions(3).is_empty(), "no titles, no questions");
+        let titles = ["Resetting a password", "", "Billing   and\ninvoices", "Resetting a password"];
+        let mut d = Corpus::from_docs(
+            "t",
+            titles.iter().enumerate().map(|(i, t)| Doc {
+                id: i.to_string(),
+                title: t.to_string(),
+                text: "x".into(),
+                fields: Default::default(),
+            }),
+        );
+        // Titled documents: 0, 2, 3; spread over 3 → all; the repeated title once, spaces folded.
+        assert_eq!(d.example_questions(3), ["Resetting a password", "Billing and invoices"]);
+        d.queries = (0..10).map(|i| Query { id: i.to_string(), text: format!("question {i}") }).collect();
+        // Spread over ten questions: 0, 3, 6 (i · 10 / 3).
+        assert_eq!(d.example_questions(3), ["question 0", "question 3", "question 6"]);
+        c.queries.push(Query { id: "q".into(), text: "why?".into() });
+        assert_eq!(c.example_questions(4), ["why?"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 mod external;
 mod neural;
-pub use neural::{LATE_INDEX_MAX_DOCS, LATE_RERANK_DEPTH, Loaded, NOT_ENCODED, Neural, missing};
+pub use neural::{Loaded, NOT_ENCODED, Neural, SLOW_LATE_TOKENS, missing};
 
 use serde::{Deserialize, Serialize};
 
@@ -96,8 +96,6 @@ pub struct Engine {
     query_models: Mutex<BTreeMap<PathBuf, Arc<dyn crate::models::TextEncoder>>>,
     /// Held while passages are encoded: one encoding at a time (see `Engine::encoding_turn`).
     encoding: Mutex<()>,
-    /// Passages late interaction encoded for its shortlists, kept for the next questions.
-    late_memo: Arc<Mutex<crate::retrieve::late::TokenMemo>>,
 }
 
 /// The structured sources that came with a corpus folder.
@@ -112,11 +110,6 @@ pub struct Structured {
 }
 
 impl Engine {
-    /// The passages late interaction encoded for its shortlists.
-    pub(crate) fn late_memo(&self) -> Arc<Mutex<crate::retrieve::late::TokenMemo>> {
-        self.late_memo.clone()
-    }
-
     /// An engine over a corpus; indexes go to RAM unless a workspace is set and the corpus is large.
     pub fn new(corpus: Corpus) -> Self {
         Self {
@@ -128,7 +121,6 @@ impl Engine {
             neural: RwLock::new(Neural::default()),
             query_models: Mutex::new(BTreeMap::new()),
             encoding: Mutex::new(()),
-            late_memo: Arc::default(),
         }
     }
 

@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::config::Settings;
-use crate::index::neural::{DenseIndex, LateIndex, SpladeIndex, build_dense, build_late, build_splade};
+use crate::index::hnsw::DenseAnn;
+use crate::index::neural::{
+    DenseIndex, NeuralOptions, SpladeIndex, TokenTarget, build_dense, build_late, build_splade,
+};
+use crate::index::tokens::TokenIndex;
 use crate::models::{
     BertCrossEncoder, BertDenseEncoder, BertSpladeEncoder, ColbertEncoder, EmbeddingCache, ModelManager, ResolvedModel,
     Role, TextEncoder, TokenEncoder,
@@ -18,13 +22,9 @@ use crate::retrieve::{
 };
 use crate::{Error, Result};
 
-/// Corpora up to this many passages keep every passage's token vectors for full late-interaction
-/// retrieval; larger ones use late interaction to rerank a BM25 shortlist, encoding those passages
-/// on demand. (Token vectors are large: SciFact's 5,183 abstracts hold about a million of them.)
-pub const LATE_INDEX_MAX_DOCS: usize = 2_000;
-
-/// How deep late interaction reranks on large corpora.
-pub const LATE_RERANK_DEPTH: usize = 100;
+/// Token indexes with more token vectors than this score a question in a second job, after the
+/// other columns (MaxSim reads every token vector: SciFact's 1.8 million take about a second).
+pub const SLOW_LATE_TOKENS: u64 = 500_000;
 
 /// A loaded model with where it came from.
 pub struct Loaded<T: ?Sized> {
@@ -56,12 +56,16 @@ pub struct Neural {
     pub missing: BTreeMap<Role, String>,
     /// Passage vectors.
     pub dense_index: Option<Arc<DenseIndex>>,
-    /// Passage token vectors.
-    pub late_index: Option<Arc<LateIndex>>,
+    /// Passage token vectors, compressed.
+    pub late_index: Option<Arc<TokenIndex>>,
     /// Passage SPLADE vectors.
     pub splade_index: Option<Arc<SpladeIndex>>,
+    /// The approximate index over the passage vectors (large corpora only).
+    pub dense_ann: Option<Arc<DenseAnn>>,
     /// The 2-D map of the passage vectors.
     pub map: Option<Arc<PcaMap>>,
+    /// How documents are cut into windows and token vectors stored.
+    pub options: NeuralOptions,
 }
 
 impl Neural {
@@ -186,18 +190,44 @@ impl super::Engine {
         r
     }
 
-    /// Encode the corpus with the dense model (and keep its token vectors for late interaction
-    /// when no trained ColBERT is loaded and the corpus is small), then fit the map.
+    /// How documents are cut into windows and token vectors stored from now on (indexes built
+    /// already are kept until they are built again).
+    pub fn set_neural_options(&self, options: NeuralOptions) -> Result<()> {
+        self.with_neural(|s| s.options = options)
+    }
+
+    /// Where the token index of this corpus by `model_id` is kept: a file in the workspace named
+    /// by the model, the corpus, the windows and the bits (in memory without a workspace).
+    fn token_target(&self, model_id: &str, options: &NeuralOptions) -> TokenTarget {
+        let file = |bits: u8| {
+            self.workspace().map(|ws| {
+                let key = format!("{model_id} {} {:?} {bits}", self.corpus().fingerprint(), options.windows);
+                ws.join("tokens").join(format!("{}.rltok", &crate::models::text_hash(&key)[..24]))
+            })
+        };
+        TokenTarget { bits: options.token_bits, file: file(options.token_bits), f16_file: file(16) }
+    }
+
+    /// Encode the corpus with the dense model (and keep its token vectors, compressed, for late
+    /// interaction when no trained ColBERT is loaded), then fit the map.
     pub fn build_dense(&self, progress: &dyn Progress) -> Result<()> {
         let n = self.neural();
         let Some(dense) = n.dense else { return Err(Error::Unavailable(missing(&n.missing, Role::Dense))) };
-        let with_tokens = n.late.is_none() && self.searches_late_index();
+        let options = n.options;
+        let target = (n.late.is_none() && options.tokens)
+            .then(|| self.token_target(TextEncoder::model_id(dense.encoder.as_ref()), &options));
         let cache = self.embedding_cache();
         let _turn = self.encoding_turn(progress, "dense")?;
-        let (index, late) = build_dense(self.corpus(), &dense.encoder, cache.as_ref(), with_tokens, progress)?;
+        let (index, late) =
+            build_dense(self.corpus(), &dense.encoder, cache.as_ref(), options.windows, target.as_ref(), progress)?;
+        let ann = match index.len() > options.approximate_above {
+            true => Some(Arc::new(DenseAnn::build(&index, progress)?)),
+            false => None,
+        };
         let map = PcaMap::fit(&index).ok().map(Arc::new);
         self.with_neural(|s| {
             s.dense_index = Some(Arc::new(index));
+            s.dense_ann = ann;
             if late.is_some() {
                 s.late_index = late.map(Arc::new);
             }
@@ -211,20 +241,19 @@ impl super::Engine {
         let Some(splade) = n.splade else { return Err(Error::Unavailable(missing(&n.missing, Role::Splade))) };
         let cache = self.embedding_cache();
         let _turn = self.encoding_turn(progress, "SPLADE")?;
-        let index = build_splade(self.corpus(), splade.encoder.as_ref(), cache.as_ref(), progress)?;
+        let index = build_splade(self.corpus(), splade.encoder.as_ref(), cache.as_ref(), n.options.windows, progress)?;
         self.with_neural(|s| s.splade_index = Some(Arc::new(index)))
     }
 
-    /// Encode the corpus's token vectors with the trained late-interaction model (small corpora).
+    /// Encode the corpus's token vectors with the trained late-interaction model.
     pub fn build_late(&self, progress: &dyn Progress) -> Result<()> {
         let n = self.neural();
         let Some(late) = n.late else { return Ok(()) };
-        if !self.searches_late_index() {
-            return Ok(());
-        }
+        let target = self.token_target(late.encoder.model_id(), &n.options);
         let cache = self.embedding_cache();
         let _turn = self.encoding_turn(progress, "late interaction")?;
-        let index = build_late(self.corpus(), late.encoder.as_ref(), cache.as_ref(), progress)?;
+        let index =
+            build_late(self.corpus(), late.encoder.as_ref(), cache.as_ref(), n.options.windows, &target, progress)?;
         self.with_neural(|s| s.late_index = Some(Arc::new(index)))
     }
 
@@ -274,7 +303,11 @@ impl super::Engine {
         match kind {
             MethodKind::Dense => match (&n.dense, &n.dense_index) {
                 (Some(d), Some(i)) => {
-                    Ok(Arc::new(DenseRetriever::new(i.clone(), d.encoder.clone() as Arc<dyn TextEncoder>)))
+                    let r = DenseRetriever::new(i.clone(), d.encoder.clone() as Arc<dyn TextEncoder>);
+                    Ok(Arc::new(match &n.dense_ann {
+                        Some(ann) => r.with_ann(ann.clone()),
+                        None => r,
+                    }))
                 }
                 (Some(_), None) => unavailable(NOT_ENCODED.into()),
                 (None, _) => unavailable(missing(&n.missing, Role::Dense)),
@@ -293,16 +326,8 @@ impl super::Engine {
                     ));
                 };
                 match self.late_index_for(&n, encoder.as_ref()) {
-                    Some(i) if self.searches_late_index() => {
-                        Ok(Arc::new(LateInteractionRetriever::over_index(i, encoder, corpus)))
-                    }
-                    other => {
-                        let first = self.sparse_arc(settings)?;
-                        Ok(Arc::new(
-                            LateInteractionRetriever::reranking(first, LATE_RERANK_DEPTH, other, encoder, corpus)
-                                .with_memo(self.late_memo()),
-                        ))
-                    }
+                    Some(i) => Ok(Arc::new(LateInteractionRetriever::over_index(i, encoder))),
+                    None => unavailable(NOT_ENCODED.into()),
                 }
             }
             MethodKind::Fusion => {
@@ -331,27 +356,55 @@ impl super::Engine {
         self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)
     }
 
+    /// For each built index, how many documents exceed its model's window (said by the CLI and
+    /// the Corpus view): `dense (all-MiniLM-L6-v2): 12 of 40 documents are longer than its window
+    /// of 254 word pieces; each is encoded in 2–5 overlapping windows and scores by its best`.
+    pub fn window_notes(&self) -> Vec<String> {
+        let n = self.neural();
+        let mut out = Vec::new();
+        let spec = n.options.windows;
+        let mut say = |what: &str, model: &str, tokens: Option<usize>, w: &crate::index::neural::Windows| {
+            let long = w.long_docs();
+            let most = (0..w.docs() as u32).map(|d| w.rows_of(crate::corpus::DocId(d)).len()).max().unwrap_or(0);
+            let window = tokens.map(|t| format!(" ({})", spec.describe(t))).unwrap_or_default();
+            out.push(if long == 0 {
+                format!("{what} ({}): every document fits in one window{window}", short(model))
+            } else {
+                format!(
+                    "{what} ({}): {long} of {} documents are longer than one window{window}; each is encoded in up to {most} overlapping windows and scores by its best (MaxP)",
+                    short(model),
+                    w.docs()
+                )
+            });
+        };
+        fn short(id: &str) -> &str {
+            crate::retrieve::dense::short_model(id)
+        }
+        if let (Some(i), Some(d)) = (&n.dense_index, &n.dense) {
+            say("dense", &i.model_id, TextEncoder::window_tokens(d.encoder.as_ref()), &i.windows);
+        }
+        if let (Some(i), Some(s)) = (&n.splade_index, &n.splade) {
+            say("SPLADE", &i.model_id, crate::models::SparseEncoder::window_tokens(s.encoder.as_ref()), &i.windows);
+        }
+        if let (Some(i), Some(e)) = (&n.late_index, n.late_encoder()) {
+            say("late interaction", &i.model_id, e.window_tokens(), &i.windows);
+        }
+        out
+    }
+
     /// The passages' token vectors, when they were encoded by this encoder.
-    fn late_index_for(&self, n: &Neural, encoder: &dyn TokenEncoder) -> Option<Arc<LateIndex>> {
+    fn late_index_for(&self, n: &Neural, encoder: &dyn TokenEncoder) -> Option<Arc<TokenIndex>> {
         n.late_index.as_ref().filter(|i| i.model_id == encoder.model_id()).cloned()
     }
 
-    /// Is the corpus small enough to keep every passage's token vectors, so late interaction
-    /// searches the whole index rather than re-ranking BM25's candidates?
-    fn searches_late_index(&self) -> bool {
-        self.corpus().len() <= LATE_INDEX_MAX_DOCS
-    }
-
-    /// Does this method encode passages while answering (late interaction without a token index
-    /// of the corpus, the cross-encoder)? On a large corpus that takes seconds, so the app shows
+    /// Does this method take seconds to answer (the cross-encoder encodes passages while
+    /// answering; late interaction over a large token index reads every token)? The app shows
     /// the other methods first.
     pub fn encodes_at_query_time(&self, kind: MethodKind) -> bool {
         let n = self.neural();
         match kind {
             MethodKind::Rerank => n.reranker.is_some(),
-            MethodKind::LateInteraction => n.late_encoder().is_some_and(|encoder| {
-                !(self.late_index_for(&n, encoder.as_ref()).is_some() && self.searches_late_index())
-            }),
+            MethodKind::LateInteraction => n.late_index.as_ref().is_some_and(|i| i.total_tokens() > SLOW_LATE_TOKENS),
             _ => false,
         }
     }

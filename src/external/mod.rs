@@ -24,7 +24,7 @@ pub use live::{Credentials, EngineKind, LiveEngine};
 pub use lucene::{EngineTermRow, LuceneBreakdown, breakdown};
 pub use response::{EngineHit, EngineResponse, ResponseShape, SavedResponses};
 pub use tree::ExplainNode;
-pub use vectors::{VectorFile, VectorFormat, VectorSet};
+pub use vectors::{VectorFile, VectorFormat, VectorSet, write_npy};
 
 use std::sync::Arc;
 

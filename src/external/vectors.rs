@@ -460,11 +460,11 @@ impl VectorSet {
             passages_file: passages.to_path_buf(),
             queries_file: queries.map(Path::to_path_buf),
             dim,
-            passages: std::sync::Arc::new(crate::index::neural::DenseIndex {
-                model_id: name.map(str::to_string).unwrap_or_else(|| crate::eval::RunFile::default_name(passages)),
+            passages: std::sync::Arc::new(crate::index::neural::DenseIndex::whole(
+                name.map(str::to_string).unwrap_or_else(|| crate::eval::RunFile::default_name(passages)),
                 dim,
-                vectors: rows,
-            }),
+                rows,
+            )),
             queries: BTreeMap::new(),
             warnings,
             query_model: None,

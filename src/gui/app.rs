@@ -73,6 +73,8 @@ pub struct RankLensApp {
     commands: RefCell<Vec<Command>>,
     pub(super) frames: FrameStats,
     repaint: Option<egui::Context>,
+    /// A question to ask once the first corpus is open (`ranklens --open DIR --question Q`).
+    pub(super) first_question: Option<String>,
 }
 
 impl RankLensApp {
@@ -132,6 +134,7 @@ impl RankLensApp {
             commands: RefCell::new(Vec::new()),
             frames,
             repaint: None,
+            first_question: None,
         };
         app.send(Command::OpenCorpus(choice));
         app
@@ -156,6 +159,12 @@ impl RankLensApp {
         app.repaint = Some(cc.egui_ctx.clone());
         app.apply_queued();
         app
+    }
+
+    /// Ask `question` once the corpus being opened is ready (instead of starting with an empty
+    /// question bar on a corpus other than the last one).
+    pub fn ask_first(&mut self, question: String) {
+        self.first_question = Some(question);
     }
 
     /// Queue a command (applied before the next frame is drawn).

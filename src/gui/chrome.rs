@@ -10,7 +10,7 @@ use super::context::ViewContext;
 use super::judging::DialogPurpose;
 use super::state::{CorpusChoice, ViewId};
 use super::theme;
-use super::widgets::labelled_text_ui;
+use super::widgets::{ellipsis, labelled_text_ui};
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::{FieldFilter, Split};
 use crate::external::{Credentials, EngineKind, LiveEngine};
@@ -227,6 +227,31 @@ impl Chrome {
                     ctx.send(Command::Ask);
                 }
             });
+            if ctx.data.persisted.question.trim().is_empty()
+                && let Some(engine) = ctx.engine()
+            {
+                let corpus = engine.corpus();
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(
+                        RichText::new(format!(
+                            "Type a question about {} ({} passages) and press Enter.",
+                            corpus.name,
+                            corpus.len()
+                        ))
+                        .weak(),
+                    );
+                    let examples = corpus.example_questions(4);
+                    if !examples.is_empty() {
+                        let from = if corpus.queries.is_empty() { "titles" } else { "its question set" };
+                        ui.label(RichText::new(format!("Or try one ({from}):")).weak());
+                    }
+                    for q in examples {
+                        if ui.link(ellipsis(&q, 60)).on_hover_text(&q).clicked() {
+                            ctx.send(Command::AskQuestion(q));
+                        }
+                    }
+                });
+            }
             let mut s = ctx.data.persisted.settings.clone();
             ui.horizontal_wrapped(|ui| knobs_ui(ui, &mut s));
             ui.horizontal_wrapped(|ui| {

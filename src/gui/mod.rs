@@ -26,6 +26,7 @@ pub use state::{CorpusChoice, Persisted, ViewId};
 /// these files of other systems (name, file) and live engines shown beside the methods.
 pub fn run(
     open: Option<CorpusChoice>,
+    question: Option<String>,
     runs: Vec<(Option<String>, std::path::PathBuf)>,
     engines: Vec<crate::external::LiveEngine>,
 ) -> anyhow::Result<()> {
@@ -41,6 +42,9 @@ pub fn run(
         options,
         Box::new(move |cc| {
             let mut app = RankLensApp::from_creation_context(cc, open);
+            if let Some(q) = question {
+                app.ask_first(q);
+            }
             app.send(Command::OpenRuns(runs));
             for e in engines {
                 app.send(Command::AddEngine(e));

@@ -18,7 +18,7 @@ use crate::retrieve::MethodKind;
 use crate::structured::SqlLimits;
 
 /// What a column says while its method ranks in the second phase.
-pub const STILL_RANKING: &str = "still ranking: encoding the candidate passages for this question…";
+pub const STILL_RANKING: &str = "still ranking: this method reads every passage's vectors or encodes its candidates…";
 
 impl RankLensApp {
     /// Apply one command. This is the only place the app's data changes in answer to a view.
@@ -35,7 +35,11 @@ impl RankLensApp {
             }
             Command::SetSettings(settings) => {
                 if settings != data.persisted.settings {
+                    let re_encode = settings.neural_options() != data.persisted.settings.neural_options();
                     data.persisted.settings = settings;
+                    if re_encode {
+                        self.apply_neural_options();
+                    }
                     self.start_rank();
                 }
             }
@@ -239,6 +243,13 @@ impl RankLensApp {
         for w in engine.corpus().report.warnings.iter().chain(engine.structured().warnings.iter()) {
             data.messages.push(Message::warning(w.to_string()));
         }
+        // Another corpus than the last one: its own questions, not the last corpus's. The bar
+        // starts empty with examples drawn from the corpus (see `Chrome::question_bar_ui`).
+        if let Some(q) = self.first_question.take() {
+            data.persisted.question = q;
+        } else if data.persisted.corpus != loaded.choice {
+            data.persisted.question.clear();
+        }
         data.persisted.corpus = loaded.choice;
         data.selection = None;
         data.hovered = None;
@@ -255,6 +266,9 @@ impl RankLensApp {
             && let Some(p) = templates.values().find_map(|t| t.graph.clone())
         {
             data.persisted.pattern = p;
+        }
+        if let Err(e) = engine.set_neural_options(data.persisted.settings.neural_options()) {
+            data.messages.push(Message::error(e.report()));
         }
         data.engine = Some(engine);
         self.jobs.rank.clear();
@@ -278,6 +292,27 @@ impl RankLensApp {
         let waker = self.waker();
         let Some(job) = self.jobs.models.get_mut(&role) else { return };
         job.start(waker, move |p| engine.load_model(&manager, role, download, p));
+    }
+
+    /// Hand the settings' windows and token bits to the engine and encode again with every loaded
+    /// model (what is stored already is read back, not encoded twice).
+    fn apply_neural_options(&mut self) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        if let Err(e) = engine.set_neural_options(self.data.persisted.settings.neural_options()) {
+            self.data.messages.push(Message::error(e.report()));
+            return;
+        }
+        let n = engine.neural();
+        let loaded = [
+            (Role::Dense, n.dense.is_some()),
+            (Role::Splade, n.splade.is_some()),
+            (Role::LateInteraction, n.late.is_some()),
+        ];
+        for (role, is_loaded) in loaded {
+            if is_loaded {
+                self.start_encode(role);
+            }
+        }
     }
 
     /// Encode the corpus for a role whose model is loaded.

@@ -7,9 +7,11 @@
 //! the difference. The index is built as a single segment in corpus order, so tantivy's document
 //! number *is* the [`DocId`].
 
+pub mod hnsw;
 pub mod impacts;
 pub mod neural;
 mod tokenizer;
+pub mod tokens;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,44 +1,218 @@
 //! Indexes of neural encodings: dense vectors, SPLADE sparse vectors with an inverted index, and
-//! per-token vectors (stored as f16) for late interaction. Each is built in batches with progress
-//! and cancellation, reading and writing the [`EmbeddingCache`] so a corpus is encoded once.
+//! the compressed token index for late interaction ([`super::tokens`]). A document longer than
+//! its encoder's window is encoded as several overlapping windows ([`Windows`]); every index holds
+//! one row per window, and a document scores by its best window (MaxP). Each index is built in
+//! steps with progress and cancellation, reading and writing the [`EmbeddingCache`] so a corpus
+//! is encoded once, and a build cut short resumes where it stopped.
 
 use std::collections::HashMap;
+use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use half::f16;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
+use super::tokens::{Codec, DEFAULT_BITS, Residual, RowTokens, SAMPLE_TOKENS, TokenIndex, TokenWriter};
 use crate::corpus::{Corpus, DocId};
 use crate::models::{
     BertDenseEncoder, EmbeddingCache, InputKind, SparseEncoder, SparseVector, TextEncoder, TokenEncoder, TokenVectors,
-    bytes_to_f32s, f32s_to_bytes,
+    WindowSpec, bytes_to_f32s, f32s_to_bytes,
 };
-use crate::progress::{Progress, check_cancel};
+use crate::progress::{NoProgress, Progress, check_cancel};
 use crate::{Error, Result};
 
 /// Documents per encoding step (the unit of progress and of cancellation).
 const STEP: usize = 32;
 
-/// One dense vector per document.
+/// Which stretch of which document each encoded row is: a document that fits its encoder's window
+/// is one row (its whole text); a longer one is several overlapping windows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Windows {
+    /// First row of each document, and the number of rows at the end (`docs + 1` entries).
+    doc_starts: Vec<u32>,
+    /// Byte range (start, end) in the document's text of each row; empty when every row is a
+    /// whole document.
+    spans: Vec<u32>,
+}
+
+/// The window of a document that gave its score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoredWindow {
+    /// Which window (0-based).
+    pub index: usize,
+    /// Of how many.
+    pub of: usize,
+    /// Byte range in the document's text (`Doc::full_text`).
+    pub start: usize,
+    /// End of that range.
+    pub end: usize,
+}
+
+impl ScoredWindow {
+    /// "window 2 of 5 (characters 1,204–2,317)".
+    pub fn describe(&self) -> String {
+        format!("window {} of {} (bytes {}–{} of the text)", self.index + 1, self.of, self.start, self.end)
+    }
+}
+
+impl Windows {
+    /// One row per document, each its whole text.
+    pub fn whole(docs: usize) -> Windows {
+        Windows { doc_starts: (0..=docs as u32).collect(), spans: Vec::new() }
+    }
+
+    /// Cut every document of `corpus` with `spans_of` (an encoder's [`TextEncoder::windows`]).
+    pub fn plan(
+        corpus: &Corpus,
+        spans_of: &(dyn Fn(&str) -> Result<Vec<Range<usize>>> + Sync),
+        progress: &dyn Progress,
+    ) -> Result<Windows> {
+        progress.stage("cutting long documents into windows", corpus.len() as u64);
+        let per_doc: Vec<Vec<Range<usize>>> = corpus
+            .docs()
+            .par_iter()
+            .map(|d| {
+                let text = d.full_text();
+                let spans = spans_of(&text)?;
+                Ok(if spans.is_empty() { std::iter::once(0..text.len()).collect() } else { spans })
+            })
+            .collect::<Result<_>>()?;
+        progress.advance(corpus.len() as u64);
+        let mut w = Windows { doc_starts: vec![0], spans: Vec::new() };
+        for spans in per_doc {
+            for s in spans {
+                w.spans.extend([s.start as u32, s.end as u32]);
+            }
+            w.doc_starts.push((w.spans.len() / 2) as u32);
+        }
+        Ok(w)
+    }
+
+    /// Windows from their stored parts (`None` when they do not fit together).
+    pub fn from_parts(doc_starts: Vec<u32>, spans: Vec<u32>) -> Option<Windows> {
+        let ok = doc_starts.first() == Some(&0)
+            && doc_starts.windows(2).all(|w| w[0] <= w[1])
+            && (spans.is_empty() || spans.len() == 2 * *doc_starts.last()? as usize)
+            && spans.chunks_exact(2).all(|s| s[0] <= s[1]);
+        ok.then_some(Windows { doc_starts, spans })
+    }
+
+    /// The stored parts.
+    pub fn parts(&self) -> (&[u32], &[u32]) {
+        (&self.doc_starts, &self.spans)
+    }
+
+    /// Rows (windows) of every document.
+    pub fn rows(&self) -> usize {
+        self.doc_starts.last().copied().unwrap_or(0) as usize
+    }
+
+    /// Documents.
+    pub fn docs(&self) -> usize {
+        self.doc_starts.len().saturating_sub(1)
+    }
+
+    /// The rows of one document (empty outside the corpus).
+    pub fn rows_of(&self, doc: DocId) -> Range<usize> {
+        match (self.doc_starts.get(doc.index()), self.doc_starts.get(doc.index() + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// The document a row belongs to.
+    pub fn doc_of(&self, row: usize) -> DocId {
+        let d = self.doc_starts.partition_point(|&s| s as usize <= row);
+        DocId(d.saturating_sub(1) as u32)
+    }
+
+    /// Byte range of a row in its document's text (`None`: the whole text).
+    pub fn span(&self, row: usize) -> Option<Range<usize>> {
+        let s = self.spans.get(2 * row..2 * row + 2)?;
+        Some(s[0] as usize..s[1] as usize)
+    }
+
+    /// Documents cut into more than one window.
+    pub fn long_docs(&self) -> usize {
+        self.doc_starts.windows(2).filter(|w| w[1] - w[0] > 1).count()
+    }
+
+    /// The text of every row, in row order.
+    pub fn texts(&self, corpus: &Corpus) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.rows());
+        for (d, doc) in corpus.docs().iter().enumerate() {
+            let text = doc.full_text();
+            let rows = self.rows_of(DocId(d as u32));
+            if self.spans.is_empty() || rows.len() == 1 && self.span(rows.start) == Some(0..text.len()) {
+                out.extend(rows.map(|_| text.clone()));
+                continue;
+            }
+            for r in rows {
+                let piece = self.span(r).and_then(|s| text.get(s)).unwrap_or(&text);
+                out.push(piece.to_string());
+            }
+        }
+        out
+    }
+
+    /// A document's best row by `score` (the first on ties), with that score: MaxP.
+    pub fn best(&self, doc: DocId, score: impl Fn(usize) -> f64) -> Option<(usize, f64)> {
+        let mut best: Option<(usize, f64)> = None;
+        for r in self.rows_of(doc) {
+            let s = score(r);
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((r, s));
+            }
+        }
+        best
+    }
+
+    /// The window a row is, for explanations (`None` for a document in one window).
+    pub fn scored(&self, row: usize) -> Option<ScoredWindow> {
+        let rows = self.rows_of(self.doc_of(row));
+        if rows.len() < 2 {
+            return None;
+        }
+        let s = self.span(row)?;
+        Some(ScoredWindow { index: row - rows.start, of: rows.len(), start: s.start, end: s.end })
+    }
+}
+
+/// One dense vector per row (window).
 #[derive(Debug, Clone)]
 pub struct DenseIndex {
     /// The model that made the vectors.
     pub model_id: String,
     /// Vector size.
     pub dim: usize,
-    /// Row-major N × dim, L2-normalised rows.
+    /// Row-major rows × dim, L2-normalised rows.
     pub vectors: Vec<f32>,
+    /// The window of each row.
+    pub windows: Windows,
 }
 
 impl DenseIndex {
-    /// Row of one document.
-    pub fn vector(&self, doc: DocId) -> Option<&[f32]> {
-        let start = doc.index() * self.dim;
+    /// An index of one vector per document.
+    pub fn whole(model_id: String, dim: usize, vectors: Vec<f32>) -> DenseIndex {
+        let docs = vectors.len().checked_div(dim).unwrap_or(0);
+        DenseIndex { model_id, dim, vectors, windows: Windows::whole(docs) }
+    }
+
+    /// Vector of one row.
+    pub fn row(&self, row: usize) -> Option<&[f32]> {
+        let start = row.checked_mul(self.dim)?;
         self.vectors.get(start..start + self.dim)
+    }
+
+    /// Vector of a document's first window (the map places documents by it).
+    pub fn vector(&self, doc: DocId) -> Option<&[f32]> {
+        self.row(self.windows.rows_of(doc).start).filter(|_| !self.windows.rows_of(doc).is_empty())
     }
 
     /// Number of documents.
     pub fn len(&self) -> usize {
-        self.vectors.len().checked_div(self.dim).unwrap_or(0)
+        self.windows.docs()
     }
 
     /// True when empty.
@@ -47,80 +221,53 @@ impl DenseIndex {
     }
 }
 
-/// Token vectors of one document, compact.
-#[derive(Debug, Clone, Default)]
-pub struct DocTokens {
-    /// Vocabulary ids.
-    pub ids: Vec<u32>,
-    /// Row-major tokens × dim, f16.
-    pub data: Vec<f16>,
-}
-
-/// Per-token vectors for every document.
-#[derive(Debug, Clone)]
-pub struct LateIndex {
-    /// The model that made the vectors.
-    pub model_id: String,
-    /// True for a trained ColBERT; false for a bi-encoder's contextual token states.
-    pub trained: bool,
-    /// Vector size.
-    pub dim: usize,
-    /// One entry per document.
-    pub docs: Vec<DocTokens>,
-}
-
-impl LateIndex {
-    /// Bytes held by the vectors and ids.
-    pub fn memory_bytes(&self) -> usize {
-        self.docs.iter().map(|d| d.data.len() * 2 + d.ids.len() * 4).sum()
-    }
-
-    /// Total token vectors.
-    pub fn total_tokens(&self) -> usize {
-        self.docs.iter().map(|d| d.ids.len()).sum()
-    }
-}
-
-/// SPLADE vectors and their inverted index.
+/// SPLADE vectors, one per row (window), and their inverted index.
 #[derive(Debug, Clone)]
 pub struct SpladeIndex {
     /// The model that made the vectors.
     pub model_id: String,
-    /// Per-document vectors (with max-pooling sources).
-    pub docs: Vec<SparseVector>,
-    /// Vocabulary id → (document, weight), by document.
-    pub postings: HashMap<u32, Vec<(DocId, f32)>>,
+    /// Per-row vectors (with max-pooling sources).
+    pub rows: Vec<SparseVector>,
+    /// Vocabulary id → (row, weight), by row.
+    pub postings: HashMap<u32, Vec<(u32, f32)>>,
+    /// The window of each row.
+    pub windows: Windows,
 }
 
-fn texts(corpus: &Corpus) -> Vec<String> {
-    corpus.docs().iter().map(|d| d.full_text()).collect()
+/// How the neural indexes cut and store a corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeuralOptions {
+    /// How long documents are cut into windows.
+    pub windows: WindowSpec,
+    /// Bits per dimension of the token index's residuals (1, 2, 4 or 8), or 16 for f16 vectors.
+    pub token_bits: u8,
+    /// Build the token index (late interaction) along with the dense vectors.
+    pub tokens: bool,
+    /// Corpora with more passages than this search their dense vectors approximately (HNSW).
+    pub approximate_above: usize,
 }
 
-fn tokens_to_bytes(t: &TokenVectors) -> Vec<u8> {
-    let mut out = Vec::with_capacity(8 + t.ids.len() * 4 + t.data.len() * 2);
-    out.extend_from_slice(&(t.ids.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(t.dim as u32).to_le_bytes());
-    for id in &t.ids {
-        out.extend_from_slice(&id.to_le_bytes());
+impl Default for NeuralOptions {
+    fn default() -> Self {
+        Self {
+            windows: WindowSpec::default(),
+            token_bits: DEFAULT_BITS,
+            tokens: true,
+            approximate_above: super::hnsw::APPROXIMATE_ABOVE,
+        }
     }
-    for v in &t.data {
-        out.extend_from_slice(&f16::from_f32(*v).to_le_bytes());
-    }
-    out
 }
 
-fn doc_tokens_from_bytes(b: &[u8]) -> Option<(DocTokens, usize)> {
-    let n = u32::from_le_bytes(b.get(0..4)?.try_into().ok()?) as usize;
-    let dim = u32::from_le_bytes(b.get(4..8)?.try_into().ok()?) as usize;
-    let ids_end = 8 + n * 4;
-    let ids = b.get(8..ids_end)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let data_bytes = b.get(ids_end..ids_end + n * dim * 2)?;
-    let data = data_bytes.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]])).collect();
-    Some((DocTokens { ids, data }, dim))
-}
-
-fn doc_tokens(t: &TokenVectors) -> DocTokens {
-    DocTokens { ids: t.ids.clone(), data: t.data.iter().map(|v| f16::from_f32(*v)).collect() }
+/// Where a token index is kept.
+#[derive(Debug, Clone, Default)]
+pub struct TokenTarget {
+    /// Bits per dimension (16 = f16).
+    pub bits: u8,
+    /// The index file (`None`: in memory).
+    pub file: Option<PathBuf>,
+    /// Where the f16 index of the same windows would be: when it is there, a compressed index is
+    /// made from it without encoding again.
+    pub f16_file: Option<PathBuf>,
 }
 
 fn sparse_to_bytes(v: &SparseVector) -> Vec<u8> {
@@ -142,156 +289,416 @@ fn sparse_from_bytes(b: &[u8]) -> SparseVector {
     v
 }
 
-/// Walk the corpus in steps: take what the cache has, encode the rest with `encode`, store it.
-fn build_cached<T: Clone>(
-    corpus: &Corpus,
+/// What encoding one row gave: a vector (dense, SPLADE bytes) and token records.
+#[derive(Debug, Default)]
+struct Encoded {
+    vector: Option<Vec<u8>>,
+    tokens: Option<Vec<u8>>,
+}
+
+/// The cache kinds a build reads and writes: the row's vector and its token records.
+#[derive(Clone, Copy)]
+struct Kinds<'a> {
+    vector: Option<&'a str>,
+    tokens: Option<&'a str>,
+}
+
+impl Kinds<'_> {
+    fn complete(&self, e: &Encoded) -> bool {
+        (self.vector.is_none() || e.vector.is_some()) && (self.tokens.is_none() || e.tokens.is_some())
+    }
+}
+
+type EncodeFn<'a> = dyn Fn(&[&str]) -> Result<Vec<Encoded>> + 'a;
+/// Encodes texts into (the row's vector bytes, its token vectors).
+type SampleFn<'a> = dyn Fn(&[&str]) -> Result<Vec<(Option<Vec<u8>>, TokenVectors)>> + 'a;
+
+fn store(cache: Option<&EmbeddingCache>, model_id: &str, kinds: Kinds<'_>, rows: &[(&str, &Encoded)]) -> Result<()> {
+    let Some(c) = cache else { return Ok(()) };
+    if let Some(k) = kinds.vector {
+        let items: Vec<(&str, Vec<u8>)> =
+            rows.iter().filter_map(|(t, e)| e.vector.as_ref().map(|v| (*t, v.clone()))).collect();
+        c.put_many(model_id, k, &items)?;
+    }
+    if let Some(k) = kinds.tokens {
+        let items: Vec<(&str, Vec<u8>)> =
+            rows.iter().filter_map(|(t, e)| e.tokens.as_ref().map(|v| (*t, v.clone()))).collect();
+        c.put_many(model_id, k, &items)?;
+    }
+    Ok(())
+}
+
+/// Walk the rows in steps: take what `pre` and the cache hold, encode the rest, store it, and hand
+/// every row to `emit` in order. Encodings are stored a step at a time, so work cut short
+/// (cancelled, the app closed or killed) resumes from where it stopped, and says so.
+#[allow(clippy::too_many_arguments)]
+fn encode_rows(
+    texts: &[String],
     cache: Option<&EmbeddingCache>,
     model_id: &str,
-    kind: &str,
+    kinds: Kinds<'_>,
+    mut pre: HashMap<usize, Encoded>,
+    what: &str,
     progress: &dyn Progress,
-    decode: impl Fn(&[u8]) -> Option<T>,
-    encode: impl Fn(&[&str]) -> Result<Vec<(T, Vec<u8>)>>,
-) -> Result<Vec<T>> {
-    let all = texts(corpus);
-    let what = if kind == "tokens" { "encoding tokens" } else { "encoding" };
-    // Encodings are stored a step at a time, so work cut short (cancelled, the app closed or
-    // killed) resumes from where it stopped; say so.
+    encode: &EncodeFn<'_>,
+    emit: &mut dyn FnMut(Encoded) -> Result<()>,
+) -> Result<()> {
+    let main = kinds.tokens.or(kinds.vector).unwrap_or("dense");
     let stored = match cache {
-        Some(c) => c.count_stored(model_id, kind, all.iter().map(String::as_str))?,
+        Some(c) => c.count_stored(model_id, main, texts.iter().map(String::as_str))?,
         None => 0,
     };
+    let stored = stored.max(pre.len().min(texts.len()));
     let resumed = match stored {
         0 => String::new(),
-        n if n == all.len() => " (all stored)".to_string(),
-        n => format!(" ({n} of {} already stored)", all.len()),
+        n if n == texts.len() => " (all stored)".to_string(),
+        n => format!(" ({n} of {} already stored)", texts.len()),
     };
-    progress.stage(&format!("{what} with {model_id}{resumed}"), all.len() as u64);
-    let mut out: Vec<T> = Vec::with_capacity(all.len());
-    for chunk in all.chunks(STEP) {
+    progress.stage(&format!("{what} with {model_id}{resumed}"), texts.len() as u64);
+    for (c, chunk) in texts.chunks(STEP).enumerate() {
         check_cancel(progress)?;
-        let mut found: Vec<Option<T>> = Vec::with_capacity(chunk.len());
-        for text in chunk {
-            let hit = match cache {
-                Some(c) => c.get(model_id, kind, text)?.and_then(|b| decode(&b)),
-                None => None,
-            };
-            found.push(hit);
+        let mut found: Vec<Encoded> = Vec::with_capacity(chunk.len());
+        for (i, text) in chunk.iter().enumerate() {
+            let mut e = pre.remove(&(c * STEP + i)).unwrap_or_default();
+            if let Some(cache) = cache {
+                if let (Some(k), None) = (kinds.vector, &e.vector) {
+                    e.vector = cache.get(model_id, k, text)?;
+                }
+                if let (Some(k), None) = (kinds.tokens, &e.tokens) {
+                    e.tokens = cache.get(model_id, k, text)?;
+                }
+            }
+            found.push(e);
         }
-        let missing: Vec<&str> =
-            chunk.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(t, _)| t.as_str()).collect();
+        let missing: Vec<usize> = (0..chunk.len()).filter(|&i| !kinds.complete(&found[i])).collect();
         if !missing.is_empty() {
-            let encoded = encode(&missing)?;
-            if let Some(c) = cache {
-                let items: Vec<(&str, Vec<u8>)> =
-                    missing.iter().copied().zip(encoded.iter().map(|(_, b)| b.clone())).collect();
-                c.put_many(model_id, kind, &items)?;
+            let refs: Vec<&str> = missing.iter().map(|&i| chunk[i].as_str()).collect();
+            let fresh = encode(&refs)?;
+            if fresh.len() != missing.len() {
+                return Err(Error::Model("an encoding went missing".into()));
             }
-            let mut fresh = encoded.into_iter().map(|(v, _)| v);
-            for f in found.iter_mut().filter(|f| f.is_none()) {
-                *f = fresh.next();
+            for (&i, e) in missing.iter().zip(fresh) {
+                found[i] = e;
             }
+            let rows: Vec<(&str, &Encoded)> = missing.iter().map(|&i| (chunk[i].as_str(), &found[i])).collect();
+            store(cache, model_id, kinds, &rows)?;
         }
-        for f in found {
-            out.push(f.ok_or_else(|| Error::Model("an encoding went missing".into()))?);
+        for e in found {
+            if !kinds.complete(&e) {
+                return Err(Error::Model("an encoding went missing".into()));
+            }
+            emit(e)?;
         }
         progress.advance(chunk.len() as u64);
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Encode every document with a dense model; when `with_tokens`, keep its contextual token vectors
-/// too (from the same forward pass) for late interaction without a trained ColBERT.
+/// Rows in a fixed scattered order (a stride coprime with their number), for sampling.
+fn scattered(n: usize) -> impl Iterator<Item = usize> {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut p = ((n as f64 * 0.618) as usize).max(1);
+    while n > 1 && gcd(p, n) != 1 {
+        p += 1;
+    }
+    (0..n).map(move |i| (i * p) % n.max(1))
+}
+
+/// The token codec for these rows: the one a build cut short saved, or learned from a scattered
+/// sample of rows (about [`SAMPLE_TOKENS`] token vectors), whose encodings go into `pre` so they
+/// are not encoded twice.
+#[allow(clippy::too_many_arguments)]
+fn learn_codec(
+    texts: &[String],
+    cache: Option<&EmbeddingCache>,
+    model_id: &str,
+    key: &str,
+    bits: u8,
+    dim: usize,
+    vector_kind: Option<&str>,
+    progress: &dyn Progress,
+    encode: &SampleFn<'_>,
+    pre: &mut HashMap<usize, Encoded>,
+) -> Result<Codec> {
+    if bits == 16 {
+        return Ok(Codec::F16 { dim });
+    }
+    if let Some(c) = cache
+        && let Some(saved) = c.get(model_id, "codec", key)?.and_then(|b| Codec::from_bytes(&b))
+    {
+        return Ok(saved);
+    }
+    progress.stage("learning the token compression: encoding a sample of the passages", texts.len() as u64);
+    let order: Vec<usize> = scattered(texts.len()).collect();
+    let (mut sample, mut seen) = (Vec::new(), 0usize);
+    let mut encoded: Vec<(usize, Option<Vec<u8>>, TokenVectors)> = Vec::new();
+    for chunk in order.chunks(STEP) {
+        if seen >= SAMPLE_TOKENS {
+            break;
+        }
+        check_cancel(progress)?;
+        let refs: Vec<&str> = chunk.iter().map(|&r| texts[r].as_str()).collect();
+        for (&r, (v, t)) in chunk.iter().zip(encode(&refs)?) {
+            seen += t.len();
+            sample.extend_from_slice(&t.data);
+            encoded.push((r, v, t));
+        }
+        progress.advance(chunk.len() as u64);
+    }
+    let codec = if sample.is_empty() {
+        Codec::F16 { dim }
+    } else {
+        Codec::Residual(Residual::train(&sample, dim, bits, progress)?)
+    };
+    for (r, vector, t) in encoded {
+        let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
+        codec.encode_all(&t, &mut records);
+        pre.insert(r, Encoded { vector, tokens: Some(records) });
+    }
+    if let Some(c) = cache {
+        c.put_many(model_id, "codec", &[(key, codec.bytes())])?;
+    }
+    let tokens_kind = format!("tokens-{}", codec.fingerprint());
+    let rows: Vec<(&str, &Encoded)> = pre.iter().map(|(&r, e)| (texts[r].as_str(), e)).collect();
+    store(cache, model_id, Kinds { vector: vector_kind, tokens: Some(&tokens_kind) }, &rows)?;
+    Ok(codec)
+}
+
+/// A token index at `target` already built for these windows by this model, if there is one;
+/// else one compressed from the f16 index of the same windows when that is stored.
+fn reuse(
+    target: &TokenTarget,
+    model_id: &str,
+    windows: &Windows,
+    progress: &dyn Progress,
+) -> Result<Option<TokenIndex>> {
+    let same = |file: &PathBuf| {
+        file.is_file()
+            .then(|| TokenIndex::open(file).ok())
+            .flatten()
+            .filter(|i| i.model_id == model_id && i.windows == *windows)
+    };
+    if let Some(index) = target.file.as_ref().and_then(same) {
+        return Ok(Some(index));
+    }
+    match target.f16_file.as_ref().filter(|_| target.bits != 16).and_then(same) {
+        Some(f16) => Ok(Some(recompress(&f16, target, progress)?)),
+        None => Ok(None),
+    }
+}
+
+/// A compressed token index made from an f16 one (the vectors as encoded, to half precision).
+pub fn recompress(f16: &TokenIndex, target: &TokenTarget, progress: &dyn Progress) -> Result<TokenIndex> {
+    let dim = f16.dim();
+    let mut sample = Vec::new();
+    let mut buf = RowTokens::default();
+    for r in scattered(f16.rows()) {
+        if sample.len() / dim.max(1) >= SAMPLE_TOKENS {
+            break;
+        }
+        f16.read_row(r, &mut buf)?;
+        sample.extend_from_slice(&buf.data);
+    }
+    let codec = if sample.is_empty() {
+        Codec::F16 { dim }
+    } else {
+        Codec::Residual(Residual::train(&sample, dim, target.bits, progress)?)
+    };
+    let mut w = writer(target, codec.clone())?;
+    progress.stage(&format!("compressing the token index ({})", codec.describe()), f16.rows() as u64);
+    let rows: Vec<usize> = (0..f16.rows()).collect();
+    for chunk in rows.chunks(512) {
+        check_cancel(progress)?;
+        let records: Vec<Vec<u8>> = chunk
+            .par_iter()
+            .map_init(RowTokens::default, |buf, &r| {
+                f16.read_row(r, buf)?;
+                let mut out = Vec::with_capacity(buf.ids.len() * codec.record_bytes());
+                for (i, &id) in buf.ids.iter().enumerate() {
+                    codec.encode(id, &buf.data[i * dim..(i + 1) * dim], &mut out);
+                }
+                Ok(out)
+            })
+            .collect::<Result<_>>()?;
+        for r in records {
+            w.push_records(&r)?;
+        }
+        progress.advance(chunk.len() as u64);
+    }
+    w.finish(&f16.model_id, f16.trained, f16.windows.clone())
+}
+
+fn writer(target: &TokenTarget, codec: Codec) -> Result<TokenWriter> {
+    match &target.file {
+        Some(f) => TokenWriter::to_file(codec, f),
+        None => Ok(TokenWriter::in_memory(codec)),
+    }
+}
+
+/// The cache key of a token codec: the rows it was learned on, and its bits.
+fn codec_key(windows_texts: &[String], bits: u8) -> String {
+    let mut h = String::with_capacity(windows_texts.len() * 8);
+    for t in windows_texts.iter().take(4096) {
+        h.push_str(&crate::models::text_hash(t)[..8]);
+    }
+    format!("{} rows, {bits} bits, {}", windows_texts.len(), crate::models::text_hash(&h))
+}
+
+/// Encode every document with a dense model, each window of a long one on its own; when `tokens`
+/// is given, keep its contextual token vectors too (from the same forward pass), compressed, for
+/// late interaction without a trained ColBERT.
 pub fn build_dense(
     corpus: &Corpus,
     encoder: &BertDenseEncoder,
     cache: Option<&EmbeddingCache>,
-    with_tokens: bool,
+    spec: WindowSpec,
+    tokens: Option<&TokenTarget>,
     progress: &dyn Progress,
-) -> Result<(DenseIndex, Option<LateIndex>)> {
+) -> Result<(DenseIndex, Option<TokenIndex>)> {
     let id = TextEncoder::model_id(encoder).to_string();
     let dim = TextEncoder::dim(encoder);
-    type Pair = (Vec<f32>, Option<DocTokens>);
-    let decode = |b: &[u8]| -> Option<Pair> {
-        let n = u32::from_le_bytes(b.get(0..4)?.try_into().ok()?) as usize;
-        let dense = bytes_to_f32s(b.get(4..4 + n * 4)?);
-        let tokens = if with_tokens { Some(doc_tokens_from_bytes(b.get(4 + n * 4..)?)?.0) } else { None };
-        Some((dense, tokens))
+    let windows = Windows::plan(corpus, &|t| TextEncoder::windows(encoder, t, spec), progress)?;
+    let texts = windows.texts(corpus);
+    let reused = match tokens {
+        Some(t) => reuse(t, &id, &windows, progress)?,
+        None => None,
     };
-    let kind = if with_tokens { "dense+tokens" } else { "dense" };
-    let rows = build_cached(corpus, cache, &id, kind, progress, decode, |texts| {
+    let tokens = tokens.filter(|_| reused.is_none());
+    let both = |refs: &[&str]| -> Result<Vec<(Option<Vec<u8>>, TokenVectors)>> {
         Ok(encoder
-            .encode_both(texts, InputKind::Document)?
+            .encode_both(refs, InputKind::Document)?
             .into_iter()
-            .map(|(v, t)| {
-                let mut bytes = (v.len() as u32).to_le_bytes().to_vec();
-                bytes.extend(f32s_to_bytes(&v));
-                if with_tokens {
-                    bytes.extend(tokens_to_bytes(&t));
-                }
-                ((v, with_tokens.then(|| doc_tokens(&t))), bytes)
-            })
+            .map(|(v, t)| (Some(f32s_to_bytes(&v)), t))
             .collect())
-    })?;
-    let mut vectors = Vec::with_capacity(rows.len() * dim);
-    let mut late_docs = Vec::new();
-    for (v, t) in rows {
-        vectors.extend(v);
-        if let Some(t) = t {
-            late_docs.push(t);
+    };
+    let mut pre = HashMap::new();
+    let (codec, mut out) = match tokens {
+        Some(target) => {
+            let key = codec_key(&texts, target.bits);
+            let codec =
+                learn_codec(&texts, cache, &id, &key, target.bits, dim, Some("dense"), progress, &both, &mut pre)?;
+            let w = writer(target, codec.clone())?;
+            (Some(codec), Some(w))
         }
-    }
-    let late = with_tokens.then(|| LateIndex { model_id: id.clone(), trained: false, dim, docs: late_docs });
-    Ok((DenseIndex { model_id: id, dim, vectors }, late))
+        None => (None, None),
+    };
+    let tokens_kind = codec.as_ref().map(|c| format!("tokens-{}", c.fingerprint()));
+    let kinds = Kinds { vector: Some("dense"), tokens: tokens_kind.as_deref() };
+    let mut vectors = Vec::with_capacity(texts.len() * dim);
+    let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
+        match &codec {
+            Some(codec) => Ok(both(refs)?
+                .into_iter()
+                .map(|(vector, t)| {
+                    let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
+                    codec.encode_all(&t, &mut records);
+                    Encoded { vector, tokens: Some(records) }
+                })
+                .collect()),
+            None => Ok(TextEncoder::encode(encoder, refs, InputKind::Document)?
+                .into_iter()
+                .map(|v| Encoded { vector: Some(f32s_to_bytes(&v)), tokens: None })
+                .collect()),
+        }
+    };
+    let mut emit = |e: Encoded| -> Result<()> {
+        let v = bytes_to_f32s(e.vector.as_deref().unwrap_or_default());
+        if v.len() != dim {
+            return Err(Error::Model(format!("a stored vector has {} dimensions, not {dim}", v.len())));
+        }
+        vectors.extend(v);
+        if let (Some(w), Some(t)) = (out.as_mut(), e.tokens) {
+            w.push_records(&t)?;
+        }
+        Ok(())
+    };
+    encode_rows(&texts, cache, &id, kinds, pre, "encoding", progress, &encode, &mut emit)?;
+    let late = match out {
+        Some(w) => Some(w.finish(&id, false, windows.clone())?),
+        None => reused,
+    };
+    Ok((DenseIndex { model_id: id, dim, vectors, windows }, late))
 }
 
-/// Encode every document with a trained late-interaction model.
+/// Encode every document's token vectors with a trained late-interaction model, compressed.
 pub fn build_late(
     corpus: &Corpus,
     encoder: &dyn TokenEncoder,
     cache: Option<&EmbeddingCache>,
+    spec: WindowSpec,
+    target: &TokenTarget,
     progress: &dyn Progress,
-) -> Result<LateIndex> {
+) -> Result<TokenIndex> {
     let id = encoder.model_id().to_string();
-    let rows = build_cached(corpus, cache, &id, "tokens", progress, doc_tokens_from_bytes, |texts| {
-        Ok(encoder
-            .encode_tokens(texts, InputKind::Document)?
+    let windows = Windows::plan(corpus, &|t| encoder.windows(t, spec), progress)?;
+    if let Some(index) = reuse(target, &id, &windows, progress)? {
+        return Ok(index);
+    }
+    let texts = windows.texts(corpus);
+    let tokens = |refs: &[&str]| -> Result<Vec<(Option<Vec<u8>>, TokenVectors)>> {
+        Ok(encoder.encode_tokens(refs, InputKind::Document)?.into_iter().map(|t| (None, t)).collect())
+    };
+    let dim = match texts.first() {
+        Some(t) => tokens(&[t.as_str()])?.first().map_or(0, |(_, t)| t.dim),
+        None => 0,
+    };
+    let mut pre = HashMap::new();
+    let key = codec_key(&texts, target.bits);
+    let codec = learn_codec(&texts, cache, &id, &key, target.bits, dim, None, progress, &tokens, &mut pre)?;
+    let kind = format!("tokens-{}", codec.fingerprint());
+    let mut w = writer(target, codec.clone())?;
+    let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
+        Ok(tokens(refs)?
             .into_iter()
-            .map(|t| ((doc_tokens(&t), t.dim), tokens_to_bytes(&t)))
+            .map(|(_, t)| {
+                let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
+                codec.encode_all(&t, &mut records);
+                Encoded { vector: None, tokens: Some(records) }
+            })
             .collect())
-    })?;
-    let dim = rows.first().map(|r| r.1).unwrap_or(0);
-    Ok(LateIndex {
-        model_id: id,
-        trained: encoder.trained_late_interaction(),
-        dim,
-        docs: rows.into_iter().map(|r| r.0).collect(),
-    })
+    };
+    let kinds = Kinds { vector: None, tokens: Some(&kind) };
+    let mut emit = |e: Encoded| w.push_records(e.tokens.as_deref().unwrap_or_default());
+    encode_rows(&texts, cache, &id, kinds, pre, "encoding tokens", progress, &encode, &mut emit)?;
+    w.finish(&id, encoder.trained_late_interaction(), windows)
 }
 
-/// Encode every document with SPLADE and invert the vectors.
+/// Encode every document with SPLADE, each window of a long one on its own, and invert the vectors.
 pub fn build_splade(
     corpus: &Corpus,
     encoder: &dyn SparseEncoder,
     cache: Option<&EmbeddingCache>,
+    spec: WindowSpec,
     progress: &dyn Progress,
 ) -> Result<SpladeIndex> {
     let id = encoder.model_id().to_string();
-    let docs = build_cached(
-        corpus,
-        cache,
-        &id,
-        "splade",
-        progress,
-        |b| Some(sparse_from_bytes(b)),
-        |texts| Ok(encoder.encode(texts)?.into_iter().map(|v| (v.clone(), sparse_to_bytes(&v))).collect()),
-    )?;
-    let mut postings: HashMap<u32, Vec<(DocId, f32)>> = HashMap::new();
-    for (d, v) in docs.iter().enumerate() {
+    let windows = Windows::plan(corpus, &|t| encoder.windows(t, spec), progress)?;
+    let texts = windows.texts(corpus);
+    let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
+        Ok(encoder.encode(refs)?.iter().map(|v| Encoded { vector: Some(sparse_to_bytes(v)), tokens: None }).collect())
+    };
+    let mut rows = Vec::with_capacity(texts.len());
+    let mut emit = |e: Encoded| -> Result<()> {
+        rows.push(sparse_from_bytes(e.vector.as_deref().unwrap_or_default()));
+        Ok(())
+    };
+    let kinds = Kinds { vector: Some("splade"), tokens: None };
+    encode_rows(&texts, cache, &id, kinds, HashMap::new(), "encoding", progress, &encode, &mut emit)?;
+    let mut postings: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
+    for (r, v) in rows.iter().enumerate() {
         for &(term, w) in &v.terms {
-            postings.entry(term).or_default().push((DocId(d as u32), w));
+            postings.entry(term).or_default().push((r as u32, w));
         }
     }
-    Ok(SpladeIndex { model_id: id, docs, postings })
+    Ok(SpladeIndex { model_id: id, rows, postings, windows })
+}
+
+/// A token index of texts encoded by `encoder`, in memory and uncompressed (f16) — for tests and
+/// small experiments.
+pub fn token_index_of(corpus: &Corpus, encoder: &dyn TokenEncoder, bits: u8) -> Result<TokenIndex> {
+    build_late(corpus, encoder, None, WindowSpec::default(), &TokenTarget { bits, ..Default::default() }, &NoProgress)
 }
 
 /// Convenience: shared handles.
@@ -302,20 +709,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn token_and_sparse_blobs_round_trip() {
-        let t = TokenVectors {
-            ids: vec![7, 9],
-            tokens: vec!["a".into(), "b".into()],
-            positions: vec![1, 2],
-            dim: 2,
-            data: vec![0.5, -0.25, 1.0, 0.0],
-        };
-        let (back, dim) = doc_tokens_from_bytes(&tokens_to_bytes(&t)).unwrap();
-        assert_eq!(dim, 2);
-        assert_eq!(back.ids, [7, 9]);
-        assert_eq!(back.data.iter().map(|v| v.to_f32()).collect::<Vec<_>>(), [0.5, -0.25, 1.0, 0.0]);
-        assert!(doc_tokens_from_bytes(&[1, 0]).is_none(), "truncated blobs are refused");
+    fn sparse_blobs_round_trip() {
         let v = SparseVector { terms: vec![(3, 1.5), (10, 0.25)], sources: vec![3, 4] };
         assert_eq!(sparse_from_bytes(&sparse_to_bytes(&v)), v);
+    }
+
+    #[test]
+    fn windows_map_rows_to_documents() {
+        // Document 0: one row; 1: three windows; 2: none; 3: two.
+        let w = Windows::from_parts(vec![0, 1, 4, 4, 6], vec![0, 9, 0, 5, 4, 9, 8, 12, 0, 3, 2, 6]).unwrap();
+        assert_eq!((w.rows(), w.docs(), w.long_docs()), (6, 4, 2));
+        assert_eq!(w.rows_of(DocId(1)), 1..4);
+        assert_eq!(w.rows_of(DocId(2)), 4..4);
+        assert_eq!(w.rows_of(DocId(9)), 0..0);
+        assert_eq!((0..6).map(|r| w.doc_of(r).0).collect::<Vec<_>>(), [0, 1, 1, 1, 3, 3]);
+        // MaxP: the best window, the first on a tie.
+        let scores = [0.1, 0.3, 0.7, 0.7, 0.2, 0.1];
+        assert_eq!(w.best(DocId(1), |r| scores[r]), Some((2, 0.7)));
+        assert_eq!(w.best(DocId(2), |r| scores[r]), None);
+        assert_eq!(w.scored(3), Some(ScoredWindow { index: 2, of: 3, start: 8, end: 12 }));
+        assert_eq!(w.scored(0), None, "a document in one window has no window to name");
+        assert!(Windows::from_parts(vec![0, 2], vec![0, 1]).is_none(), "two rows, one span");
+        assert!(Windows::from_parts(vec![1, 2], vec![]).is_none());
+    }
+
+    #[test]
+    fn scattered_rows_are_a_permutation() {
+        for n in [0, 1, 2, 10, 97, 100, 5183] {
+            let mut rows: Vec<usize> = scattered(n).collect();
+            rows.sort_unstable();
+            assert_eq!(rows, (0..n).collect::<Vec<_>>());
+        }
     }
 }

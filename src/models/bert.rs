@@ -7,7 +7,10 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::Config;
 
+use std::ops::Range;
+
 use super::fast_bert::FastBert;
+use super::windows::{WindowSpec, window_spans};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use crate::{Error, Result};
@@ -20,6 +23,10 @@ pub struct Backbone {
     pub tokenizer: Tokenizer,
     /// Its configuration.
     pub config: Config,
+    /// The same tokenizer without truncation, to cut long texts into windows.
+    untruncated: Tokenizer,
+    /// Tokens the model reads at once, special tokens included.
+    pub max_length: usize,
     /// Where tensors live (CPU).
     pub device: Device,
 }
@@ -107,14 +114,27 @@ impl Backbone {
         let config: Config = serde_json::from_str(&cfg_text).map_err(|e| model_err(dir, "config.json", e))?;
         let max_length = max_length.min(config.max_position_embeddings);
         let tokenizer = load_tokenizer(dir, max_length)?;
+        let mut untruncated = tokenizer.clone();
+        untruncated.with_truncation(None).map_err(|e| model_err(dir, "truncation", e))?;
         let vb = load_weights(dir, &device)?;
         let model = FastBert::load(&vb, &config).map_err(|e| model_err(dir, "BERT weights", e))?;
-        Ok((Backbone { model, tokenizer, config, device }, vb))
+        Ok((Backbone { model, tokenizer, config, untruncated, max_length, device }, vb))
     }
 
     /// Tokenise one text (with [CLS]/[SEP], truncated).
     pub fn encode(&self, text: &str) -> Result<Encoding> {
         self.tokenizer.encode(text, true).map_err(|e| Error::caused("model: tokenizer", e))
+    }
+
+    /// Byte ranges of the windows of `text` (one for a text that fits) when the model reads
+    /// `tokens` word pieces of text at once.
+    pub fn windows(&self, text: &str, tokens: usize, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        if spec.truncate {
+            return Ok(std::iter::once(0..text.len()).collect());
+        }
+        let e = self.untruncated.encode(text, false).map_err(|e| Error::caused("model: tokenizer", e))?;
+        let (size, stride) = spec.resolve(tokens);
+        Ok(window_spans(text.len(), e.get_offsets(), e.get_word_ids(), size, stride))
     }
 
     /// Tokenise a (query, passage) pair.

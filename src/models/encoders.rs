@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::bert::{Backbone, Batch, l2_normalize};
 use super::manifest::{ArchSettings, ColbertSettings, Pooling};
+use super::windows::WindowSpec;
 use crate::{Error, Result};
+use std::ops::Range;
 
 /// Queries and documents are encoded differently by some models (instructions, markers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +32,16 @@ pub trait TextEncoder: Send + Sync {
     fn dim(&self) -> usize;
     /// Encode texts (L2-normalised when the model says so).
     fn encode(&self, texts: &[&str], kind: InputKind) -> Result<Vec<Vec<f32>>>;
+    /// Byte ranges of the windows a long text is encoded in, one range when it fits (see
+    /// [`WindowSpec`]). Encoders with no length limit read every text whole.
+    fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        let _ = spec;
+        Ok(std::iter::once(0..text.len()).collect())
+    }
+    /// Word pieces of text one window holds at most (`None`: no limit).
+    fn window_tokens(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Per-token vectors of one text.
@@ -74,6 +86,16 @@ pub trait TokenEncoder: Send + Sync {
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>>;
     /// The vocabulary string of an id.
     fn token(&self, id: u32) -> String;
+    /// Byte ranges of the windows a long text is encoded in, one range when it fits (see
+    /// [`WindowSpec`]). Encoders with no length limit read every text whole.
+    fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        let _ = spec;
+        Ok(std::iter::once(0..text.len()).collect())
+    }
+    /// Word pieces of text one window holds at most (`None`: no limit).
+    fn window_tokens(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A learned sparse vector over the vocabulary.
@@ -120,6 +142,16 @@ pub trait SparseEncoder: Send + Sync {
     fn term(&self, id: u32) -> String;
     /// The word-piece ids of a text itself (to tell expansion terms from terms in the text).
     fn input_ids(&self, text: &str) -> Result<Vec<u32>>;
+    /// Byte ranges of the windows a long text is encoded in, one range when it fits (see
+    /// [`WindowSpec`]). Encoders with no length limit read every text whole.
+    fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        let _ = spec;
+        Ok(std::iter::once(0..text.len()).collect())
+    }
+    /// Word pieces of text one window holds at most (`None`: no limit).
+    fn window_tokens(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Scores (query, passage) pairs jointly (cross-encoder).
@@ -237,6 +269,12 @@ impl TextEncoder for BertDenseEncoder {
     fn dim(&self) -> usize {
         self.backbone.config.hidden_size
     }
+    fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        self.backbone.windows(text, self.backbone.max_length.saturating_sub(2), spec)
+    }
+    fn window_tokens(&self) -> Option<usize> {
+        Some(self.backbone.max_length.saturating_sub(2))
+    }
     fn encode(&self, texts: &[&str], kind: InputKind) -> Result<Vec<Vec<f32>>> {
         let pooling = self.arch.pooling.unwrap_or(Pooling::Mean);
         batched(
@@ -267,6 +305,12 @@ impl TokenEncoder for BertDenseEncoder {
     }
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {
         Ok(self.encode_both(texts, kind)?.into_iter().map(|(_, t)| t).collect())
+    }
+    fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        self.backbone.windows(text, self.backbone.max_length.saturating_sub(2), spec)
+    }
+    fn window_tokens(&self) -> Option<usize> {
+        Some(self.backbone.max_length.saturating_sub(2))
     }
     fn token(&self, id: u32) -> String {
         self.backbone.token(id)
@@ -369,6 +413,12 @@ impl SparseEncoder for BertSpladeEncoder {
     fn input_ids(&self, text: &str) -> Result<Vec<u32>> {
         Ok(self.backbone.encode(text)?.get_ids().to_vec())
     }
+    fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        self.backbone.windows(text, self.backbone.max_length.saturating_sub(2), spec)
+    }
+    fn window_tokens(&self) -> Option<usize> {
+        Some(self.backbone.max_length.saturating_sub(2))
+    }
 }
 
 /// A trained ColBERT: [Q]/[D] markers, query augmentation with [MASK], linear projection.
@@ -449,6 +499,14 @@ impl TokenEncoder for ColbertEncoder {
 
     fn token(&self, id: u32) -> String {
         self.backbone.token(id)
+    }
+
+    fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
+        self.backbone.windows(text, self.settings.doc_length.saturating_sub(3), spec)
+    }
+
+    fn window_tokens(&self) -> Option<usize> {
+        Some(self.settings.doc_length.saturating_sub(3))
     }
 
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {

@@ -10,6 +10,7 @@ mod encoders;
 pub mod fast_bert;
 mod fetch;
 mod manifest;
+mod windows;
 
 pub use bert::{Backbone, Batch};
 pub use cache::{EmbeddingCache, bytes_to_f32s, f32s_to_bytes, text_hash};
@@ -21,3 +22,4 @@ pub use fetch::{ModelManager, ModelSource, ModelStatus, ResolvedModel};
 pub use manifest::{
     ArchSettings, ColbertSettings, HubSource, Manifest, ModelFile, ModelSpec, PipSource, Pooling, Role,
 };
+pub use windows::{WindowSpec, window_spans};

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever};
 use crate::corpus::DocId;
+use crate::index::hnsw::DenseAnn;
 use crate::index::neural::DenseIndex;
 use crate::models::TextEncoder;
 use crate::{Error, Result};
@@ -22,26 +23,38 @@ pub struct DenseRetriever {
     encoder: Arc<dyn TextEncoder>,
     /// Vectors from a file: the column's name (its kind is then [`MethodKind::Vectors`]).
     file_label: Option<String>,
+    /// An approximate index (large corpora): rank its candidates only.
+    ann: Option<Arc<DenseAnn>>,
 }
 
-/// A question prepared for dense search: its cosine with every passage (f32, as the index
-/// computes it), from which both the ranking and each passage's rank among all are read.
+/// A question prepared for dense search: each passage's cosine (f32, as the index computes it;
+/// for a long document, its best window's) with the row that gave it, from which both the ranking
+/// and each passage's rank among all are read.
 struct PreparedDense {
     retriever: DenseRetriever,
     query: QueryContext,
-    cosines: Vec<f32>,
+    best: Vec<Option<(usize, f32)>>,
+    /// Scored only the approximate index's candidates.
+    approximate: bool,
 }
 
 impl DenseRetriever {
     /// Search `index` with queries encoded by `encoder` (the model that built the index).
     pub fn new(index: Arc<DenseIndex>, encoder: Arc<dyn TextEncoder>) -> Self {
-        Self { index, encoder, file_label: None }
+        Self { index, encoder, file_label: None, ann: None }
+    }
+
+    /// Rank the candidates of an approximate index (HNSW) rather than every passage, unless a
+    /// filter is set (the graph knows nothing of fields) .
+    pub fn with_ann(mut self, ann: Arc<DenseAnn>) -> Self {
+        self.ann = Some(ann);
+        self
     }
 
     /// Search passage vectors read from a file (`crate::external::VectorSet`), with question
     /// vectors from `queries`: a column named `label`.
     pub fn from_file(index: Arc<DenseIndex>, queries: Arc<dyn TextEncoder>, label: String) -> Self {
-        Self { index, encoder: queries, file_label: Some(label) }
+        Self { index, encoder: queries, file_label: Some(label), ann: None }
     }
 
     /// The index.
@@ -58,25 +71,54 @@ impl Retriever for DenseRetriever {
     fn label(&self) -> String {
         match &self.file_label {
             Some(label) => label.clone(),
-            None => format!("Dense ({})", short_model(&self.index.model_id)),
+            None => match &self.ann {
+                Some(a) => format!(
+                    "Dense ({}, approximate: HNSW, recall@10 {:.3})",
+                    short_model(&self.index.model_id),
+                    a.recall_at_10
+                ),
+                None => format!("Dense ({})", short_model(&self.index.model_id)),
+            },
         }
     }
 
     fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
         let q = query.dense_vector(self.encoder.as_ref())?;
-        let cosines =
-            (0..self.index.len()).map(|d| self.index.vector(DocId(d as u32)).map_or(0.0, |v| dot(&q, v))).collect();
-        Ok(Arc::new(PreparedDense { retriever: self.clone(), query: query.clone(), cosines }))
+        let index = &self.index;
+        if let Some(ann) = self.ann.as_ref().filter(|_| !query.is_filtered()) {
+            // The graph's candidate rows, each scored exactly; a document takes its best
+            // candidate window.
+            let mut best: Vec<Option<(usize, f32)>> = vec![None; index.len()];
+            for r in ann.candidates(&q) {
+                let r = r as usize;
+                let c = index.row(r).map_or(0.0, |v| dot(&q, v));
+                let slot = &mut best[index.windows.doc_of(r).index()];
+                if slot.is_none_or(|(br, bc)| c > bc || (c == bc && r < br)) {
+                    *slot = Some((r, c));
+                }
+            }
+            return Ok(Arc::new(PreparedDense {
+                retriever: self.clone(),
+                query: query.clone(),
+                best,
+                approximate: true,
+            }));
+        }
+        let cosines: Vec<f32> = (0..index.windows.rows()).map(|r| index.row(r).map_or(0.0, |v| dot(&q, v))).collect();
+        let best = (0..index.len() as u32)
+            .map(|d| index.windows.best(DocId(d), |r| f64::from(cosines[r])).map(|(r, _)| (r, cosines[r])))
+            .collect();
+        Ok(Arc::new(PreparedDense { retriever: self.clone(), query: query.clone(), best, approximate: false }))
     }
 }
 
 impl PreparedDense {
     /// (document, cosine) of every document the filter allows.
     fn allowed(&self) -> impl Iterator<Item = (DocId, f64)> + '_ {
-        self.cosines
+        self.best
             .iter()
             .enumerate()
-            .map(|(d, &c)| (DocId(d as u32), f64::from(c)))
+            .filter_map(|(d, b)| b.map(|(_, c)| (DocId(d as u32), f64::from(c))))
             .filter(|(d, _)| self.query.allows(*d))
     }
 }
@@ -92,9 +134,21 @@ impl Prepared for PreparedDense {
         if !self.query.allows(doc) {
             return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let Some(&cosine) = self.cosines.get(doc.index()) else {
+        let Some((row, cosine)) = self.best.get(doc.index()).copied().flatten() else {
+            if self.approximate {
+                return Ok(Explanation::new(
+                    r.label(),
+                    0.0,
+                    "cos(q, d) over the approximate index's candidates",
+                    format!(
+                        "Not among the {} passages the HNSW graph offered for this question, so it was not scored; exact search would score every passage.",
+                        crate::index::hnsw::CANDIDATES
+                    ),
+                ));
+            }
             return Err(Error::invalid("document", format!("{doc} is not in the dense index")));
         };
+        let window = r.index.windows.scored(row);
         let value = f64::from(cosine);
         let better = self.allowed().filter(|&(d, s)| s > value || (s == value && d < doc)).count();
         let of = self.allowed().count();
@@ -103,12 +157,15 @@ impl Prepared for PreparedDense {
             value,
             "cos(q, d) = q·d / (|q|·|d|); both vectors are L2-normalised, so it is the dot product",
             format!(
-                "Cosine {cosine:.4} between the question's {}-d vector and this passage's: it ranks {} of {of} by cosine. Meaning, not shared words, decides it.",
+                "Cosine {cosine:.4} between the question's {}-d vector and this passage's{}: it ranks {} of {of}{} by cosine. Meaning, not shared words, decides it.",
                 r.index.dim,
-                better + 1
+                window.map(|w| format!(" best window ({})", w.describe())).unwrap_or_default(),
+                better + 1,
+                if self.approximate { " approximate-search candidates" } else { "" }
             ),
         );
         e.detail = Detail::Dense { cosine, rank_among_all: better + 1, of };
+        e.window = window;
         Ok(e)
     }
 }

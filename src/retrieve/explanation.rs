@@ -244,6 +244,9 @@ pub struct Explanation {
     pub children: Vec<Explanation>,
     /// Typed facts for plots.
     pub detail: Detail,
+    /// For a document encoded in several windows, the one that gave the score (MaxP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::index::neural::ScoredWindow>,
 }
 
 impl Explanation {
@@ -257,6 +260,7 @@ impl Explanation {
             analyzer: None,
             children: Vec::new(),
             detail: Detail::None,
+            window: None,
         }
     }
 

@@ -1,33 +1,31 @@
 //! Late interaction (ColBERT-style MaxSim): each question token finds its most similar passage
-//! token; the score is the sum of those maxima. On large corpora it reranks a first-stage shortlist.
+//! token; the score is the sum of those maxima. Every window of every passage is scored from the
+//! compressed token index ([`TokenIndex`]), with the vectors read back from it; a long document
+//! scores by its best window.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use half::f16;
+use rayon::prelude::*;
 
 use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, TokenAlignment};
-use crate::corpus::{Corpus, DocId};
-use crate::index::neural::{DocTokens, LateIndex};
-use crate::models::{InputKind, TokenEncoder, TokenVectors};
+use crate::corpus::DocId;
+use crate::index::tokens::{RowTokens, TokenIndex, dot16};
+use crate::models::{TokenEncoder, TokenVectors};
 use crate::{Error, Result};
 
-/// MaxSim of a question against one document: the score (Σ of per-token maxima, added in question
-/// order) and, per question token, the best document token and its similarity.
-pub fn maxsim(q: &TokenVectors, d: &DocTokens) -> (f64, Vec<(usize, f32)>) {
+/// MaxSim of a question against one passage's (read-back) token vectors: the score (Σ of
+/// per-token maxima, added in question order) and, per question token, the best passage token
+/// and its similarity.
+pub fn maxsim(q: &TokenVectors, d: &RowTokens) -> (f64, Vec<(usize, f32)>) {
     let dim = q.dim;
     let n = d.ids.len();
-    let mut doc = vec![0f32; d.data.len()];
-    for (x, y) in doc.iter_mut().zip(&d.data) {
-        *x = y.to_f32();
-    }
     let mut total = 0.0f64;
     let mut best = Vec::with_capacity(q.len());
     for i in 0..q.len() {
         let row = q.row(i);
         let (mut bj, mut bs) = (0usize, f32::NEG_INFINITY);
         for j in 0..n {
-            let s: f32 = row.iter().zip(&doc[j * dim..(j + 1) * dim]).map(|(a, b)| a * b).sum();
+            let s = dot16(row, &d.data[j * dim..(j + 1) * dim]);
             if s > bs {
                 bs = s;
                 bj = j;
@@ -42,152 +40,42 @@ pub fn maxsim(q: &TokenVectors, d: &DocTokens) -> (f64, Vec<(usize, f32)>) {
     (total, best)
 }
 
-/// Passages a shortlist encoded, kept for the questions that follow (their shortlists overlap,
-/// and the same question is ranked again whenever another column's encodings finish).
-/// Passage vectors depend on the passage and the model only, never on the question.
-#[derive(Default)]
-pub struct TokenMemo {
-    model: String,
-    docs: HashMap<DocId, DocTokens>,
-    /// Oldest first, for eviction.
-    order: std::collections::VecDeque<DocId>,
+/// MaxSim score only.
+fn maxsim_score(q: &TokenVectors, d: &RowTokens) -> f64 {
+    maxsim(q, d).0
 }
 
-/// Passages a [`TokenMemo`] keeps (about 60 MiB of f16 vectors for 384-dim tokens at 256 tokens).
-pub const TOKEN_MEMO_PASSAGES: usize = 400;
-
-impl TokenMemo {
-    fn get(&self, model: &str, doc: DocId) -> Option<DocTokens> {
-        if self.model != model {
-            return None;
-        }
-        self.docs.get(&doc).cloned()
-    }
-
-    fn put(&mut self, model: &str, doc: DocId, tokens: DocTokens) {
-        if self.model != model {
-            self.docs.clear();
-            self.order.clear();
-            self.model = model.to_string();
-        }
-        if self.docs.insert(doc, tokens).is_none() {
-            self.order.push_back(doc);
-        }
-        while self.order.len() > TOKEN_MEMO_PASSAGES {
-            if let Some(old) = self.order.pop_front() {
-                self.docs.remove(&old);
-            }
-        }
-    }
-
-    /// Passages held.
-    pub fn len(&self) -> usize {
-        self.docs.len()
-    }
-
-    /// Holds none.
-    pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
-    }
-}
-
-/// Late interaction over token vectors.
+/// Late interaction over the token index of every passage.
 #[derive(Clone)]
 pub struct LateInteractionRetriever {
-    index: Option<Arc<LateIndex>>,
+    index: Arc<TokenIndex>,
     encoder: Arc<dyn TokenEncoder>,
-    corpus: Arc<Corpus>,
-    first_stage: Option<(Arc<dyn Retriever>, usize)>,
-    /// Passages encoded for earlier shortlists (none kept when `None`).
-    memo: Option<Arc<Mutex<TokenMemo>>>,
 }
 
-/// The token vectors of the passages a question is scored against.
-enum Candidates {
-    /// Every allowed passage of the index.
-    Indexed(Arc<LateIndex>, Vec<DocId>),
-    /// The first stage's shortlist, with each passage's tokens (read from the index when there is
-    /// one, else encoded for this question), in the shortlist's order.
-    Shortlist(Vec<(DocId, DocTokens)>),
-}
-
-/// A question prepared for late interaction: its token vectors, the candidates' token vectors and
-/// each candidate's MaxSim score.
+/// A question prepared for late interaction: its token vectors, and each allowed passage's best
+/// window with its MaxSim score.
 struct PreparedLate {
     retriever: LateInteractionRetriever,
     query: QueryContext,
     tokens: Arc<TokenVectors>,
-    candidates: Candidates,
-    scores: HashMap<DocId, f64>,
+    /// Per document: its best row and that row's score (`None` outside the filter or unindexed).
+    best: Vec<Option<(usize, f64)>>,
 }
 
 impl LateInteractionRetriever {
-    /// Full retrieval over an index of every document's token vectors.
-    pub fn over_index(index: Arc<LateIndex>, encoder: Arc<dyn TokenEncoder>, corpus: Arc<Corpus>) -> Self {
-        Self { index: Some(index), encoder, corpus, first_stage: None, memo: None }
-    }
-
-    /// Rerank the top `depth` of a first-stage retriever, encoding those passages for each
-    /// question (or reading them from `index` when given).
-    pub fn reranking(
-        first: Arc<dyn Retriever>,
-        depth: usize,
-        index: Option<Arc<LateIndex>>,
-        encoder: Arc<dyn TokenEncoder>,
-        corpus: Arc<Corpus>,
-    ) -> Self {
-        Self { index, encoder, corpus, first_stage: Some((first, depth)), memo: None }
-    }
-
-    /// Keep the passages a shortlist encodes in `memo`, and read them from it next time.
-    pub fn with_memo(mut self, memo: Arc<Mutex<TokenMemo>>) -> Self {
-        self.memo = Some(memo);
-        self
-    }
-
-    /// The shortlist's token vectors: from the index, or encoded in one batch.
-    fn shortlist_tokens(&self, docs: Vec<DocId>) -> Result<Vec<(DocId, DocTokens)>> {
-        if let Some(index) = &self.index {
-            return docs
-                .into_iter()
-                .map(|d| {
-                    let t = index.docs.get(d.index()).cloned();
-                    t.map(|t| (d, t)).ok_or_else(|| Error::invalid("document", format!("{d} is not indexed")))
-                })
-                .collect();
-        }
-        if docs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let model = self.encoder.model_id().to_string();
-        let mut found: Vec<Option<DocTokens>> = match self.memo.as_ref().map(|m| m.lock()) {
-            Some(Ok(memo)) => docs.iter().map(|d| memo.get(&model, *d)).collect(),
-            _ => vec![None; docs.len()],
-        };
-        let missing: Vec<usize> = (0..docs.len()).filter(|&i| found[i].is_none()).collect();
-        if !missing.is_empty() {
-            let texts: Vec<String> =
-                missing.iter().map(|&i| self.corpus.doc(docs[i]).map(|x| x.full_text()).unwrap_or_default()).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let encoded = self.encoder.encode_tokens(&refs, InputKind::Document)?;
-            let mut memo = self.memo.as_ref().and_then(|m| m.lock().ok());
-            for (&i, t) in missing.iter().zip(encoded) {
-                let tokens = DocTokens { ids: t.ids, data: t.data.iter().map(|v| f16::from_f32(*v)).collect() };
-                if let Some(memo) = memo.as_mut() {
-                    memo.put(&model, docs[i], tokens.clone());
-                }
-                found[i] = Some(tokens);
-            }
-        }
-        docs.into_iter()
-            .zip(found)
-            .map(|(d, t)| t.map(|t| (d, t)).ok_or_else(|| Error::Model(format!("{d} was not encoded"))))
-            .collect()
+    /// Retrieval over the token index of every passage.
+    pub fn over_index(index: Arc<TokenIndex>, encoder: Arc<dyn TokenEncoder>) -> Self {
+        Self { index, encoder }
     }
 
     /// Whether the vectors come from a trained ColBERT.
     pub fn trained(&self) -> bool {
         self.encoder.trained_late_interaction()
+    }
+
+    /// The token index.
+    pub fn index(&self) -> &Arc<TokenIndex> {
+        &self.index
     }
 }
 
@@ -198,52 +86,50 @@ impl Retriever for LateInteractionRetriever {
 
     fn label(&self) -> String {
         let model = super::dense::short_model(self.encoder.model_id());
-        let what =
-            if self.trained() { model.to_string() } else { format!("{model} token vectors, not a trained ColBERT") };
-        match &self.first_stage {
-            Some((first, depth)) => format!("Late interaction ({what}; reranks {} top {depth})", first.label()),
-            None => format!("Late interaction ({what})"),
+        if self.trained() {
+            format!("Late interaction ({model})")
+        } else {
+            format!("Late interaction ({model} token vectors, not a trained ColBERT)")
         }
     }
 
     fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
         let tokens = query.token_vectors(self.encoder.as_ref())?;
-        let candidates = match (&self.first_stage, &self.index) {
-            (Some((first, depth)), _) => {
-                Candidates::Shortlist(self.shortlist_tokens(first.search(query, *depth)?.docs())?)
-            }
-            (None, Some(index)) => {
-                let docs = (0..index.docs.len() as u32).map(DocId).filter(|d| query.allows(*d)).collect();
-                Candidates::Indexed(index.clone(), docs)
-            }
-            (None, None) => return Err(Error::Model("late interaction needs a token index or a first stage".into())),
-        };
-        let scores = match &candidates {
-            Candidates::Indexed(index, docs) => {
-                docs.iter().filter_map(|d| index.docs.get(d.index()).map(|t| (*d, maxsim(&tokens, t).0))).collect()
-            }
-            Candidates::Shortlist(list) => list.iter().map(|(d, t)| (*d, maxsim(&tokens, t).0)).collect(),
-        };
-        Ok(Arc::new(PreparedLate { retriever: self.clone(), query: query.clone(), tokens, candidates, scores }))
-    }
-}
-
-impl PreparedLate {
-    /// A candidate's token vectors (`None` outside the candidates).
-    fn doc_tokens(&self, doc: DocId) -> Option<&DocTokens> {
-        match &self.candidates {
-            Candidates::Indexed(index, _) => {
-                self.scores.contains_key(&doc).then(|| index.docs.get(doc.index())).flatten()
-            }
-            Candidates::Shortlist(list) => list.iter().find(|(d, _)| *d == doc).map(|(_, t)| t),
+        if tokens.dim != self.index.dim() && !tokens.is_empty() {
+            return Err(Error::Model(format!(
+                "the question's token vectors have {} dimensions, the index's {}",
+                tokens.dim,
+                self.index.dim()
+            )));
         }
+        let index = &self.index;
+        let windows = &index.windows;
+        let docs = windows.docs();
+        // Every row scored once, in parallel; each document then takes its best row. The
+        // scores do not depend on how the rows are split between threads.
+        let rows: Vec<f64> = (0..windows.rows())
+            .into_par_iter()
+            .map_init(RowTokens::default, |buf, r| {
+                if !query.allows(windows.doc_of(r)) {
+                    return Ok(f64::NEG_INFINITY);
+                }
+                index.read_row(r, buf)?;
+                Ok(maxsim_score(&tokens, buf))
+            })
+            .collect::<Result<_>>()?;
+        let best = (0..docs as u32)
+            .map(DocId)
+            .map(|d| if query.allows(d) { windows.best(d, |r| rows[r]) } else { None })
+            .collect();
+        Ok(Arc::new(PreparedLate { retriever: self.clone(), query: query.clone(), tokens, best }))
     }
 }
 
 impl Prepared for PreparedLate {
     fn search(&self, k: usize) -> Result<Ranking> {
         let r = &self.retriever;
-        Ok(Ranking::top(r.label(), r.kind(), self.scores.iter().map(|(d, s)| (*d, *s)), k))
+        let scored = self.best.iter().enumerate().filter_map(|(d, b)| b.map(|(_, s)| (DocId(d as u32), s)));
+        Ok(Ranking::top(r.label(), r.kind(), scored, k))
     }
 
     fn explain(&self, doc: DocId) -> Result<Explanation> {
@@ -251,26 +137,19 @@ impl Prepared for PreparedLate {
         if !self.query.allows(doc) {
             return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let Some(d) = self.doc_tokens(doc) else {
-            return match &r.first_stage {
-                Some((first, depth)) => Ok(Explanation::new(
-                    r.label(),
-                    0.0,
-                    "MaxSim over the first stage's shortlist",
-                    format!("Not in {}'s top {depth}, so late interaction never scored it.", first.label()),
-                )),
-                None => Err(Error::invalid("document", format!("{doc} has no token vectors"))),
-            };
+        let Some((row, _)) = self.best.get(doc.index()).copied().flatten() else {
+            return Err(Error::invalid("document", format!("{doc} has no token vectors")));
         };
+        let mut d = RowTokens::default();
+        r.index.read_row(row, &mut d)?;
         let q = &self.tokens;
-        let (value, best) = maxsim(q, d);
+        let (value, best) = maxsim(q, &d);
         let doc_tokens: Vec<String> = d.ids.iter().map(|&id| r.encoder.token(id)).collect();
         let dim = q.dim;
-        let doc_f32: Vec<f32> = d.data.iter().map(|v| v.to_f32()).collect();
         let mut matrix = Vec::with_capacity(q.len() * d.ids.len());
         for i in 0..q.len() {
             for j in 0..d.ids.len() {
-                matrix.push(q.row(i).iter().zip(&doc_f32[j * dim..(j + 1) * dim]).map(|(a, b)| a * b).sum());
+                matrix.push(dot16(q.row(i), &d.data[j * dim..(j + 1) * dim]));
             }
         }
         let alignments: Vec<TokenAlignment> = best
@@ -284,50 +163,47 @@ impl Prepared for PreparedLate {
                 similarity: s,
             })
             .collect();
+        let window = r.index.windows.scored(row);
         let strongest = alignments.iter().max_by(|a, b| a.similarity.total_cmp(&b.similarity));
         let summary = match strongest {
             Some(a) => format!(
-                "{} question tokens each take their best match among {} passage tokens; the strongest pair is `{}` → `{}` ({:.3}).{}",
+                "{} question tokens each take their best match among {} passage tokens{}; the strongest pair is `{}` → `{}` ({:.3}). The passage vectors are read back from the token index ({}).{}",
                 alignments.len(),
                 doc_tokens.len(),
+                window.map(|w| format!(" of its best window, {}", w.describe())).unwrap_or_default(),
                 a.query_token,
                 a.doc_token,
                 a.similarity,
+                r.index.codec.describe(),
                 if r.trained() { "" } else { " These are a bi-encoder's token states, not a trained ColBERT." }
             ),
             None => "The question has no tokens.".to_string(),
         };
         let mut e = Explanation::new(r.label(), value, "MaxSim(q, d) = Σ_i max_j cos(q_i, d_j)", summary);
         e.detail = Detail::MaxSim { alignments, query_tokens: q.tokens.clone(), doc_tokens, matrix };
+        e.window = window;
         Ok(e)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
     use super::*;
-    use crate::analysis::{AnalyzerConfig, Preset};
-    use crate::index::{IndexLocation, SparseIndex};
-    use crate::progress::NoProgress;
-    use crate::retrieve::{Bm25Params, Bm25Variant, LexicalModel, LexicalRetriever};
+    use crate::corpus::Corpus;
+    use crate::index::neural::token_index_of;
+    use crate::models::InputKind;
 
-    /// One 2-dim token vector per word: (1, 0) for words with an `o`, (0, 1) otherwise; counts
-    /// the passages it encodes.
-    struct Words(&'static str, AtomicUsize);
+    /// One 2-dim token vector per word: (1, 0) for words with an `o`, (0, 1) otherwise.
+    struct Words;
 
     impl TokenEncoder for Words {
         fn model_id(&self) -> &str {
-            self.0
+            "words"
         }
         fn trained_late_interaction(&self) -> bool {
             false
         }
-        fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {
-            if kind == InputKind::Document {
-                self.1.fetch_add(texts.len(), Ordering::SeqCst);
-            }
+        fn encode_tokens(&self, texts: &[&str], _: InputKind) -> Result<Vec<TokenVectors>> {
             Ok(texts
                 .iter()
                 .map(|t| {
@@ -349,40 +225,23 @@ mod tests {
     }
 
     #[test]
-    fn a_memo_encodes_each_shortlisted_passage_once_per_model() {
+    fn every_passage_is_scored_from_the_index() {
         let corpus = Arc::new(Corpus::from_texts(
             "t",
             [("D1", "moon orbit"), ("D2", "sun flare"), ("D3", "moon rover"), ("D4", "mars dust")],
         ));
-        let index =
-            SparseIndex::build(&corpus, AnalyzerConfig::preset(Preset::English), &IndexLocation::Ram, &NoProgress)
-                .unwrap();
-        let model = LexicalModel::Bm25 {
-            variant: Bm25Variant::Lucene,
-            params: Bm25Params { k1: 1.2, b: 0.75, delta: 0.0, epsilon: 0.25 },
-        };
-        let bm25: Arc<dyn Retriever> = Arc::new(LexicalRetriever::new(Arc::new(index), model).unwrap());
-        let memo = Arc::new(Mutex::new(TokenMemo::default()));
-        let words = Arc::new(Words("words", AtomicUsize::new(0)));
-        let late = LateInteractionRetriever::reranking(bm25.clone(), 10, None, words.clone(), corpus.clone())
-            .with_memo(memo.clone());
-        // "moon" matches D1 and D3; each query token (moon → (1, 0)) finds a (1, 0) in both.
-        let first = late.search(&QueryContext::new("moon"), 10).unwrap();
-        assert_eq!(first.docs(), [DocId(0), DocId(2)]);
-        assert!(first.hits.iter().all(|h| h.score == 1.0), "MaxSim of one query token with an equal vector");
-        assert_eq!(words.1.load(Ordering::SeqCst), 2);
-        // The same question again (another column finished): nothing encoded, same ranking.
-        let again = late.search(&QueryContext::new("moon"), 10).unwrap();
-        assert_eq!((again.docs(), words.1.load(Ordering::SeqCst)), (first.docs(), 2));
-        // A shortlist that overlaps: only the new passage is encoded.
-        late.search(&QueryContext::new("moon sun"), 10).unwrap();
-        assert_eq!(words.1.load(Ordering::SeqCst), 3, "D2 only");
-        assert_eq!(memo.lock().unwrap().len(), 3);
-        // Another model never reads the first one's vectors.
-        let other = Arc::new(Words("other", AtomicUsize::new(0)));
-        let late2 = LateInteractionRetriever::reranking(bm25, 10, None, other.clone(), corpus).with_memo(memo.clone());
-        late2.search(&QueryContext::new("moon"), 10).unwrap();
-        assert_eq!(other.1.load(Ordering::SeqCst), 2);
-        assert_eq!(memo.lock().unwrap().len(), 2, "the memo now holds the other model's passages only");
+        let index = Arc::new(token_index_of(&corpus, &Words, 16).unwrap());
+        let late = LateInteractionRetriever::over_index(index, Arc::new(Words));
+        // "moon sun": moon → (1, 0), sun → (0, 1). D1 "moon orbit" has only (1, 0) tokens: 1 + 0;
+        // D2 "sun flare" only (0, 1): 0 + 1; D3 like D1; D4 "mars dust" like D2.
+        let r = late.search(&QueryContext::new("moon sun"), 10).unwrap();
+        assert_eq!(r.docs(), [DocId(0), DocId(1), DocId(2), DocId(3)]);
+        assert!(r.hits.iter().all(|h| h.score == 1.0));
+        // "moon moon": D1 and D3 score 2, D2 and D4 0.
+        let r = late.search(&QueryContext::new("moon moon"), 2).unwrap();
+        assert_eq!((r.docs(), r.hits[0].score), (vec![DocId(0), DocId(2)], 2.0));
+        let e = late.prepare(&QueryContext::new("moon moon")).unwrap().explain(DocId(2)).unwrap();
+        assert_eq!(e.value, 2.0);
+        assert!(e.summary.contains("f16, uncompressed"), "{}", e.summary);
     }
 }

@@ -57,6 +57,11 @@ fn memo<T>(
 }
 
 impl QueryContext {
+    /// Whether a filter narrows the passages.
+    pub fn is_filtered(&self) -> bool {
+        self.filter.is_some()
+    }
+
     /// A plain question with no filter.
     pub fn new(text: impl Into<String>) -> Self {
         Self { text: text.into(), ..Default::default() }

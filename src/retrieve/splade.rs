@@ -65,21 +65,42 @@ impl Retriever for SpladeRetriever {
     }
 }
 
+impl PreparedSplade {
+    /// The question's dot product with one row, added in the question's term order (the order
+    /// `search` adds it in).
+    fn dot(&self, d: &SparseVector) -> f64 {
+        let mut value = 0.0f64;
+        for &(term, qw) in &self.vector.terms {
+            if let Ok(j) = d.terms.binary_search_by_key(&term, |t| t.0) {
+                value += f64::from(qw * d.terms[j].1);
+            }
+        }
+        value
+    }
+}
+
 impl Prepared for PreparedSplade {
     fn search(&self, k: usize) -> Result<Ranking> {
         let r = &self.retriever;
-        let n = r.index.docs.len();
-        let mut acc = vec![0.0f64; n];
-        let mut seen = vec![false; n];
+        let windows = &r.index.windows;
+        let rows = r.index.rows.len();
+        let mut acc = vec![0.0f64; rows];
+        let mut seen = vec![false; windows.docs()];
         for &(term, qw) in &self.vector.terms {
-            for &(doc, dw) in r.index.postings.get(&term).map(Vec::as_slice).unwrap_or(&[]) {
+            for &(row, dw) in r.index.postings.get(&term).map(Vec::as_slice).unwrap_or(&[]) {
+                let doc = windows.doc_of(row as usize);
                 if self.query.allows(doc) {
-                    acc[doc.index()] += f64::from(qw * dw);
+                    acc[row as usize] += f64::from(qw * dw);
                     seen[doc.index()] = true;
                 }
             }
         }
-        let scored = (0..n).filter(|&d| seen[d]).map(|d| (DocId(d as u32), acc[d]));
+        // A long document scores by its best window (every weight is positive, so a window the
+        // question shares no term with scores 0 and never wins over one it does).
+        let scored = (0..seen.len() as u32)
+            .map(DocId)
+            .filter(|d| seen[d.index()])
+            .filter_map(|d| windows.best(d, |row| acc[row]).map(|(_, s)| (d, s)));
         Ok(Ranking::top(r.label(), r.kind(), scored, k))
     }
 
@@ -88,9 +109,18 @@ impl Prepared for PreparedSplade {
         if !self.query.allows(doc) {
             return Ok(self.query.filtered_explanation(&r.label()));
         }
-        let d =
-            r.index.docs.get(doc.index()).ok_or_else(|| Error::invalid("document", format!("{doc} is not indexed")))?;
+        let windows = &r.index.windows;
+        let row = windows
+            .best(doc, |row| r.index.rows.get(row).map_or(0.0, |d| self.dot(d)))
+            .map(|(row, _)| row)
+            .ok_or_else(|| Error::invalid("document", format!("{doc} is not indexed")))?;
+        let d = &r.index.rows[row];
         let text = r.corpus.doc(doc).map(|x| x.full_text()).unwrap_or_default();
+        let window = windows.scored(row);
+        let text = match windows.span(row) {
+            Some(span) if window.is_some() => text.get(span).unwrap_or(&text).to_string(),
+            _ => text,
+        };
         let d_input = r.encoder.input_ids(&text)?;
         let mut value = 0.0f64;
         let mut matches = Vec::new();
@@ -129,6 +159,10 @@ impl Prepared for PreparedSplade {
             summary,
         );
         e.detail = Detail::Sparse { matches, query_terms: self.top_terms.clone() };
+        if let Some(w) = window {
+            e.summary = format!("Its best window, {}: {}", w.describe(), e.summary);
+        }
+        e.window = window;
         Ok(e)
     }
 }

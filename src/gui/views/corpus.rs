@@ -15,7 +15,13 @@ use crate::gui::widgets::{ellipsis, labelled_text_ui};
 #[derive(Default)]
 pub struct CorpusView {
     doc_filter: String,
+    /// Documents of more than [`LONG_WORDS`] words, counted once per corpus.
+    long_estimate: Option<usize>,
 }
+
+/// Words beyond which a document is likely longer than a 256-piece model window (English text
+/// averages about 1.3 word pieces per word).
+const LONG_WORDS: usize = 190;
 
 impl View for CorpusView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
@@ -24,10 +30,65 @@ impl View for CorpusView {
 
     fn corpus_changed(&mut self) {
         self.doc_filter.clear();
+        self.long_estimate = None;
     }
 }
 
 impl CorpusView {
+    /// How many documents exceed each model's window, and for a folder of long files, the offer
+    /// to split them into passages instead.
+    fn long_documents_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let Some(engine) = ctx.engine() else { return };
+        let corpus = engine.corpus();
+        let estimate = *self.long_estimate.get_or_insert_with(|| {
+            corpus.docs().iter().filter(|d| d.full_text().split_whitespace().count() > LONG_WORDS).count()
+        });
+        let notes = engine.window_notes();
+        let n = engine.neural();
+        let counted = [
+            n.dense_index.as_ref().map(|i| i.windows.long_docs()),
+            n.splade_index.as_ref().map(|i| i.windows.long_docs()),
+            n.late_index.as_ref().map(|i| i.windows.long_docs()),
+        ];
+        let long = counted.iter().flatten().copied().max().unwrap_or(estimate);
+        egui::CollapsingHeader::new(format!("Long documents and model windows ({long})"))
+            .id_salt("long-documents")
+            .default_open(long > 0)
+            .show(ui, |ui| {
+                if notes.is_empty() {
+                    ui.label(format!(
+                        "{estimate} of {} documents have more than {LONG_WORDS} words, about what a 256-piece model window holds. Exact counts per model appear once the passages are encoded.",
+                        corpus.len()
+                    ));
+                }
+                for note in &notes {
+                    ui.label(note);
+                }
+                ui.label(
+                    RichText::new(
+                        "Dense, SPLADE and late interaction encode a long document in overlapping windows and score it by its best window (MaxP); the Explain view shows that window. BM25 and TF-IDF score the whole document. Window size and stride: the Models view.",
+                    )
+                    .small()
+                    .weak(),
+                );
+                if let CorpusChoice::Path(path, crate::corpus::Split::File) = &ctx.data.persisted.corpus
+                    && path.is_dir()
+                    && long > 0
+                {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label("Or cut them into passages:");
+                        if ui.button("Split by heading and paragraph").clicked() {
+                            ctx.send(Command::OpenCorpus(CorpusChoice::Path(
+                                path.clone(),
+                                crate::corpus::Split::Paragraph,
+                            )));
+                        }
+                        ui.label(RichText::new("(or keep them whole, scored by windows, as now)").small().weak());
+                    });
+                }
+            });
+    }
+
     fn corpus_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let Some(engine) = ctx.engine() else { return };
         let corpus = engine.corpus();
@@ -64,6 +125,7 @@ impl CorpusView {
             }
         }
         ui.label(RichText::new(format!("{}", corpus.report)).small());
+        self.long_documents_ui(ui, ctx);
         if !corpus.report.warnings.is_empty() || !engine.structured().warnings.is_empty() {
             egui::CollapsingHeader::new(format!(
                 "Load warnings ({})",

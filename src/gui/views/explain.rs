@@ -94,8 +94,14 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         let chosen = sel.column.as_ref().or(explained.items.first().map(|i| &i.0));
         if let Some((_, kind, Ok(e), _)) = explained.items.iter().find(|i| Some(&i.0) == chosen) {
             let width = ui.available_width();
+            let text = corpus.doc(sel.doc).map(|d| d.full_text()).unwrap_or_default();
             ui.allocate_ui_with_layout(egui::vec2(width, height), egui::Layout::top_down(egui::Align::Min), |right| {
-                egui::ScrollArea::vertical().id_salt("why-detail").show(right, |ui| detail_ui(ui, *kind, e));
+                egui::ScrollArea::vertical().id_salt("why-detail").show(right, |ui| {
+                    if let Some(w) = &e.window {
+                        window_ui(ui, w, &text);
+                    }
+                    detail_ui(ui, *kind, e)
+                });
             });
         }
     });
@@ -131,6 +137,26 @@ impl ExplainView {
             self.why_not_filter.clear();
         }
     }
+}
+
+/// The window of a long document that gave the score: which one, and its text.
+fn window_ui(ui: &mut Ui, w: &crate::index::neural::ScoredWindow, text: &str) {
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.label(
+            RichText::new(format!(
+                "Scored by its best window: {} of {}. The document is longer than the model reads at once, so each window was encoded on its own and the best one counts (MaxP).",
+                w.index + 1,
+                w.of
+            ))
+            .strong(),
+        );
+        let piece = text.get(w.start..w.end).unwrap_or_default();
+        ui.label(RichText::new(format!("bytes {}–{} of {}:", w.start, w.end, text.len())).small().weak());
+        egui::ScrollArea::vertical().id_salt("scored-window").max_height(120.0).show(ui, |ui| {
+            ui.label(RichText::new(ellipsis(piece, 1200)).italics());
+        });
+    });
+    ui.add_space(6.0);
 }
 
 /// The detailed drawing of one explanation.

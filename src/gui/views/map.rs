@@ -19,6 +19,57 @@ use crate::models::Role;
 #[derive(Default)]
 pub struct MapView {
     source: Option<String>,
+    /// The passages drawn as density cells, for the map they were binned from (by its address).
+    density: Option<(usize, std::sync::Arc<Density>)>,
+}
+
+/// Maps with more passages than this draw them as a density (one point per occupied cell of a
+/// grid, darker where more passages fall) rather than one point each.
+pub const DENSITY_ABOVE: usize = 20_000;
+const GRID: (usize, usize) = (240, 160);
+
+/// Passages binned into a grid over the map's extent: cell centres in four shades by count.
+pub struct Density {
+    /// Cell centres per shade (lightest first).
+    pub shades: [Vec<[f64; 2]>; 4],
+    /// Occupied cells.
+    pub cells: usize,
+}
+
+impl Density {
+    /// Bin `points` into the grid.
+    pub fn of(points: &[[f64; 2]]) -> Density {
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for p in points {
+            (x0, x1, y0, y1) = (x0.min(p[0]), x1.max(p[0]), y0.min(p[1]), y1.max(p[1]));
+        }
+        let (w, h) = ((x1 - x0).max(1e-12), (y1 - y0).max(1e-12));
+        let mut counts = vec![0u32; GRID.0 * GRID.1];
+        for p in points {
+            let cx = (((p[0] - x0) / w) * (GRID.0 - 1) as f64).round() as usize;
+            let cy = (((p[1] - y0) / h) * (GRID.1 - 1) as f64).round() as usize;
+            counts[cy.min(GRID.1 - 1) * GRID.0 + cx.min(GRID.0 - 1)] += 1;
+        }
+        let mut shades: [Vec<[f64; 2]>; 4] = Default::default();
+        let mut cells = 0;
+        for (i, &c) in counts.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            cells += 1;
+            let (cx, cy) = (i % GRID.0, i / GRID.0);
+            let centre = [x0 + cx as f64 / (GRID.0 - 1) as f64 * w, y0 + cy as f64 / (GRID.1 - 1) as f64 * h];
+            // 1, 2–4, 5–16, more.
+            let shade = match c {
+                1 => 0,
+                2..=4 => 1,
+                5..=16 => 2,
+                _ => 3,
+            };
+            shades[shade].push(centre);
+        }
+        Density { shades, cells }
+    }
 }
 
 impl View for MapView {
@@ -89,20 +140,59 @@ impl View for MapView {
             100.0 * sy,
             100.0 * (sx + sy)
         ));
+        let density = (map.points.len() > DENSITY_ABOVE).then(|| {
+            let key = std::sync::Arc::as_ptr(&map) as usize;
+            match &self.density {
+                Some((k, d)) if *k == key => d.clone(),
+                _ => {
+                    let d = std::sync::Arc::new(Density::of(&map.points));
+                    self.density = Some((key, d.clone()));
+                    d
+                }
+            }
+        });
+        if let Some(d) = &density {
+            ui.label(
+                RichText::new(format!(
+                    "{} passages drawn as a density: one dot per occupied cell of a {}×{} grid ({} cells), darker where more passages fall (1, 2–4, 5–16, more).",
+                    map.points.len(),
+                    GRID.0,
+                    GRID.1,
+                    d.cells
+                ))
+                .small()
+                .weak(),
+            );
+        }
+        let mut legend: Vec<(String, egui::Color32, MarkerShape)> =
+            vec![("passages".into(), egui::Color32::from_gray(150), MarkerShape::Circle)];
         let mut hovered: Option<DocId> = None;
         ui.columns(2, |cols| {
             let ui = &mut cols[0];
-            let points = map.points.clone();
+            let points = &map.points;
+            // The legend goes under the plot, never over the points.
             let response = Plot::new("pca-map")
                 .x_axis_label(format!("PC1 ({:.1}% of variance)", 100.0 * sx))
                 .y_axis_label(format!("PC2 ({:.1}% of variance)", 100.0 * sy))
-                .height((ui.available_height() - 80.0).max(300.0))
-                .legend(egui_plot::Legend::default())
+                .height((ui.available_height() - 110.0).max(300.0))
                 .show(ui, |plot| {
-                    let all: Vec<[f64; 2]> = points.clone();
-                    plot.points(
-                        Points::new("passages", PlotPoints::new(all)).radius(3.0).color(egui::Color32::from_gray(150)),
-                    );
+                    match &density {
+                        Some(d) => {
+                            for (i, cells) in d.shades.iter().enumerate() {
+                                let gray = [190, 150, 105, 60][i];
+                                plot.points(
+                                    Points::new("passages", PlotPoints::new(cells.clone()))
+                                        .radius(1.5)
+                                        .color(egui::Color32::from_gray(gray)),
+                                );
+                            }
+                        }
+                        None => plot.points(
+                            Points::new("passages", PlotPoints::new(points.clone()))
+                                .radius(3.0)
+                                .color(egui::Color32::from_gray(150)),
+                        ),
+                    }
                     if let Some(r) = &ranked {
                         let shapes = [
                             MarkerShape::Circle,
@@ -119,23 +209,21 @@ impl View for MapView {
                             }
                             let pts: Vec<[f64; 2]> =
                                 ranking.hits.iter().filter_map(|h| points.get(h.doc.index()).copied()).collect();
+                            let name =
+                                if run.kind.is_external() { run.label.clone() } else { run.kind.label().to_string() };
+                            let (color, shape) = (theme::method_color(run.kind), shapes[i % shapes.len()]);
+                            legend.push((name.clone(), color, shape));
                             plot.points(
-                                Points::new(
-                                    if run.kind.is_external() {
-                                        run.label.clone()
-                                    } else {
-                                        run.kind.label().to_string()
-                                    },
-                                    PlotPoints::new(pts),
-                                )
-                                .radius(6.0 - i as f32 * 0.4)
-                                .filled(false)
-                                .shape(shapes[i % shapes.len()])
-                                .color(theme::method_color(run.kind)),
+                                Points::new(name, PlotPoints::new(pts))
+                                    .radius(6.0 - i as f32 * 0.4)
+                                    .filled(false)
+                                    .shape(shape)
+                                    .color(color),
                             );
                         }
                     }
                     if let Some(q) = &placed {
+                        legend.push(("question".into(), theme::HIGHLIGHT, MarkerShape::Asterisk));
                         plot.points(
                             Points::new("question", PlotPoints::new(vec![q.point]))
                                 .radius(9.0)
@@ -155,6 +243,7 @@ impl View for MapView {
                     })
                 });
             hovered = response.inner;
+            legend_ui(ui, &legend);
             if let Some(doc) = hovered
                 && let Some(d) = corpus.doc(doc)
             {
@@ -196,4 +285,25 @@ impl View for MapView {
             ctx.send(Command::Hover(hovered));
         }
     }
+}
+
+/// The plot's legend as a row under it: each series' marker in its colour, then its name.
+fn legend_ui(ui: &mut Ui, items: &[(String, egui::Color32, MarkerShape)]) {
+    ui.horizontal_wrapped(|ui| {
+        for (name, color, shape) in items {
+            let symbol = match shape {
+                MarkerShape::Circle => "○",
+                MarkerShape::Square => "□",
+                MarkerShape::Diamond => "◇",
+                MarkerShape::Up => "△",
+                MarkerShape::Down => "▽",
+                MarkerShape::Cross => "×",
+                MarkerShape::Asterisk => "✱",
+                _ => "•",
+            };
+            ui.label(RichText::new(symbol).color(*color).strong());
+            ui.label(RichText::new(name).small());
+            ui.add_space(6.0);
+        }
+    });
 }

@@ -36,6 +36,32 @@ impl View for ModelsView {
             ctx.send(Command::SetOffline(off));
         }
         let neural = ctx.engine().map(|e| e.neural()).unwrap_or_default();
+        ui.separator();
+        ui.label(RichText::new("Long documents and the token index").strong());
+        let mut s = ctx.data.persisted.settings.clone();
+        ui.horizontal_wrapped(|ui| long_documents_ui(ui, &mut s));
+        if s != ctx.data.persisted.settings {
+            ctx.send(Command::SetSettings(s));
+        }
+        if let Some(i) = &neural.late_index {
+            let docs = i.windows.docs().max(1);
+            ui.label(
+                RichText::new(format!(
+                    "Token index: {} token vectors of {} windows, {} — {:.1} KiB per passage{}",
+                    i.total_tokens(),
+                    i.rows(),
+                    i.codec.describe(),
+                    i.size_bytes() as f64 / docs as f64 / 1024.0,
+                    i.path.as_ref().map(|p| format!(", memory-mapped from {}", p.display())).unwrap_or_default()
+                ))
+                .small(),
+            );
+        }
+        if let Some(engine) = ctx.engine() {
+            for note in engine.window_notes() {
+                ui.label(RichText::new(note).small());
+            }
+        }
         for role in Role::ALL {
             ui.separator();
             ui.horizontal(|ui| {
@@ -90,4 +116,29 @@ impl View for ModelsView {
             }
         }
     }
+}
+
+/// Long documents: the window the neural methods cut them into, and how the token index stores
+/// its vectors. Menus rather than sliders: each change encodes the corpus again.
+fn long_documents_ui(ui: &mut Ui, s: &mut crate::config::Settings) {
+    let size_name = |n: usize| if n == 0 { "model's maximum".to_string() } else { format!("{n} word pieces") };
+    egui::ComboBox::from_label("Window").selected_text(size_name(s.windows.size)).show_ui(ui, |ui| {
+        for n in [0, 64, 128, 192, 256, 384, 512] {
+            ui.selectable_value(&mut s.windows.size, n, size_name(n));
+        }
+    });
+    let stride_name =
+        |n: usize| if n == 0 { "¾ of the window (¼ overlap)".to_string() } else { format!("every {n} word pieces") };
+    egui::ComboBox::from_label("New window").selected_text(stride_name(s.windows.stride)).show_ui(ui, |ui| {
+        for n in [0, 32, 64, 128, 192, 256] {
+            ui.selectable_value(&mut s.windows.stride, n, stride_name(n));
+        }
+    });
+    ui.checkbox(&mut s.windows.truncate, "Only each document's beginning (no windows)");
+    let bits_name = |b: u8| if b == 16 { "f16, uncompressed".to_string() } else { format!("{b}-bit residuals") };
+    egui::ComboBox::from_label("Token index").selected_text(bits_name(s.token_bits)).show_ui(ui, |ui| {
+        for b in [1u8, 2, 4, 8, 16] {
+            ui.selectable_value(&mut s.token_bits, b, bits_name(b));
+        }
+    });
 }

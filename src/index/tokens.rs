@@ -1,0 +1,881 @@
+//! The token index for late interaction: every window's token vectors, compressed the way
+//! ColBERTv2 compresses them, in one file the index memory-maps.
+//!
+//! A token vector `v` (L2-normalised) is stored as the id of its nearest centroid `c` (spherical
+//! k-means over a sample of the corpus's tokens) and its residual `v − c` quantised to `bits`
+//! bits per dimension: each dimension has its own bucket cutoffs (quantiles of that dimension's
+//! residuals in the sample) and bucket values (the quantile in the middle of each bucket). A
+//! vector is read back as `normalise(c + values[code])`, and late interaction scores with those
+//! decompressed vectors — the same ones the Explain view shows. [`Codec::F16`] keeps half
+//! precision, the uncompressed reference.
+//!
+//! The file is the token records, one per token (`u32` vocabulary id, then the payload), in
+//! window order, followed by a footer: the codec, the first token of each window, and the
+//! windows of each document. A damaged or truncated file is refused with its path named.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use half::f16;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::neural::Windows;
+use crate::models::TokenVectors;
+use crate::progress::{Progress, check_cancel};
+use crate::{Error, Result};
+
+/// Bits per dimension of a compressed residual.
+pub const DEFAULT_BITS: u8 = 2;
+/// Token vectors the compression learns its centroids and buckets from.
+pub const SAMPLE_TOKENS: usize = 65_536;
+/// Sample token vectors per centroid.
+const TOKENS_PER_CENTROID: usize = 32;
+/// Most centroids learned.
+pub const MAX_CENTROIDS: usize = 2_048;
+/// Rounds of k-means.
+const KMEANS_ROUNDS: usize = 6;
+const MAGIC: &[u8; 8] = b"RLTOKIX1";
+
+/// The dot product in one fixed order (sixteen running sums, then added in order): the same on
+/// every CPU, whatever its vector width — no step is fused or reordered, so the AVX-512, AVX2 and
+/// plain builds below give the same bits — and fast because the sixteen sums fit vector registers.
+#[inline]
+pub fn dot16(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { dot16_avx512(a, b) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { dot16_avx2(a, b) };
+        }
+    }
+    dot16_plain(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn dot16_avx512(a: &[f32], b: &[f32]) -> f32 {
+    dot16_plain(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dot16_avx2(a: &[f32], b: &[f32]) -> f32 {
+    dot16_plain(a, b)
+}
+
+#[inline(always)]
+fn dot16_plain(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    // Sixty-four running sums (four independent vector chains), then sixteen-wide chunks, then
+    // the tail; the sums are folded in halves in a fixed order.
+    let mut acc = [0f32; 64];
+    let (ca, cb) = (a.chunks_exact(64), b.chunks_exact(64));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..64 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let (ca, cb) = (ra.chunks_exact(16), rb.chunks_exact(16));
+    let (ta, tb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..16 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut width = 32;
+    while width > 0 {
+        for i in 0..width {
+            acc[i] += acc[i + width];
+        }
+        width /= 2;
+    }
+    let mut s = acc[0];
+    for (x, y) in ta.iter().zip(tb) {
+        s += x * y;
+    }
+    s
+}
+
+fn normalise(v: &mut [f32]) {
+    let n = dot16(v, v).sqrt();
+    if n > 0.0 {
+        let inv = 1.0 / n;
+        for x in v.iter_mut() {
+            *x *= inv;
+        }
+    }
+}
+
+/// How token vectors are stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Codec {
+    /// Half precision: the uncompressed reference.
+    F16 {
+        /// Vector size.
+        dim: usize,
+    },
+    /// A centroid id and a quantised residual per token.
+    Residual(Residual),
+}
+
+/// ColBERTv2-style residual compression (see the module documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Residual {
+    /// Vector size.
+    pub dim: usize,
+    /// Bits per dimension (1, 2, 4 or 8).
+    pub bits: u8,
+    /// Unit-length centroids, row-major `k × dim`.
+    pub centroids: Vec<f32>,
+    /// Per dimension, the `2^bits − 1` bucket cutoffs, ascending.
+    pub cutoffs: Vec<f32>,
+    /// Per dimension, the `2^bits` bucket values.
+    pub values: Vec<f32>,
+    /// For each byte of codes and each value of that byte, the bucket values of the dimensions
+    /// it holds (`8 / bits` of them): decoding reads one entry per byte.
+    table: Vec<f32>,
+}
+
+impl Residual {
+    fn levels(&self) -> usize {
+        1 << self.bits
+    }
+
+    /// A codec from its parts (the decoding table is derived from them).
+    pub fn new(dim: usize, bits: u8, centroids: Vec<f32>, cutoffs: Vec<f32>, values: Vec<f32>) -> Residual {
+        let mut r = Residual { dim, bits, centroids, cutoffs, values, table: Vec::new() };
+        let (per, levels) = (8 / bits as usize, 1usize << bits);
+        let bytes = (dim * bits as usize).div_ceil(8);
+        let mask = (levels - 1) as u8;
+        r.table = vec![0f32; bytes * 256 * per];
+        for p in 0..bytes {
+            for byte in 0..256usize {
+                for i in 0..per {
+                    let d = p * per + i;
+                    if d < dim {
+                        let code = ((byte as u8 >> (i * bits as usize)) & mask) as usize;
+                        r.table[(p * 256 + byte) * per + i] = r.values[d * levels + code];
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    /// Number of centroids.
+    pub fn k(&self) -> usize {
+        self.centroids.len().checked_div(self.dim).unwrap_or(0)
+    }
+
+    fn centroid(&self, c: usize) -> &[f32] {
+        &self.centroids[c * self.dim..(c + 1) * self.dim]
+    }
+
+    fn nearest(&self, v: &[f32]) -> usize {
+        let (mut best, mut score) = (0, f32::NEG_INFINITY);
+        for c in 0..self.k() {
+            let s = dot16(v, self.centroid(c));
+            if s > score {
+                (best, score) = (c, s);
+            }
+        }
+        best
+    }
+
+    fn bucket(&self, d: usize, x: f32) -> usize {
+        let l = self.levels() - 1;
+        self.cutoffs[d * l..(d + 1) * l].iter().take_while(|&&c| c <= x).count()
+    }
+
+    /// Learn the centroids and buckets from sample vectors (row-major, `dim` wide, unit length).
+    pub fn train(sample: &[f32], dim: usize, bits: u8, progress: &dyn Progress) -> Result<Residual> {
+        if !matches!(bits, 1 | 2 | 4 | 8) {
+            return Err(Error::invalid("bits", format!("token compression takes 1, 2, 4 or 8 bits, not {bits}")));
+        }
+        let n = sample.len().checked_div(dim).unwrap_or(0);
+        if n == 0 {
+            return Err(Error::invalid("token index", "no token vectors to learn the compression from"));
+        }
+        let k = (n / TOKENS_PER_CENTROID).clamp(1, MAX_CENTROIDS).next_power_of_two().min(MAX_CENTROIDS).min(n);
+        let row = |i: usize| &sample[i * dim..(i + 1) * dim];
+        // Start from k sample rows spread evenly over the sample.
+        let mut centroids: Vec<f32> = (0..k).flat_map(|c| row(c * n / k).iter().copied()).collect();
+        let mut codec = Residual {
+            dim,
+            bits,
+            centroids: centroids.clone(),
+            cutoffs: Vec::new(),
+            values: Vec::new(),
+            table: Vec::new(),
+        };
+        progress.stage(
+            &format!("learning the token compression: {k} centroids from {n} token vectors"),
+            KMEANS_ROUNDS as u64,
+        );
+        let mut assign = vec![0usize; n];
+        for _ in 0..KMEANS_ROUNDS {
+            check_cancel(progress)?;
+            assign = (0..n).into_par_iter().map(|i| codec.nearest(row(i))).collect();
+            let mut sums = vec![0f32; k * dim];
+            let mut counts = vec![0usize; k];
+            for (i, &c) in assign.iter().enumerate() {
+                counts[c] += 1;
+                for (s, x) in sums[c * dim..(c + 1) * dim].iter_mut().zip(row(i)) {
+                    *s += x;
+                }
+            }
+            for c in 0..k {
+                if counts[c] > 0 {
+                    let mut m = sums[c * dim..(c + 1) * dim].to_vec();
+                    normalise(&mut m);
+                    centroids[c * dim..(c + 1) * dim].copy_from_slice(&m);
+                }
+            }
+            codec.centroids.clone_from(&centroids);
+            progress.advance(1);
+        }
+        assign = (0..n).into_par_iter().map(|i| codec.nearest(row(i))).collect();
+        let levels = codec.levels();
+        let mut cutoffs = Vec::with_capacity(dim * (levels - 1));
+        let mut values = Vec::with_capacity(dim * levels);
+        let mut column = vec![0f32; n];
+        for d in 0..dim {
+            for (i, &c) in assign.iter().enumerate() {
+                column[i] = sample[i * dim + d] - codec.centroids[c * dim + d];
+            }
+            column.sort_by(f32::total_cmp);
+            let quantile = |q: f64| column[((q * n as f64) as usize).min(n - 1)];
+            // Each cutoff halfway between two neighbouring sample values, so no sample value sits
+            // on a boundary where the last bit of a float (another CPU's kernels) would flip it.
+            let between = |q: f64| {
+                let i = ((q * n as f64) as usize).min(n - 1);
+                let (a, b) = (column[i.saturating_sub(1)], column[i]);
+                a + (b - a) / 2.0
+            };
+            cutoffs.extend((1..levels).map(|j| between(j as f64 / levels as f64)));
+            values.extend((0..levels).map(|j| quantile((j as f64 + 0.5) / levels as f64)));
+        }
+        Ok(Residual::new(dim, bits, codec.centroids, cutoffs, values))
+    }
+}
+
+impl Codec {
+    /// Vector size.
+    pub fn dim(&self) -> usize {
+        match self {
+            Codec::F16 { dim } => *dim,
+            Codec::Residual(r) => r.dim,
+        }
+    }
+
+    /// Bytes of one token's record (its id included).
+    pub fn record_bytes(&self) -> usize {
+        4 + match self {
+            Codec::F16 { dim } => dim * 2,
+            Codec::Residual(r) => 2 + (r.dim * r.bits as usize).div_ceil(8),
+        }
+    }
+
+    /// What the index holds, for labels: `2-bit residuals over 4096 centroids`.
+    pub fn describe(&self) -> String {
+        match self {
+            Codec::F16 { .. } => "f16, uncompressed".into(),
+            Codec::Residual(r) => format!("{}-bit residuals over {} centroids", r.bits, r.k()),
+        }
+    }
+
+    /// Append one token's record.
+    pub fn encode(&self, id: u32, v: &[f32], out: &mut Vec<u8>) {
+        out.extend_from_slice(&id.to_le_bytes());
+        match self {
+            Codec::F16 { .. } => {
+                for x in v {
+                    out.extend_from_slice(&f16::from_f32(*x).to_le_bytes());
+                }
+            }
+            Codec::Residual(r) => {
+                let c = r.nearest(v);
+                out.extend_from_slice(&(c as u16).to_le_bytes());
+                let centroid = r.centroid(c);
+                let start = out.len();
+                out.resize(start + (r.dim * r.bits as usize).div_ceil(8), 0);
+                for d in 0..r.dim {
+                    let code = r.bucket(d, v[d] - centroid[d]) as u8;
+                    let bit = d * r.bits as usize;
+                    out[start + bit / 8] |= code << (bit % 8);
+                }
+            }
+        }
+    }
+
+    /// Read one token's record into `out` (`dim` wide); returns its vocabulary id.
+    pub fn decode(&self, record: &[u8], out: &mut [f32]) -> u32 {
+        let id = u32::from_le_bytes([record[0], record[1], record[2], record[3]]);
+        match self {
+            Codec::F16 { .. } => {
+                for (x, b) in out.iter_mut().zip(record[4..].chunks_exact(2)) {
+                    *x = f16::from_le_bytes([b[0], b[1]]).to_f32();
+                }
+            }
+            Codec::Residual(r) => {
+                let c = u16::from_le_bytes([record[4], record[5]]) as usize;
+                let centroid = r.centroid(c.min(r.k().saturating_sub(1)));
+                let per = 8 / r.bits as usize;
+                for (p, &byte) in record[6..].iter().enumerate() {
+                    let entry = &r.table[(p * 256 + byte as usize) * per..][..per];
+                    let base = p * per;
+                    let n = per.min(r.dim.saturating_sub(base));
+                    for i in 0..n {
+                        out[base + i] = centroid[base + i] + entry[i];
+                    }
+                }
+                normalise(out);
+            }
+        }
+        id
+    }
+
+    /// Append every token of a text.
+    pub fn encode_all(&self, t: &TokenVectors, out: &mut Vec<u8>) {
+        for (i, &id) in t.ids.iter().enumerate() {
+            self.encode(id, t.row(i), out);
+        }
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let f32s = |out: &mut Vec<u8>, v: &[f32]| {
+            out.extend_from_slice(&(v.len() as u64).to_le_bytes());
+            for x in v {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        };
+        match self {
+            Codec::F16 { dim } => {
+                out.push(0);
+                out.extend_from_slice(&(*dim as u32).to_le_bytes());
+            }
+            Codec::Residual(r) => {
+                out.push(r.bits);
+                out.extend_from_slice(&(r.dim as u32).to_le_bytes());
+                f32s(&mut out, &r.centroids);
+                f32s(&mut out, &r.cutoffs);
+                f32s(&mut out, &r.values);
+            }
+        }
+        out
+    }
+
+    fn from_reader(r: &mut Reader<'_>) -> Option<Codec> {
+        let bits = r.u8()?;
+        let dim = r.u32()? as usize;
+        if dim == 0 || dim > 65_536 {
+            return None;
+        }
+        if bits == 0 {
+            return Some(Codec::F16 { dim });
+        }
+        if !matches!(bits, 1 | 2 | 4 | 8) {
+            return None;
+        }
+        let (centroids, cutoffs, values) = (r.f32s()?, r.f32s()?, r.f32s()?);
+        let levels = 1usize << bits;
+        let ok = !centroids.is_empty()
+            && centroids.len() % dim == 0
+            && centroids.len() / dim <= 65_536
+            && cutoffs.len() == dim * (levels - 1)
+            && values.len() == dim * levels;
+        ok.then(|| Codec::Residual(Residual::new(dim, bits, centroids, cutoffs, values)))
+    }
+
+    /// The codec as bytes, to keep it while an index is built (see [`Codec::from_bytes`]).
+    pub fn bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+
+    /// A codec saved with [`Codec::bytes`] (`None` when the bytes are not one).
+    pub fn from_bytes(b: &[u8]) -> Option<Codec> {
+        let mut r = Reader { b, at: 0 };
+        let c = Codec::from_reader(&mut r)?;
+        (r.at == b.len()).then_some(c)
+    }
+
+    /// A short fingerprint of the codec (sha256 of its bytes, 16 hex digits).
+    pub fn fingerprint(&self) -> String {
+        crate::models::text_hash(&hex::encode(self.to_bytes()))[..16].to_string()
+    }
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let s = self.b.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        let b = self.take(8)?;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    }
+    fn len(&mut self, each: usize) -> Option<usize> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        (n.checked_mul(each)? <= self.b.len() - self.at).then_some(n)
+    }
+    fn f32s(&mut self) -> Option<Vec<f32>> {
+        let n = self.len(4)?;
+        Some(self.take(n * 4)?.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+    fn u64s(&mut self) -> Option<Vec<u64>> {
+        let n = self.len(8)?;
+        self.take(n * 8)?.chunks_exact(8).map(|c| c.try_into().ok().map(u64::from_le_bytes)).collect()
+    }
+    fn u32s(&mut self) -> Option<Vec<u32>> {
+        let n = self.len(4)?;
+        Some(self.take(n * 4)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+}
+
+fn put_u64s(out: &mut Vec<u8>, v: impl ExactSizeIterator<Item = u64>) {
+    out.extend_from_slice(&(v.len() as u64).to_le_bytes());
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+}
+
+fn put_u32s(out: &mut Vec<u8>, v: &[u32]) {
+    out.extend_from_slice(&(v.len() as u64).to_le_bytes());
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+}
+
+/// What the footer says about the index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Meta {
+    model_id: String,
+    trained: bool,
+}
+
+enum Bytes {
+    Memory(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Memory(v) => v,
+            Bytes::Mapped(m) => m,
+        }
+    }
+}
+
+/// Every window's token vectors, compressed (see the module documentation).
+pub struct TokenIndex {
+    /// The model that made the vectors.
+    pub model_id: String,
+    /// True for a trained ColBERT; false for a bi-encoder's contextual token states.
+    pub trained: bool,
+    /// How the vectors are stored.
+    pub codec: Codec,
+    /// Which stretch of which document each row is.
+    pub windows: Windows,
+    /// First token of each row, and the end.
+    row_starts: Vec<u64>,
+    bytes: Bytes,
+    /// Where the index is mapped from (none when in memory).
+    pub path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for TokenIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenIndex")
+            .field("model_id", &self.model_id)
+            .field("codec", &self.codec.describe())
+            .field("rows", &self.rows())
+            .field("tokens", &self.total_tokens())
+            .finish()
+    }
+}
+
+/// One row's tokens read back: vocabulary ids and unit vectors (`ids.len() × dim`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowTokens {
+    /// Vocabulary ids.
+    pub ids: Vec<u32>,
+    /// Row-major vectors.
+    pub data: Vec<f32>,
+}
+
+impl TokenIndex {
+    /// Vector size.
+    pub fn dim(&self) -> usize {
+        self.codec.dim()
+    }
+
+    /// Encoded rows (windows).
+    pub fn rows(&self) -> usize {
+        self.row_starts.len().saturating_sub(1)
+    }
+
+    /// Token vectors held.
+    pub fn total_tokens(&self) -> u64 {
+        self.row_starts.last().copied().unwrap_or(0)
+    }
+
+    /// Bytes of the index (the file, or the memory it takes).
+    pub fn size_bytes(&self) -> usize {
+        self.bytes.len() + self.row_starts.len() * 8
+    }
+
+    /// Read one row's tokens back into `out`.
+    pub fn read_row(&self, row: usize, out: &mut RowTokens) -> Result<()> {
+        let (Some(&a), Some(&b)) = (self.row_starts.get(row), self.row_starts.get(row + 1)) else {
+            return Err(Error::invalid("token index", format!("row {row} is not in the index")));
+        };
+        let (dim, rec) = (self.dim(), self.codec.record_bytes());
+        let n = (b - a) as usize;
+        out.ids.clear();
+        out.data.clear();
+        out.data.resize(n * dim, 0.0);
+        let bytes = self
+            .bytes
+            .get(a as usize * rec..b as usize * rec)
+            .ok_or_else(|| Error::invalid("token index", format!("row {row} lies past the end of the file")))?;
+        for (i, record) in bytes.chunks_exact(rec).enumerate() {
+            out.ids.push(self.codec.decode(record, &mut out.data[i * dim..(i + 1) * dim]));
+        }
+        Ok(())
+    }
+
+    /// Open an index written by [`TokenWriter::finish`], memory-mapped.
+    pub fn open(path: &Path) -> Result<TokenIndex> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        // SAFETY: the file is RankLens's own, written once (atomically renamed into place) and
+        // never modified afterwards; every read is bounds-checked against the mapping's length.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(Bytes::Mapped(map), Some(path.to_path_buf()))
+    }
+
+    fn from_bytes(bytes: Bytes, path: Option<PathBuf>) -> Result<TokenIndex> {
+        let bad = || {
+            Error::invalid(
+                "token index",
+                format!(
+                    "{} is not a whole RankLens token index (damaged or cut short); it will be built again",
+                    path.as_deref().map_or("the index".into(), |p| p.display().to_string())
+                ),
+            )
+        };
+        let len = bytes.len();
+        if len < 16 || &bytes[len - 8..] != MAGIC {
+            return Err(bad());
+        }
+        let footer_at = usize::try_from(u64::from_le_bytes(bytes[len - 16..len - 8].try_into().map_err(|_| bad())?))
+            .map_err(|_| bad())?;
+        let footer = bytes.get(footer_at..len - 16).ok_or_else(bad)?;
+        let mut r = Reader { b: footer, at: 0 };
+        let parsed = (|| {
+            let meta_len = r.u32()? as usize;
+            let meta: Meta = serde_json::from_slice(r.take(meta_len)?).ok()?;
+            let codec = Codec::from_reader(&mut r)?;
+            let row_starts = r.u64s()?;
+            let doc_starts = r.u32s()?;
+            let spans = r.u32s()?;
+            Some((meta, codec, row_starts, doc_starts, spans))
+        })();
+        let (meta, codec, row_starts, doc_starts, spans) = parsed.ok_or_else(bad)?;
+        let tokens = row_starts.last().copied().unwrap_or(0);
+        let fits = row_starts.first() == Some(&0)
+            && row_starts.windows(2).all(|w| w[0] <= w[1])
+            && tokens.checked_mul(codec.record_bytes() as u64) == Some(footer_at as u64);
+        let windows = Windows::from_parts(doc_starts, spans).ok_or_else(bad)?;
+        if !fits || windows.rows() != row_starts.len().saturating_sub(1) {
+            return Err(bad());
+        }
+        Ok(TokenIndex { model_id: meta.model_id, trained: meta.trained, codec, windows, row_starts, bytes, path })
+    }
+}
+
+/// Where a [`TokenWriter`] puts the records.
+enum Sink {
+    Memory(Vec<u8>),
+    File { file: std::io::BufWriter<std::fs::File>, staging: PathBuf, path: PathBuf, written: u64 },
+}
+
+/// Writes a token index one row at a time, in row order.
+pub struct TokenWriter {
+    codec: Codec,
+    sink: Sink,
+    row_starts: Vec<u64>,
+}
+
+impl TokenWriter {
+    /// Write into memory.
+    pub fn in_memory(codec: Codec) -> TokenWriter {
+        TokenWriter { codec, sink: Sink::Memory(Vec::new()), row_starts: vec![0] }
+    }
+
+    /// Write to `path` (through a staging file renamed into place when finished).
+    pub fn to_file(codec: Codec, path: &Path) -> Result<TokenWriter> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        let staging = crate::fsutil::staging_path(path);
+        let file = std::fs::File::create(&staging).map_err(|e| Error::io(&staging, e))?;
+        Ok(TokenWriter {
+            codec,
+            sink: Sink::File { file: std::io::BufWriter::new(file), staging, path: path.to_path_buf(), written: 0 },
+            row_starts: vec![0],
+        })
+    }
+
+    /// The codec records are written with.
+    pub fn codec(&self) -> &Codec {
+        &self.codec
+    }
+
+    /// Append one row given as records made by [`Codec::encode_all`] with this writer's codec.
+    pub fn push_records(&mut self, records: &[u8]) -> Result<()> {
+        let rec = self.codec.record_bytes();
+        if !records.len().is_multiple_of(rec) {
+            return Err(Error::invalid("token index", "a row's records do not fit the codec"));
+        }
+        match &mut self.sink {
+            Sink::Memory(v) => v.extend_from_slice(records),
+            Sink::File { file, staging, written, .. } => {
+                file.write_all(records).map_err(|e| Error::io(staging.as_path(), e))?;
+                *written += records.len() as u64;
+            }
+        }
+        let last = self.row_starts.last().copied().unwrap_or(0);
+        self.row_starts.push(last + (records.len() / rec) as u64);
+        Ok(())
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> usize {
+        self.row_starts.len() - 1
+    }
+
+    /// Write the footer and open the index.
+    pub fn finish(self, model_id: &str, trained: bool, windows: Windows) -> Result<TokenIndex> {
+        if windows.rows() != self.rows() {
+            return Err(Error::invalid(
+                "token index",
+                format!("{} rows written for {} windows", self.rows(), windows.rows()),
+            ));
+        }
+        let mut footer = Vec::new();
+        let meta = serde_json::to_vec(&Meta { model_id: model_id.to_string(), trained })
+            .map_err(|e| Error::caused("token index", e))?;
+        footer.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        footer.extend_from_slice(&meta);
+        footer.extend_from_slice(&self.codec.to_bytes());
+        put_u64s(&mut footer, self.row_starts.iter().copied());
+        let (doc_starts, spans) = windows.parts();
+        put_u32s(&mut footer, doc_starts);
+        put_u32s(&mut footer, spans);
+        match self.sink {
+            Sink::Memory(mut v) => {
+                let at = v.len() as u64;
+                v.extend_from_slice(&footer);
+                v.extend_from_slice(&at.to_le_bytes());
+                v.extend_from_slice(MAGIC);
+                TokenIndex::from_bytes(Bytes::Memory(v), None)
+            }
+            Sink::File { mut file, staging, path, written } => {
+                let done = (|| {
+                    file.write_all(&footer)?;
+                    file.write_all(&written.to_le_bytes())?;
+                    file.write_all(MAGIC)?;
+                    file.flush()?;
+                    file.get_ref().sync_all()
+                })();
+                drop(file);
+                if let Err(e) = done.and_then(|_| std::fs::rename(&staging, &path)) {
+                    let _ = std::fs::remove_file(&staging);
+                    return Err(Error::io(&path, e));
+                }
+                TokenIndex::open(&path)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::progress::NoProgress;
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let mut v = v.to_vec();
+        normalise(&mut v);
+        v
+    }
+
+    #[test]
+    fn dot16_is_the_dot_product() {
+        let a: Vec<f32> = (0..37).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..37).map(|i| 1.0 - i as f32 * 0.25).collect();
+        // Σ i/2 · (1 − i/4) for i < 37 = Σ i/2 − Σ i²/8 = 333 − 16206/8 = −1692.75, exact in f32
+        // (every partial sum is a multiple of 1/8 far below 2^24).
+        assert_eq!(dot16(&a, &b), -1692.75);
+        assert_eq!(dot16(&[], &[]), 0.0);
+        // Every build of it gives the same bits, whatever the CPU runs.
+        let a: Vec<f32> = (0..389).map(|i| ((i * 7919) % 1000) as f32 / 997.0 - 0.4).collect();
+        let b: Vec<f32> = (0..389).map(|i| ((i * 104729) % 1000) as f32 / 991.0 - 0.6).collect();
+        let plain = dot16_plain(&a, &b);
+        assert_eq!(dot16(&a, &b).to_bits(), plain.to_bits());
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                assert_eq!(unsafe { dot16_avx2(&a, &b) }.to_bits(), plain.to_bits());
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                assert_eq!(unsafe { dot16_avx512(&a, &b) }.to_bits(), plain.to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn a_two_bit_code_by_hand() {
+        // One centroid (1, 0) and hand-set buckets for 2 dims at 2 bits: cutoffs −0.5, 0, 0.5;
+        // values −0.75, −0.25, 0.25, 0.75.
+        let r = Residual::new(
+            2,
+            2,
+            vec![1.0, 0.0],
+            vec![-0.5, 0.0, 0.5, -0.5, 0.0, 0.5],
+            vec![-0.75, -0.25, 0.25, 0.75, -0.75, -0.25, 0.25, 0.75],
+        );
+        let codec = Codec::Residual(r);
+        let v = unit(&[0.6, 0.8]); // (0.6, 0.8): residual (−0.4, 0.8) → buckets 1 and 3
+        let mut rec = Vec::new();
+        codec.encode(42, &v, &mut rec);
+        assert_eq!(rec.len(), codec.record_bytes());
+        assert_eq!(rec, [42, 0, 0, 0, 0, 0, 0b1101]);
+        let mut out = [0f32; 2];
+        assert_eq!(codec.decode(&rec, &mut out), 42);
+        // (1 − 0.25, 0 + 0.75) = (0.75, 0.75), normalised: (1/√2, 1/√2).
+        assert!((out[0] - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6 && (out[1] - out[0]).abs() < 1e-7);
+    }
+
+    /// Unit vectors around a few directions, deterministic.
+    fn clustered(n: usize, dim: usize) -> Vec<f32> {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        };
+        let centres: Vec<Vec<f32>> = (0..8).map(|_| unit(&(0..dim).map(|_| next()).collect::<Vec<_>>())).collect();
+        (0..n)
+            .flat_map(|i| {
+                let c = &centres[i % 8];
+                unit(&c.iter().map(|x| x + 0.3 * next()).collect::<Vec<_>>())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compressed_vectors_keep_their_direction() {
+        let dim = 64;
+        let data = clustered(2_000, dim);
+        for (bits, worst) in [(1, 0.85), (2, 0.95), (4, 0.99)] {
+            let codec = Codec::Residual(Residual::train(&data, dim, bits, &NoProgress).unwrap());
+            let mut out = vec![0f32; dim];
+            let mut min_cos = 1f32;
+            for v in data.chunks_exact(dim) {
+                let mut rec = Vec::new();
+                codec.encode(0, v, &mut rec);
+                codec.decode(&rec, &mut out);
+                min_cos = min_cos.min(dot16(v, &out));
+            }
+            assert!(min_cos > worst, "{bits} bits: the worst vector kept cosine {min_cos}");
+        }
+    }
+
+    #[test]
+    fn an_index_reads_back_from_memory_and_from_its_file() {
+        let dim = 16;
+        let data = clustered(300, dim);
+        let codec = Codec::Residual(Residual::train(&data, dim, 2, &NoProgress).unwrap());
+        let windows = Windows::from_parts(vec![0, 2, 3], vec![0, 10, 8, 20, 0, 5]).unwrap();
+        let rows: [&[f32]; 3] = [&data[..4 * dim], &data[4 * dim..5 * dim], &[]];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rltok");
+        let mut indexes = Vec::new();
+        for mut w in [TokenWriter::in_memory(codec.clone()), TokenWriter::to_file(codec.clone(), &path).unwrap()] {
+            for r in rows {
+                let mut rec = Vec::new();
+                for (i, v) in r.chunks_exact(dim).enumerate() {
+                    codec.encode(i as u32 + 100, v, &mut rec);
+                }
+                w.push_records(&rec).unwrap();
+            }
+            indexes.push(w.finish("m", false, windows.clone()).unwrap());
+        }
+        let reopened = TokenIndex::open(&path).unwrap();
+        for index in indexes.iter().chain([&reopened]) {
+            assert_eq!((index.rows(), index.total_tokens(), index.dim()), (3, 5, dim));
+            let mut t = RowTokens::default();
+            index.read_row(0, &mut t).unwrap();
+            assert_eq!(t.ids, [100, 101, 102, 103]);
+            assert!(dot16(&t.data[..dim], &data[..dim]) > 0.95);
+            index.read_row(2, &mut t).unwrap();
+            assert!(t.ids.is_empty());
+            assert!(index.read_row(3, &mut t).is_err());
+            assert_eq!(index.windows, windows);
+        }
+        // Cut short: refused, naming the file.
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        let e = TokenIndex::open(&path).unwrap_err().to_string();
+        assert!(e.contains("t.rltok"), "{e}");
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_open_or_are_refused(bytes in prop::collection::vec(any::<u8>(), 0..400), tail in any::<bool>()) {
+            let mut b = bytes;
+            if tail {
+                let at = (b.len() as u64).saturating_sub(3).to_le_bytes();
+                b.extend_from_slice(&at);
+                b.extend_from_slice(MAGIC);
+            }
+            if let Ok(index) = TokenIndex::from_bytes(Bytes::Memory(b), None) {
+                let mut t = RowTokens::default();
+                for row in 0..index.rows().min(4) {
+                    let _ = index.read_row(row, &mut t);
+                }
+            }
+        }
+
+        #[test]
+        fn any_bytes_are_a_codec_or_refused(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+            if let Some(c) = Codec::from_bytes(&bytes) {
+                prop_assert_eq!(Codec::from_bytes(&c.bytes()), Some(c));
+            }
+        }
+    }
+}
