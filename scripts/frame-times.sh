@@ -30,7 +30,7 @@ sleep 15
 cp "$log" "${FRAME_LOG_COPY:-/dev/null}" 2>/dev/null || true
 python3 - "$log" "$asked" <<'PY'
 import sys
-rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) == 4]
+rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) >= 4]
 asked = int(sys.argv[2])
 def summary(ms):
     ms = sorted(ms)

@@ -29,7 +29,7 @@ until grep -q "encodings dense done" "$events" 2>/dev/null; do
 done
 sleep 5
 xdotool windowfocus --sync "$win"
-xdotool mousemove 40 "${MAP_Y:-155}" click 1
+xdotool mousemove 40 "${MAP_Y:-169}" click 1
 sleep 3
 import -window root "${SHOT:-$scratch/map.png}"
 shown="$(date +%s%3N)"
@@ -40,12 +40,16 @@ done
 done_at="$(date +%s%3N)"
 python3 - "$log" "$shown" "$done_at" <<'PY'
 import sys
-rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) == 4]
+rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) >= 5]
 shown, done = int(sys.argv[2]), int(sys.argv[3])
-ms = sorted(float(r[2]) for r in rows if shown <= int(r[1]) <= done)
-if not ms:
-    sys.exit("no frames")
-pick = lambda q: ms[min(len(ms) - 1, int(q * (len(ms) - 1)))]
-print(f"map view, pointer moving: {len(ms)} frames, longest {ms[-1]:.1f} ms, p99 {pick(0.99):.1f} ms, median {pick(0.5):.2f} ms")
+def summary(what, ms):
+    ms = sorted(ms)
+    if not ms:
+        sys.exit("no frames")
+    pick = lambda q: ms[min(len(ms) - 1, int(q * (len(ms) - 1)))]
+    print(f"{what}: {len(ms)} frames, longest {ms[-1]:.1f} ms, p99 {pick(0.99):.1f} ms, median {pick(0.5):.2f} ms")
+inside = [r for r in rows if shown <= int(r[1]) <= done]
+summary("map view, pointer moving, the app's own drawing", [float(r[2]) for r in inside])
+summary("map view, pointer moving, whole frames (eframe: tessellation and painting too)", [float(r[4]) for r in inside if r[4] != "-"])
 PY
 grep -E "corpus|encodings|ranked" "$events" | head -8

@@ -47,7 +47,7 @@ impl FrameStats {
         }
     }
 
-    fn record(&mut self, ms: f32, busy: bool) {
+    fn record(&mut self, ms: f32, busy: bool, whole_ms: Option<f32>) {
         use std::io::Write;
         self.frames += 1;
         self.max_ms = self.max_ms.max(ms);
@@ -57,9 +57,11 @@ impl FrameStats {
         }
         if let Some(f) = &mut self.log {
             // Frame number, wall-clock time (ms since the Unix epoch, to line frames up with
-            // outside events), CPU time of the frame (ms), whether background work was running.
+            // outside events), CPU time of the frame (ms), whether background work was running,
+            // and eframe's time for the whole previous frame (tessellation and painting too).
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-            let _ = writeln!(f, "{} {} {ms:.3} {}", self.frames, now.as_millis(), u8::from(busy));
+            let whole = whole_ms.map_or("-".to_string(), |w| format!("{w:.3}"));
+            let _ = writeln!(f, "{} {} {ms:.3} {} {whole}", self.frames, now.as_millis(), u8::from(busy));
         }
     }
 }
@@ -292,12 +294,12 @@ impl eframe::App for RankLensApp {
         self.frames.logic_ms = start.elapsed().as_secs_f32() * 1000.0;
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         let start = Instant::now();
         self.draw(ui);
         let ms = start.elapsed().as_secs_f32() * 1000.0 + self.frames.logic_ms;
         let busy = self.jobs.any_running();
-        self.frames.record(ms, busy);
+        self.frames.record(ms, busy, frame.info().cpu_usage.map(|s| s * 1000.0));
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
