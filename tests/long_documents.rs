@@ -98,6 +98,40 @@ fn a_fact_in_the_second_half_of_a_long_document_is_found_by_its_best_window() {
     }
 }
 
+/// Word pieces of a text, whole and untruncated, that late interaction keeps (not a single
+/// ASCII punctuation character), from the model's own tokenizer file.
+fn kept_pieces(tokenizer: &tokenizers::Tokenizer, text: &str) -> usize {
+    let e = tokenizer.encode(text, false).unwrap();
+    e.get_tokens()
+        .iter()
+        .filter(|t| {
+            let mut c = t.chars();
+            !matches!((c.next(), c.next()), (Some(c), None) if c.is_ascii_punctuation())
+        })
+        .count()
+}
+
+#[test]
+fn overlapping_windows_store_each_piece_of_the_text_once() {
+    let engine = engine(WindowSpec::default());
+    let late = engine.neural().late_index.unwrap();
+    let manager = ModelManager::from_env().offline(false);
+    let model = manager.resolve(Role::Dense, true, &NoProgress).unwrap();
+    let mut tokenizer = tokenizers::Tokenizer::from_file(model.dir.join("tokenizer.json")).unwrap();
+    tokenizer.with_truncation(None).unwrap();
+    tokenizer.with_padding(None);
+    let corpus = corpus();
+    let whole: Vec<usize> = corpus.docs().iter().map(|d| kept_pieces(&tokenizer, &d.full_text())).collect();
+    assert!(whole[0] > 1_000, "the guide has {} pieces", whole[0]);
+    // Every piece of every text is stored once, however many windows hold it.
+    assert_eq!(late.total_tokens(), whole.iter().sum::<usize>() as u64);
+    // The windows themselves read more: each overlap twice.
+    let rows = late.windows.rows_of(DocId(0));
+    let read: u64 =
+        rows.clone().map(|r| late.row_ranges(r).unwrap().iter().map(|x| x.end - x.start).sum::<u64>()).sum();
+    assert!(read > whole[0] as u64 + (rows.len() as u64 - 1) * 50, "{read} pieces read for {}", whole[0]);
+}
+
 #[test]
 fn read_only_from_its_beginning_the_long_document_loses_the_fact() {
     let engine = engine(WindowSpec { truncate: true, ..Default::default() });

@@ -507,14 +507,17 @@ pub fn recompress(f16: &TokenIndex, target: &TokenTarget, progress: &dyn Progres
         Codec::Residual(Residual::train(&sample, dim, target.bits, progress)?)
     };
     let mut w = writer(target, codec.clone())?;
-    progress.stage(&format!("compressing the token index ({})", codec.describe()), f16.rows() as u64);
-    let rows: Vec<usize> = (0..f16.rows()).collect();
-    for chunk in rows.chunks(512) {
+    let total = f16.total_tokens();
+    progress.stage(&format!("compressing the token index ({})", codec.describe()), total);
+    const CHUNK: u64 = 4096;
+    let chunks: Vec<u64> = (0..total.div_ceil(CHUNK)).collect();
+    for group in chunks.chunks(64) {
         check_cancel(progress)?;
-        let records: Vec<Vec<u8>> = chunk
+        let records: Vec<Vec<u8>> = group
             .par_iter()
-            .map_init(RowTokens::default, |buf, &r| {
-                f16.read_row(r, buf)?;
+            .map_init(RowTokens::default, |buf, &c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(total);
+                f16.read_tokens(range, buf)?;
                 let mut out = Vec::with_capacity(buf.ids.len() * codec.record_bytes());
                 for (i, &id) in buf.ids.iter().enumerate() {
                     codec.encode(id, &buf.data[i * dim..(i + 1) * dim], &mut out);
@@ -522,12 +525,57 @@ pub fn recompress(f16: &TokenIndex, target: &TokenTarget, progress: &dyn Progres
                 Ok(out)
             })
             .collect::<Result<_>>()?;
-        for r in records {
-            w.push_records(&r)?;
+        for r in &records {
+            w.push_tokens(r)?;
         }
-        progress.advance(chunk.len() as u64);
+        let done = group.last().map_or(0, |&c| ((c + 1) * CHUNK).min(total));
+        progress.advance(done.saturating_sub(group.first().map_or(0, |&c| c * CHUNK)));
     }
-    w.finish(&f16.model_id, f16.trained, f16.windows.clone())
+    w.finish_like(f16)
+}
+
+/// Where each kept token of a document's text starts (see [`TokenEncoder::token_starts`]).
+type StartsFn<'a> = dyn Fn(&str) -> Result<Vec<Option<usize>>> + 'a;
+
+/// Feeds a [`TokenWriter`] row by row, holding a long document's windows until its last one so
+/// that they share their overlap ([`TokenWriter::push_doc`]).
+struct DocRows<'a> {
+    writer: TokenWriter,
+    windows: &'a Windows,
+    texts: &'a [String],
+    starts_of: &'a StartsFn<'a>,
+    row: usize,
+    pending: Vec<Vec<u8>>,
+}
+
+impl<'a> DocRows<'a> {
+    fn new(writer: TokenWriter, windows: &'a Windows, texts: &'a [String], starts_of: &'a StartsFn<'a>) -> Self {
+        DocRows { writer, windows, texts, starts_of, row: 0, pending: Vec::new() }
+    }
+
+    fn push(&mut self, records: Vec<u8>) -> Result<()> {
+        let rows = self.windows.rows_of(self.windows.doc_of(self.row));
+        self.row += 1;
+        if rows.len() < 2 {
+            return self.writer.push_records(&records);
+        }
+        self.pending.push(records);
+        if self.row < rows.end {
+            return Ok(());
+        }
+        let mut starts = Vec::with_capacity(rows.len());
+        let mut spans = Vec::with_capacity(rows.len());
+        for r in rows {
+            starts.push((self.starts_of)(self.texts.get(r).map_or("", String::as_str))?);
+            spans.push(self.windows.span(r).unwrap_or(0..0));
+        }
+        let pending = std::mem::take(&mut self.pending);
+        self.writer.push_doc(&pending, &starts, &spans)
+    }
+
+    fn finish(self, model_id: &str, trained: bool) -> Result<TokenIndex> {
+        self.writer.finish(model_id, trained, self.windows.clone())
+    }
 }
 
 fn writer(target: &TokenTarget, codec: Codec) -> Result<TokenWriter> {
@@ -574,13 +622,14 @@ pub fn build_dense(
             .collect())
     };
     let mut pre = HashMap::new();
+    let starts_of = |t: &str| TokenEncoder::token_starts(encoder, t);
     let (codec, mut out) = match tokens {
         Some(target) => {
             let key = codec_key(&texts, target.bits);
             let codec =
                 learn_codec(&texts, cache, &id, &key, target.bits, dim, Some("dense"), progress, &both, &mut pre)?;
             let w = writer(target, codec.clone())?;
-            (Some(codec), Some(w))
+            (Some(codec), Some(DocRows::new(w, &windows, &texts, &starts_of)))
         }
         None => (None, None),
     };
@@ -610,13 +659,13 @@ pub fn build_dense(
         }
         vectors.extend(v);
         if let (Some(w), Some(t)) = (out.as_mut(), e.tokens) {
-            w.push_records(&t)?;
+            w.push(t)?;
         }
         Ok(())
     };
     encode_rows(&texts, cache, &id, kinds, pre, "encoding", progress, &encode, &mut emit)?;
     let late = match out {
-        Some(w) => Some(w.finish(&id, false, windows.clone())?),
+        Some(w) => Some(w.finish(&id, false)?),
         None => reused,
     };
     Ok((DenseIndex { model_id: id, dim, vectors, windows }, late))
@@ -648,7 +697,8 @@ pub fn build_late(
     let key = codec_key(&texts, target.bits);
     let codec = learn_codec(&texts, cache, &id, &key, target.bits, dim, None, progress, &tokens, &mut pre)?;
     let kind = format!("tokens-{}", codec.fingerprint());
-    let mut w = writer(target, codec.clone())?;
+    let starts_of = |t: &str| encoder.token_starts(t);
+    let mut w = DocRows::new(writer(target, codec.clone())?, &windows, &texts, &starts_of);
     let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
         Ok(tokens(refs)?
             .into_iter()
@@ -660,9 +710,9 @@ pub fn build_late(
             .collect())
     };
     let kinds = Kinds { vector: None, tokens: Some(&kind) };
-    let mut emit = |e: Encoded| w.push_records(e.tokens.as_deref().unwrap_or_default());
+    let mut emit = |e: Encoded| w.push(e.tokens.unwrap_or_default());
     encode_rows(&texts, cache, &id, kinds, pre, "encoding tokens", progress, &encode, &mut emit)?;
-    w.finish(&id, encoder.trained_late_interaction(), windows)
+    w.finish(&id, encoder.trained_late_interaction())
 }
 
 /// Encode every document with SPLADE, each window of a long one on its own, and invert the vectors.

@@ -9,11 +9,20 @@
 //! decompressed vectors — the same ones the Explain view shows. [`Codec::F16`] keeps half
 //! precision, the uncompressed reference.
 //!
-//! The file is the token records, one per token (`u32` vocabulary id, then the payload), in
-//! window order, followed by a footer: the codec, the first token of each window, and the
-//! windows of each document. A damaged or truncated file is refused with its path named.
+//! Overlapping windows of one long document share their overlap: each word piece of the text is
+//! stored once, with the vector from the window in which it sits further from the edge (the
+//! overlap is cut halfway), and a window reads the pieces its span covers, its neighbours' among
+//! them — so a quarter overlap costs no space, and every piece keeps the context of at least a
+//! window's half on its side of the cut. Tokens with no place in the text (a trained ColBERT's
+//! `[CLS]`, `[D]`, `[SEP]`) stay each window's own.
+//!
+//! The file is the token records, one per token (`u32` vocabulary id, then the payload), each
+//! document's text tokens in text order and then its windows' own tokens, followed by a footer:
+//! the codec, each window's two token ranges (its stretch of the text's tokens, its own tokens),
+//! and the windows of each document. A damaged or truncated file is refused with its path named.
 
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use half::f16;
@@ -35,7 +44,7 @@ const TOKENS_PER_CENTROID: usize = 32;
 pub const MAX_CENTROIDS: usize = 2_048;
 /// Rounds of k-means.
 const KMEANS_ROUNDS: usize = 6;
-const MAGIC: &[u8; 8] = b"RLTOKIX1";
+const MAGIC: &[u8; 8] = b"RLTOKIX2";
 
 /// The dot product in one fixed order (sixteen running sums, then added in order): the same on
 /// every CPU, whatever its vector width — no step is fused or reordered, so the AVX-512, AVX2 and
@@ -498,8 +507,11 @@ pub struct TokenIndex {
     pub codec: Codec,
     /// Which stretch of which document each row is.
     pub windows: Windows,
-    /// First token of each row, and the end.
-    row_starts: Vec<u64>,
+    /// Per row, four token indexes: the range of the document's text tokens its span covers, and
+    /// the range of its own tokens (see the module documentation).
+    ranges: Vec<u64>,
+    /// Tokens stored.
+    tokens: u64,
     bytes: Bytes,
     /// Where the index is mapped from (none when in memory).
     pub path: Option<PathBuf>,
@@ -533,37 +545,62 @@ impl TokenIndex {
 
     /// Encoded rows (windows).
     pub fn rows(&self) -> usize {
-        self.row_starts.len().saturating_sub(1)
+        self.ranges.len() / 4
     }
 
-    /// Token vectors held.
+    /// Token vectors stored (a piece in two windows' overlap counts once).
     pub fn total_tokens(&self) -> u64 {
-        self.row_starts.last().copied().unwrap_or(0)
+        self.tokens
+    }
+
+    /// Token vectors the rows read (a piece in two windows' overlap counts twice).
+    pub fn row_tokens(&self) -> u64 {
+        self.ranges.chunks_exact(2).map(|r| r[1] - r[0]).sum()
     }
 
     /// Bytes of the index (the file, or the memory it takes).
     pub fn size_bytes(&self) -> usize {
-        self.bytes.len() + self.row_starts.len() * 8
+        self.bytes.len() + self.ranges.len() * 8
     }
 
-    /// Read one row's tokens back into `out`.
+    /// The two token ranges of a row (its stretch of the text's tokens, its own tokens).
+    pub fn row_ranges(&self, row: usize) -> Option<[Range<u64>; 2]> {
+        let r = self.ranges.get(4 * row..4 * row + 4)?;
+        Some([r[0]..r[1], r[2]..r[3]])
+    }
+
+    /// Read one row's tokens back into `out`: the text's tokens its span covers, then its own.
     pub fn read_row(&self, row: usize, out: &mut RowTokens) -> Result<()> {
-        let (Some(&a), Some(&b)) = (self.row_starts.get(row), self.row_starts.get(row + 1)) else {
+        let Some(ranges) = self.row_ranges(row) else {
             return Err(Error::invalid("token index", format!("row {row} is not in the index")));
         };
-        let (dim, rec) = (self.dim(), self.codec.record_bytes());
-        let n = (b - a) as usize;
         out.ids.clear();
         out.data.clear();
-        out.data.resize(n * dim, 0.0);
-        let bytes = self
-            .bytes
-            .get(a as usize * rec..b as usize * rec)
-            .ok_or_else(|| Error::invalid("token index", format!("row {row} lies past the end of the file")))?;
-        for (i, record) in bytes.chunks_exact(rec).enumerate() {
-            out.ids.push(self.codec.decode(record, &mut out.data[i * dim..(i + 1) * dim]));
+        for r in ranges {
+            self.append_tokens(r, out)
+                .ok_or_else(|| Error::invalid("token index", format!("row {row} lies past the end of the file")))?;
         }
         Ok(())
+    }
+
+    /// Read stored tokens `range` back into `out` (replacing what it held).
+    pub fn read_tokens(&self, range: Range<u64>, out: &mut RowTokens) -> Result<()> {
+        out.ids.clear();
+        out.data.clear();
+        self.append_tokens(range.clone(), out).ok_or_else(|| {
+            Error::invalid("token index", format!("tokens {}..{} lie past the end of the file", range.start, range.end))
+        })
+    }
+
+    fn append_tokens(&self, range: Range<u64>, out: &mut RowTokens) -> Option<()> {
+        let (dim, rec) = (self.dim(), self.codec.record_bytes());
+        let bytes = self.bytes.get(usize::try_from(range.start).ok()? * rec..usize::try_from(range.end).ok()? * rec)?;
+        let at = out.data.len();
+        out.data.resize(at + bytes.len() / rec * dim, 0.0);
+        for (i, record) in bytes.chunks_exact(rec).enumerate() {
+            out.ids.push(self.codec.decode(record, &mut out.data[at + i * dim..at + (i + 1) * dim]));
+        }
+        Some(())
     }
 
     /// Open an index written by [`TokenWriter::finish`], memory-mapped.
@@ -597,21 +634,21 @@ impl TokenIndex {
             let meta_len = r.u32()? as usize;
             let meta: Meta = serde_json::from_slice(r.take(meta_len)?).ok()?;
             let codec = Codec::from_reader(&mut r)?;
-            let row_starts = r.u64s()?;
+            let tokens = r.u64()?;
+            let ranges = r.u64s()?;
             let doc_starts = r.u32s()?;
             let spans = r.u32s()?;
-            Some((meta, codec, row_starts, doc_starts, spans))
+            Some((meta, codec, tokens, ranges, doc_starts, spans))
         })();
-        let (meta, codec, row_starts, doc_starts, spans) = parsed.ok_or_else(bad)?;
-        let tokens = row_starts.last().copied().unwrap_or(0);
-        let fits = row_starts.first() == Some(&0)
-            && row_starts.windows(2).all(|w| w[0] <= w[1])
+        let (meta, codec, tokens, ranges, doc_starts, spans) = parsed.ok_or_else(bad)?;
+        let fits = ranges.len().is_multiple_of(4)
+            && ranges.chunks_exact(2).all(|r| r[0] <= r[1] && r[1] <= tokens)
             && tokens.checked_mul(codec.record_bytes() as u64) == Some(footer_at as u64);
         let windows = Windows::from_parts(doc_starts, spans).ok_or_else(bad)?;
-        if !fits || windows.rows() != row_starts.len().saturating_sub(1) {
+        if !fits || windows.rows() != ranges.len() / 4 {
             return Err(bad());
         }
-        Ok(TokenIndex { model_id: meta.model_id, trained: meta.trained, codec, windows, row_starts, bytes, path })
+        Ok(TokenIndex { model_id: meta.model_id, trained: meta.trained, codec, windows, ranges, tokens, bytes, path })
     }
 }
 
@@ -621,17 +658,18 @@ enum Sink {
     File { file: std::io::BufWriter<std::fs::File>, staging: PathBuf, path: PathBuf, written: u64 },
 }
 
-/// Writes a token index one row at a time, in row order.
+/// Writes a token index one row (or one document's rows) at a time, in row order.
 pub struct TokenWriter {
     codec: Codec,
     sink: Sink,
-    row_starts: Vec<u64>,
+    tokens: u64,
+    ranges: Vec<u64>,
 }
 
 impl TokenWriter {
     /// Write into memory.
     pub fn in_memory(codec: Codec) -> TokenWriter {
-        TokenWriter { codec, sink: Sink::Memory(Vec::new()), row_starts: vec![0] }
+        TokenWriter { codec, sink: Sink::Memory(Vec::new()), tokens: 0, ranges: Vec::new() }
     }
 
     /// Write to `path` (through a staging file renamed into place when finished).
@@ -644,7 +682,8 @@ impl TokenWriter {
         Ok(TokenWriter {
             codec,
             sink: Sink::File { file: std::io::BufWriter::new(file), staging, path: path.to_path_buf(), written: 0 },
-            row_starts: vec![0],
+            tokens: 0,
+            ranges: Vec::new(),
         })
     }
 
@@ -655,6 +694,66 @@ impl TokenWriter {
 
     /// Append one row given as records made by [`Codec::encode_all`] with this writer's codec.
     pub fn push_records(&mut self, records: &[u8]) -> Result<()> {
+        let start = self.tokens;
+        self.push_tokens(records)?;
+        self.ranges.extend([start, self.tokens, self.tokens, self.tokens]);
+        Ok(())
+    }
+
+    /// Append the rows of one document cut into overlapping windows, storing each piece of its
+    /// text once (see the module documentation). `rows` are each window's records, `starts` the
+    /// byte where each of those tokens starts in the window's text (`None`: a token with no place
+    /// in the text), `spans` each window's byte range in the document. When these do not fit
+    /// together, every row is stored whole.
+    pub fn push_doc(&mut self, rows: &[Vec<u8>], starts: &[Vec<Option<usize>>], spans: &[Range<usize>]) -> Result<()> {
+        let rec = self.codec.record_bytes();
+        let n = rows.len();
+        let fits = n == starts.len()
+            && n == spans.len()
+            && rows.iter().zip(starts).all(|(r, s)| r.len() == s.len() * rec)
+            && spans.windows(2).all(|w| w[0].start <= w[1].start && w[0].end <= w[1].end);
+        if n < 2 || !fits {
+            return rows.iter().try_for_each(|r| self.push_records(r));
+        }
+        // Window i keeps the text's pieces starting in [cut i, cut i+1): the overlap with each
+        // neighbour is cut halfway.
+        let mut cuts = vec![0usize; n + 1];
+        cuts[n] = usize::MAX;
+        for i in 1..n {
+            let (start, prev_end) = (spans[i].start, spans[i - 1].end);
+            let c = if prev_end > start { start + (prev_end - start) / 2 } else { start };
+            cuts[i] = c.max(cuts[i - 1]);
+        }
+        let mut text: Vec<(usize, &[u8])> = Vec::new();
+        let mut own: Vec<Vec<&[u8]>> = vec![Vec::new(); n];
+        for i in 0..n {
+            for (record, s) in rows[i].chunks_exact(rec).zip(&starts[i]) {
+                match s.map(|s| spans[i].start + s) {
+                    Some(at) if (cuts[i]..cuts[i + 1]).contains(&at) => text.push((at, record)),
+                    Some(_) => {}
+                    None => own[i].push(record),
+                }
+            }
+        }
+        let base = self.tokens;
+        let mut records = Vec::with_capacity(text.len() * rec);
+        for (_, r) in &text {
+            records.extend_from_slice(r);
+        }
+        self.push_tokens(&records)?;
+        for (i, span) in spans.iter().enumerate() {
+            let a = text.partition_point(|(at, _)| *at < span.start) as u64;
+            let b = text.partition_point(|(at, _)| *at < span.end) as u64;
+            let start = self.tokens;
+            let mine: Vec<u8> = own[i].concat();
+            self.push_tokens(&mine)?;
+            self.ranges.extend([base + a, base + b.max(a), start, self.tokens]);
+        }
+        Ok(())
+    }
+
+    /// Append records that belong to no row yet (see [`TokenWriter::finish_like`]).
+    pub fn push_tokens(&mut self, records: &[u8]) -> Result<()> {
         let rec = self.codec.record_bytes();
         if !records.len().is_multiple_of(rec) {
             return Err(Error::invalid("token index", "a row's records do not fit the codec"));
@@ -666,14 +765,26 @@ impl TokenWriter {
                 *written += records.len() as u64;
             }
         }
-        let last = self.row_starts.last().copied().unwrap_or(0);
-        self.row_starts.push(last + (records.len() / rec) as u64);
+        self.tokens += (records.len() / rec) as u64;
         Ok(())
     }
 
     /// Rows written so far.
     pub fn rows(&self) -> usize {
-        self.row_starts.len() - 1
+        self.ranges.len() / 4
+    }
+
+    /// Write the footer with the rows of `other` (the same tokens, in the same order, through
+    /// [`TokenWriter::push_tokens`]) and open the index.
+    pub fn finish_like(mut self, other: &TokenIndex) -> Result<TokenIndex> {
+        if self.tokens != other.tokens {
+            return Err(Error::invalid(
+                "token index",
+                format!("{} tokens written for an index of {}", self.tokens, other.tokens),
+            ));
+        }
+        self.ranges.clone_from(&other.ranges);
+        self.finish(&other.model_id, other.trained, other.windows.clone())
     }
 
     /// Write the footer and open the index.
@@ -690,7 +801,8 @@ impl TokenWriter {
         footer.extend_from_slice(&(meta.len() as u32).to_le_bytes());
         footer.extend_from_slice(&meta);
         footer.extend_from_slice(&self.codec.to_bytes());
-        put_u64s(&mut footer, self.row_starts.iter().copied());
+        footer.extend_from_slice(&self.tokens.to_le_bytes());
+        put_u64s(&mut footer, self.ranges.iter().copied());
         let (doc_starts, spans) = windows.parts();
         put_u32s(&mut footer, doc_starts);
         put_u32s(&mut footer, spans);
@@ -816,6 +928,48 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_windows_store_their_overlap_once() {
+        // One document in two windows, bytes 0..20 and 12..30 (overlap 12..20, cut at 16).
+        // Window 0's tokens start at 0, 4, 8, 12, 16 (ids 10..14), window 1's at 0, 4, 8, 12 of
+        // its own text, i.e. 12, 16, 20, 24 of the document (ids 20..23); window 1 also has a
+        // token with no place in the text (id 99, a ColBERT marker).
+        let codec = Codec::F16 { dim: 2 };
+        let records = |ids: &[u32]| {
+            let mut out = Vec::new();
+            for &id in ids {
+                codec.encode(id, &[1.0, 0.0], &mut out);
+            }
+            out
+        };
+        let rows = [records(&[10, 11, 12, 13, 14]), records(&[99, 20, 21, 22, 23])];
+        let starts =
+            [vec![Some(0), Some(4), Some(8), Some(12), Some(16)], vec![None, Some(0), Some(4), Some(8), Some(12)]];
+        let mut w = TokenWriter::in_memory(codec.clone());
+        w.push_records(&records(&[1, 2])).unwrap(); // a document before, in one window
+        w.push_doc(&rows, &starts, &[0..20, 12..30]).unwrap();
+        let windows = Windows::from_parts(vec![0, 1, 3], vec![0, 5, 0, 20, 12, 30]).unwrap();
+        let index = w.finish("m", true, windows).unwrap();
+        // Stored: 1, 2 | 10, 11, 12, 13 (window 0 keeps the text before byte 16), 21, 22, 23
+        // (window 1 from 16 on) | 99: 2 + 4 + 3 + 1 = 10 tokens, where the windows hold 12.
+        assert_eq!((index.rows(), index.total_tokens()), (3, 10));
+        let ids = |row| {
+            let mut t = RowTokens::default();
+            index.read_row(row, &mut t).unwrap();
+            t.ids
+        };
+        assert_eq!(ids(0), [1, 2]);
+        // Window 0 (bytes 0..20) reads up to the piece at 16, which window 1 stored.
+        assert_eq!(ids(1), [10, 11, 12, 13, 21]);
+        // Window 1 (bytes 12..30) reads from the piece at 12, which window 0 stored, then its own.
+        assert_eq!(ids(2), [13, 21, 22, 23, 99]);
+        assert_eq!(index.row_tokens(), 2 + 5 + 5, "rows read what their spans cover, and their own");
+        // Records that do not fit their starts are stored whole.
+        let mut w = TokenWriter::in_memory(codec.clone());
+        w.push_doc(&rows, &[vec![Some(0)], vec![]], &[0..20, 12..30]).unwrap();
+        assert_eq!(w.tokens, 10);
+    }
+
+    #[test]
     fn an_index_reads_back_from_memory_and_from_its_file() {
         let dim = 16;
         let data = clustered(300, dim);
@@ -867,6 +1021,61 @@ mod tests {
                 let mut t = RowTokens::default();
                 for row in 0..index.rows().min(4) {
                     let _ = index.read_row(row, &mut t);
+                }
+            }
+        }
+
+        /// A document of `pieces` word pieces (piece p at bytes 2p..2p+1, id p) cut into windows
+        /// of `size` pieces every `stride`, each window with `specials` tokens of its own: every
+        /// piece is stored once, and each window reads exactly the pieces in its span, in order,
+        /// then its own tokens.
+        #[test]
+        fn windows_read_their_pieces_however_they_overlap(
+            pieces in 1usize..60, size in 1usize..20, stride in 1usize..20, specials in 0usize..3,
+        ) {
+            let stride = stride.min(size);
+            let codec = Codec::F16 { dim: 1 };
+            let (mut rows, mut starts, mut spans, mut expected) = (vec![], vec![], vec![], vec![]);
+            let mut first = 0;
+            loop {
+                let last = (first + size).min(pieces);
+                let span = 2 * first..2 * last - 1;
+                let (mut rec, mut st, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+                for sp in 0..specials {
+                    let id = 1000 + 10 * spans.len() as u32 + sp as u32;
+                    codec.encode(id, &[1.0], &mut rec);
+                    st.push(None);
+                }
+                for p in first..last {
+                    codec.encode(p as u32, &[1.0], &mut rec);
+                    st.push(Some(2 * p - span.start));
+                    ids.push(p as u32);
+                }
+                ids.extend((0..specials).map(|sp| 1000 + 10 * spans.len() as u32 + sp as u32));
+                rows.push(rec);
+                starts.push(st);
+                spans.push(span);
+                expected.push(ids);
+                if last == pieces {
+                    break;
+                }
+                first += stride;
+            }
+            let n = rows.len() as u32;
+            let spans_flat: Vec<u32> = spans.iter().flat_map(|s| [s.start as u32, s.end as u32]).collect();
+            let windows = Windows::from_parts(vec![0, n], spans_flat).unwrap();
+            let mut w = TokenWriter::in_memory(codec);
+            w.push_doc(&rows, &starts, &spans).unwrap();
+            let index = w.finish("m", true, windows).unwrap();
+            let stored = if n > 1 { pieces + specials * n as usize } else { rows[0].len() / 6 };
+            prop_assert_eq!(index.total_tokens(), stored as u64);
+            let mut t = RowTokens::default();
+            for (row, ids) in expected.iter().enumerate() {
+                index.read_row(row, &mut t).unwrap();
+                if n > 1 {
+                    prop_assert_eq!(&t.ids, ids);
+                } else {
+                    prop_assert_eq!(t.ids.len(), ids.len());
                 }
             }
         }

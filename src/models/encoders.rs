@@ -84,6 +84,13 @@ pub trait TokenEncoder: Send + Sync {
     fn trained_late_interaction(&self) -> bool;
     /// Encode texts into token vectors.
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>>;
+    /// Where each token [`TokenEncoder::encode_tokens`] keeps of a document starts in its text
+    /// (bytes; `None` for a token with no place in the text, such as `[CLS]`), so overlapping
+    /// windows can share their overlap. Empty when unknown: the windows are then stored whole.
+    fn token_starts(&self, text: &str) -> Result<Vec<Option<usize>>> {
+        let _ = text;
+        Ok(Vec::new())
+    }
     /// The vocabulary string of an id.
     fn token(&self, id: u32) -> String;
     /// Byte ranges of the windows a long text is encoded in, one range when it fits (see
@@ -208,6 +215,13 @@ impl BertDenseEncoder {
         }
     }
 
+    /// Whether a token's vector is kept for late interaction: not padding, not `[CLS]` or
+    /// `[SEP]`, and in a document not punctuation (as ColBERT masks it).
+    fn keeps(tok: &str, mask: u32, kind: InputKind) -> bool {
+        let special = tok == "[CLS]" || tok == "[SEP]" || tok == "[PAD]";
+        mask != 0 && !special && !(kind == InputKind::Document && is_punctuation(tok))
+    }
+
     /// Pooled vectors and token vectors from one forward pass.
     pub fn encode_both(&self, texts: &[&str], kind: InputKind) -> Result<Vec<(Vec<f32>, TokenVectors)>> {
         let pooling = self.arch.pooling.unwrap_or(Pooling::Mean);
@@ -239,9 +253,7 @@ impl BertDenseEncoder {
                     };
                     for (pos, &id) in batch.ids[b].iter().enumerate() {
                         let tok = self.backbone.token(id);
-                        let special = tok == "[CLS]" || tok == "[SEP]" || tok == "[PAD]";
-                        let punct = kind == InputKind::Document && is_punctuation(&tok);
-                        if batch.mask[b][pos] == 0 || special || punct {
+                        if !Self::keeps(&tok, batch.mask[b][pos], kind) {
                             continue;
                         }
                         tv.ids.push(id);
@@ -305,6 +317,17 @@ impl TokenEncoder for BertDenseEncoder {
     }
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {
         Ok(self.encode_both(texts, kind)?.into_iter().map(|(_, t)| t).collect())
+    }
+    fn token_starts(&self, text: &str) -> Result<Vec<Option<usize>>> {
+        let e = self.prepare(text, InputKind::Document)?;
+        let mask = e.get_attention_mask();
+        Ok(e.get_ids()
+            .iter()
+            .zip(e.get_offsets())
+            .enumerate()
+            .filter(|&(pos, (&id, _))| Self::keeps(&self.backbone.token(id), mask[pos], InputKind::Document))
+            .map(|(_, (_, o))| Some(o.0))
+            .collect())
     }
     fn windows(&self, text: &str, spec: WindowSpec) -> Result<Vec<Range<usize>>> {
         self.backbone.windows(text, self.backbone.max_length.saturating_sub(2), spec)
@@ -468,25 +491,43 @@ impl ColbertEncoder {
     /// Token ids and attention mask as ColBERT builds them: [CLS] marker tokens… [SEP], queries
     /// padded with [MASK] (not attended to) up to the query length.
     pub fn input(&self, text: &str, kind: InputKind) -> Result<(Vec<u32>, Vec<u32>)> {
+        self.input_at(text, kind).map(|(ids, mask, _)| (ids, mask))
+    }
+
+    /// Whether a document token's vector is kept (ColBERT masks punctuation when set to).
+    fn keeps(&self, tok: &str, kind: InputKind) -> bool {
+        !(kind == InputKind::Document && self.settings.mask_punctuation && is_punctuation(tok))
+    }
+
+    /// [`ColbertEncoder::input`] with where each input token starts in the text (`None` for the
+    /// added ones).
+    fn input_at(&self, text: &str, kind: InputKind) -> Result<ColbertInput> {
         let enc = self.backbone.tokenizer.encode(text, false).map_err(|e| Error::caused("model: tokenizer", e))?;
         let (limit, marker) = match kind {
             InputKind::Query => (self.settings.query_length, self.ids.query_marker),
             InputKind::Document => (self.settings.doc_length, self.ids.doc_marker),
         };
         let body: Vec<u32> = enc.get_ids().iter().copied().take(limit.saturating_sub(3)).collect();
+        let mut starts = vec![None, None];
+        starts.extend(enc.get_offsets().iter().take(body.len()).map(|o| Some(o.0)));
         let mut ids = vec![self.ids.cls, marker];
         ids.extend(body);
         ids.push(self.ids.sep);
+        starts.push(None);
         let mut mask = vec![1u32; ids.len()];
         if kind == InputKind::Query {
             while ids.len() < self.settings.query_length {
                 ids.push(self.ids.mask);
                 mask.push(0);
+                starts.push(None);
             }
         }
-        Ok((ids, mask))
+        Ok((ids, mask, starts))
     }
 }
+
+/// ColBERT's input ids, attention mask, and where each token starts in the text.
+type ColbertInput = (Vec<u32>, Vec<u32>, Vec<Option<usize>>);
 
 impl TokenEncoder for ColbertEncoder {
     fn model_id(&self) -> &str {
@@ -507,6 +548,16 @@ impl TokenEncoder for ColbertEncoder {
 
     fn window_tokens(&self) -> Option<usize> {
         Some(self.settings.doc_length.saturating_sub(3))
+    }
+
+    fn token_starts(&self, text: &str) -> Result<Vec<Option<usize>>> {
+        let (ids, _, starts) = self.input_at(text, InputKind::Document)?;
+        Ok(ids
+            .iter()
+            .zip(starts)
+            .filter(|(id, _)| self.keeps(&self.backbone.token(**id), InputKind::Document))
+            .map(|(_, s)| s)
+            .collect())
     }
 
     fn encode_tokens(&self, texts: &[&str], kind: InputKind) -> Result<Vec<TokenVectors>> {
@@ -532,7 +583,7 @@ impl TokenEncoder for ColbertEncoder {
                 };
                 for (pos, &id) in ids.iter().enumerate() {
                     let tok = self.backbone.token(id);
-                    if kind == InputKind::Document && self.settings.mask_punctuation && is_punctuation(&tok) {
+                    if !self.keeps(&tok, kind) {
                         continue;
                     }
                     tv.ids.push(id);

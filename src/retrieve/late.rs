@@ -170,7 +170,12 @@ impl Prepared for PreparedLate {
                 "{} question tokens each take their best match among {} passage tokens{}; the strongest pair is `{}` → `{}` ({:.3}). The passage vectors are read back from the token index ({}).{}",
                 alignments.len(),
                 doc_tokens.len(),
-                window.map(|w| format!(" of its best window, {}", w.describe())).unwrap_or_default(),
+                window
+                    .map(|w| format!(
+                        " of its best window, {} (a piece it shares with a neighbouring window has the vector of the window it sits deeper in)",
+                        w.describe()
+                    ))
+                    .unwrap_or_default(),
                 a.query_token,
                 a.doc_token,
                 a.similarity,
