@@ -28,17 +28,13 @@ asked="$(date +%s%3N)"
 xdotool key Return
 sleep 15
 cp "$log" "${FRAME_LOG_COPY:-/dev/null}" 2>/dev/null || true
-python3 - "$log" "$asked" <<'PY'
+python3 - "$log" "$asked" "$root/scripts" <<'PY'
 import sys
-rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) >= 4]
+sys.path.insert(0, sys.argv[3])
+from frame_summary import rows, summary
+frames = rows(sys.argv[1], 4)
 asked = int(sys.argv[2])
-def summary(ms):
-    ms = sorted(ms)
-    if not ms:
-        return "no frames"
-    pick = lambda q: ms[min(len(ms) - 1, int(q * (len(ms) - 1)))]
-    return f"{len(ms)} frames: longest {ms[-1]:.1f} ms, p99 {pick(0.99):.1f} ms, median {pick(0.5):.2f} ms"
-after = [float(r[2]) for r in rows if 0 <= int(r[1]) - asked <= 3000]
+after = [float(r[2]) for r in frames if 0 <= int(r[1]) - asked <= 3000]
 print("first 3 s after asking:", summary(after))
-print("whole session:         ", summary([float(r[2]) for r in rows]))
+print("whole session:         ", summary([float(r[2]) for r in frames]))
 PY

@@ -38,18 +38,16 @@ for i in $(seq 0 80); do
     sleep 0.1
 done
 done_at="$(date +%s%3N)"
-python3 - "$log" "$shown" "$done_at" <<'PY'
+python3 - "$log" "$shown" "$done_at" "$root/scripts" <<'PY'
 import sys
-rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) >= 5]
+sys.path.insert(0, sys.argv[4])
+from frame_summary import rows, summary
 shown, done = int(sys.argv[2]), int(sys.argv[3])
-def summary(what, ms):
-    ms = sorted(ms)
-    if not ms:
-        sys.exit("no frames")
-    pick = lambda q: ms[min(len(ms) - 1, int(q * (len(ms) - 1)))]
-    print(f"{what}: {len(ms)} frames, longest {ms[-1]:.1f} ms, p99 {pick(0.99):.1f} ms, median {pick(0.5):.2f} ms")
-inside = [r for r in rows if shown <= int(r[1]) <= done]
-summary("map view, pointer moving, the app's own drawing", [float(r[2]) for r in inside])
-summary("map view, pointer moving, whole frames (eframe: tessellation and painting too)", [float(r[4]) for r in inside if r[4] != "-"])
+inside = [r for r in rows(sys.argv[1], 5) if shown <= int(r[1]) <= done]
+if not inside:
+    sys.exit("no frames")
+print("map view, pointer moving, the app's own drawing:", summary([float(r[2]) for r in inside]))
+print("map view, pointer moving, whole frames (eframe: tessellation and painting too):",
+      summary([float(r[4]) for r in inside if r[4] != "-"]))
 PY
 grep -E "corpus|encodings|ranked" "$events" | head -8

@@ -223,12 +223,15 @@ pub fn bench_scale(a: BenchScaleArgs) -> anyhow::Result<Found> {
     };
     let mut figures = Vec::new();
     let rss = || status_mib("VmRSS:").unwrap_or(0.0);
+    // Seconds a build takes and the resident memory it adds.
+    let measured = |build: &dyn Fn() -> crate::Result<()>| -> crate::Result<(f64, f64)> {
+        let (before, t) = (rss(), Instant::now());
+        build()?;
+        Ok((t.elapsed().as_secs_f64(), rss() - before))
+    };
     // Lexical: one index serves all three.
     if want("boolean") || want("tfidf") || want("bm25") {
-        let (before, t) = (rss(), Instant::now());
-        engine.index(settings.analyzer, &progress)?;
-        let secs = t.elapsed().as_secs_f64();
-        let added = rss() - before;
+        let (secs, added) = measured(&|| engine.index(settings.analyzer, &progress).map(|_| ()))?;
         for (name, kind) in [("boolean", MethodKind::Boolean), ("tfidf", MethodKind::TfIdf), ("bm25", MethodKind::Bm25)]
         {
             if !want(name) {
@@ -248,15 +251,11 @@ pub fn bench_scale(a: BenchScaleArgs) -> anyhow::Result<Found> {
         }
     }
     let manager = a.models.manager();
-    let mut options = NeuralOptions { tokens: want("late"), token_bits: a.models.token_bits(), ..Default::default() };
-    options.approximate_above = crate::index::hnsw::APPROXIMATE_ABOVE;
+    let options = NeuralOptions { tokens: want("late"), token_bits: a.models.token_bits(), ..Default::default() };
     engine.set_neural_options(options)?;
     if want("dense") || want("late") {
         engine.load_model(&manager, Role::Dense, !a.models.offline, &progress)?;
-        let (before, t) = (rss(), Instant::now());
-        engine.build_dense(&progress)?;
-        let secs = t.elapsed().as_secs_f64();
-        let added = rss() - before;
+        let (secs, added) = measured(&|| engine.build_dense(&progress))?;
         let n = engine.neural();
         if let (Some(index), Some(d)) = (&n.dense_index, &n.dense) {
             let approx = engine.retriever(MethodKind::Dense, &settings)?;
@@ -320,10 +319,7 @@ pub fn bench_scale(a: BenchScaleArgs) -> anyhow::Result<Found> {
     }
     if want("splade") {
         engine.load_model(&manager, Role::Splade, !a.models.offline, &progress)?;
-        let (before, t) = (rss(), Instant::now());
-        engine.build_splade(&progress)?;
-        let secs = t.elapsed().as_secs_f64();
-        let added = rss() - before;
+        let (secs, added) = measured(&|| engine.build_splade(&progress))?;
         let r = engine.retriever(MethodKind::Splade, &settings)?;
         let ms = time_queries(r.as_ref())?;
         figures.push(MethodFigures {
