@@ -46,11 +46,12 @@ pub mod topk;
 
 pub use error::{Error, Result};
 
-/// How many cases each property test runs: 1,000 by default, more in a soak run
-/// (`RANKLENS_PROPTEST_CASES=100000 cargo test`).
+/// How many cases each property test runs: 1,000, or more in a soak run
+/// (`RANKLENS_PROPTEST_CASES=100000 cargo test`). The knob raises the count and never lowers it:
+/// a property that ran fewer cases would pass where it should fail.
 #[cfg(test)]
 pub(crate) fn proptest_cases() -> u32 {
-    std::env::var("RANKLENS_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+    std::env::var("RANKLENS_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000).max(1000)
 }
 
 /// The folder where RankLens keeps large indexes, caches and judgements: `$RANKLENS_WORKSPACE`, or

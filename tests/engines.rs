@@ -283,15 +283,37 @@ fn a_live_engine_is_asked_with_explain_on_and_its_credentials_from_the_environme
             0,
         ),
     });
-    // SAFETY: this test is the only one in this binary that reads this variable.
-    unsafe { std::env::set_var("RANKLENS_TEST_ES_KEY", "c2VjcmV0") };
+    // The credentials are read from the environment of the process that asks: the CLI, started
+    // with the variable set (this test process's own environment is never changed).
     let mut es = live(&server.url, EngineKind::Elasticsearch);
     es.credentials = Credentials::ApiKeyEnv("RANKLENS_TEST_ES_KEY".into());
-    let r = es.search("How long before saved results expire?", 10).unwrap();
-    assert_eq!(r.hits.len(), 7);
-    let (method, path, headers, body) = server.requests.lock().unwrap()[0].clone();
+    let dir = tempfile::tempdir().unwrap();
+    let described = dir.path().join("es.json");
+    std::fs::write(&described, serde_json::to_string(&es).unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .args(["compare", "--corpus"])
+        .arg(common::sample("acme-sync"))
+        .arg("--engine")
+        .arg(&described)
+        .args(["--offline", "How long before saved results expire?"])
+        .env("RANKLENS_TEST_ES_KEY", "c2VjcmV0")
+        .env("XDG_CACHE_HOME", dir.path().join("no-models"))
+        .env("RANKLENS_WORKSPACE", dir.path().join("ws"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (method, path, headers, _) = server.requests.lock().unwrap()[0].clone();
     assert_eq!((method.as_str(), path.as_str()), ("POST", "/acme/_search"));
     assert!(headers.to_ascii_lowercase().contains("authorization: apikey c2vjcmv0"), "{headers}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cluster"), "the engine's column is printed");
+    // Here, where the variable is not set, asking says which variable is missing.
+    let e = es.search("How long before saved results expire?", 10).unwrap_err().to_string();
+    assert!(e.contains("RANKLENS_TEST_ES_KEY") && e.contains("not set"), "{e}");
+    let es = live(&server.url, EngineKind::Elasticsearch);
+    let r = es.search("How long before saved results expire?", 10).unwrap();
+    assert_eq!(r.hits.len(), 7);
+    let (_, _, headers, body) = server.requests.lock().unwrap()[1].clone();
+    assert!(!headers.to_ascii_lowercase().contains("authorization"), "{headers}");
     let sent: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(sent["query"]["multi_match"]["query"], "How long before saved results expire?");
     assert_eq!((sent["explain"].as_bool(), sent["size"].as_u64()), (Some(true), Some(10)));
@@ -299,7 +321,7 @@ fn a_live_engine_is_asked_with_explain_on_and_its_credentials_from_the_environme
     let solr = live(&format!("{}/solr", server.url), EngineKind::Solr);
     let r = solr.search("How long before saved results expire?", 5).unwrap();
     assert_eq!(r.hits[0].id, "caching-1");
-    let (_, path, _, _) = server.requests.lock().unwrap()[1].clone();
+    let (_, path, _, _) = server.requests.lock().unwrap()[2].clone();
     assert!(
         path.contains("q=How%20long%20before%20saved%20results%20expire%3F")
             && path.contains("debug.explain.structured=true"),

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use ranklens::structured::{SqlDatabase, SqlLimits};
 
 fn cases() -> u32 {
-    std::env::var("RANKLENS_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+    common::proptest_cases()
 }
 
 /// Every file under a folder with its bytes, to compare before and after.

@@ -162,22 +162,12 @@ fn csv_and_markdown_reports_carry_every_ranking_and_the_stamp() {
     assert!(md.contains(&e.corpus().fingerprint()) && md.contains("| rank |"));
 }
 
-#[test]
-fn the_html_report_renders_in_headless_chromium_offline() {
-    let e = sample_engine();
-    let body = comparison_body(&e, "Which version added end-to-end encryption, and which library does it use?");
-    let html = report::render(&body, ReportFormat::Html).unwrap();
-    assert!(
-        !html.contains("<script") && !html.contains("src=") && !html.contains("href="),
-        "self-contained, no scripts"
-    );
-    for chart in ["rankings side by side", "term contributions", "Graph bindings", "SQL rows"] {
-        assert!(html.contains(chart), "missing {chart}");
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("report.html");
-    std::fs::write(&page, &html).unwrap();
-    let shot = dir.path().join("report.png");
+/// A page's screenshot in headless Chromium, offline, with text rendered the same way on every
+/// machine (no subpixel positioning, no LCD text, no hinting); returns the image and the log.
+fn chromium_screenshot(html: &str, dir: &Path, name: &str) -> (image::RgbImage, String) {
+    let page = dir.join(format!("{name}.html"));
+    std::fs::write(&page, html).unwrap();
+    let shot = dir.join(format!("{name}.png"));
     let chromium = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|c| Command::new(c).arg("--version").output().is_ok());
@@ -196,27 +186,107 @@ fn the_html_report_renders_in_headless_chromium_offline() {
             "--enable-logging=stderr",
             "--v=0",
             "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            "--disable-font-subpixel-positioning",
+            "--disable-lcd-text",
+            "--font-render-hinting=none",
             "--window-size=1200,1800",
         ])
-        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
+        .arg(format!("--user-data-dir={}", dir.join(format!("profile-{name}")).display()))
         .arg(format!("--screenshot={}", shot.display()))
         .arg(format!("file://{}", page.display()))
         .output()
         .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(shot.is_file(), "no screenshot: {log}");
+    (image::open(&shot).unwrap().to_rgb8(), log)
+}
+
+/// Pixels whose colour differs by more than a glyph's anti-aliasing drifts between machines
+/// (any channel by more than 48 of 255), and an image of where they are (red on grey).
+fn differing_pixels(a: &image::RgbImage, b: &image::RgbImage) -> (usize, image::RgbImage) {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let mut diff = image::RgbImage::new(a.width(), a.height());
+    let mut count = 0;
+    for (x, y, pa) in a.enumerate_pixels() {
+        let pb = b.get_pixel(x, y);
+        let far = pa.0.iter().zip(pb.0).any(|(&p, q)| p.abs_diff(q) > 48);
+        let grey = (pa.0.iter().map(|&c| u32::from(c)).sum::<u32>() / 12 + 160) as u8;
+        diff.put_pixel(x, y, if far { image::Rgb([255, 0, 0]) } else { image::Rgb([grey, grey, grey]) });
+        count += usize::from(far);
+    }
+    (count, diff)
+}
+
+/// Most pixels a snapshot may differ in and still match: a few glyph edges. One bar of the
+/// report's charts is hundreds of pixels, a changed digit a few dozen strongly changed ones at
+/// this threshold; this allows neither.
+const MAX_DIFFERING_PIXELS: usize = 24;
+
+#[test]
+fn the_html_report_renders_in_headless_chromium_offline() {
+    let e = sample_engine();
+    let body = comparison_body(&e, "Which version added end-to-end encryption, and which library does it use?");
+    let html = report::render(&body, ReportFormat::Html).unwrap();
+    assert!(
+        !html.contains("<script") && !html.contains("src=") && !html.contains("href="),
+        "self-contained, no scripts"
+    );
+    for chart in ["rankings side by side", "term contributions", "Graph bindings", "SQL rows"] {
+        assert!(html.contains(chart), "missing {chart}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (img, log) = chromium_screenshot(&html, dir.path(), "report");
     assert!(!log.contains("CONSOLE"), "the page logged to the console: {log}");
-    let img = image::open(&shot).unwrap().to_rgb8();
     assert_eq!((img.width(), img.height()), (1200, 1800));
     let ink = img.pixels().filter(|p| p.0.iter().any(|&c| c < 200)).count();
     let colors: std::collections::HashSet<[u8; 3]> = img.pixels().map(|p| p.0).collect();
     assert!(ink as f64 / f64::from(img.width() * img.height()) > 0.02, "the page is blank");
     assert!(colors.len() > 50, "the page has only {} colours", colors.len());
     let reference_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/report.png");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::copy(&shot, &reference_path).unwrap();
+    if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+        img.save(&reference_path).unwrap();
     }
     let reference = image::open(&reference_path)
-        .expect("tests/snapshots/report.png: run with UPDATE_SNAPSHOTS=1 once, look at it, commit it");
-    assert_eq!((reference.width(), reference.height()), (img.width(), img.height()));
+        .expect("tests/snapshots/report.png: run with UPDATE_SNAPSHOTS=1 once, look at it, commit it")
+        .to_rgb8();
+    assert_eq!(reference.dimensions(), img.dimensions());
+    let (count, diff) = differing_pixels(&reference, &img);
+    if count > MAX_DIFFERING_PIXELS {
+        let new = reference_path.with_extension("new.png");
+        let shown = reference_path.with_extension("diff.png");
+        img.save(&new).unwrap();
+        diff.save(&shown).unwrap();
+        panic!(
+            "the report looks different from tests/snapshots/report.png in {count} pixels (see {} and {}); \
+             if the change is meant, look at it and run with UPDATE_SNAPSHOTS=1",
+            new.display(),
+            shown.display()
+        );
+    }
+    // The comparison sees a change as small as one bar of one chart in another colour: the first
+    // bar at least 10 pixels long.
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(tag[at..at + tag[at..].find('"')?].to_string())
+    };
+    let (at, tag) = html
+        .match_indices("<rect ")
+        .map(|(i, _)| (i, &html[i..i + html[i..].find("/>").unwrap()]))
+        .find(|(_, tag)| {
+            attr(tag, "height").as_deref() == Some("12")
+                && attr(tag, "width").and_then(|w| w.parse::<f64>().ok()).is_some_and(|w| w >= 10.0)
+        })
+        .expect("a bar");
+    let fill = attr(tag, "fill").unwrap();
+    assert_ne!(fill, "#00ff00");
+    let recoloured = format!(
+        "{}{}{}",
+        &html[..at],
+        tag.replace(&format!("fill=\"{fill}\""), "fill=\"#00ff00\""),
+        &html[at + tag.len()..]
+    );
+    let (other, _) = chromium_screenshot(&recoloured, dir.path(), "recoloured");
+    let (changed, _) = differing_pixels(&reference, &other);
+    assert!(changed > MAX_DIFFERING_PIXELS, "one recoloured bar changed only {changed} pixels");
 }

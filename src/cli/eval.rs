@@ -163,7 +163,13 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     if let Some(dir) = &a.runs {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for m in study.methods.iter().filter(|m| m.kind != MethodKind::Run) {
-            m.run.write_trec(&dir.join(format!("{}.trec", file_name(&m.label))))?;
+            let path = m.run.write_into(dir, &file_name(&m.label))?;
+            if path.extension().is_some_and(|e| e == "tsv") {
+                eprintln!(
+                    "note: {} has ids with spaces, which TREC lines cannot carry: written as TSV",
+                    path.display()
+                );
+            }
         }
     }
     match &a.triage {

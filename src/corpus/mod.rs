@@ -7,6 +7,7 @@
 pub mod chunk;
 pub(crate) mod delimited;
 mod filter;
+mod ids;
 mod load;
 mod qrels;
 
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use filter::{CompareOp, FieldFilter, compare_versions};
+pub use ids::{IdFormat, check_id};
 pub use load::{Format, LoadOptions, Split, load, load_questions_tsv};
 pub use qrels::Qrels;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::LoadWarning;
+use super::{IdFormat, LoadWarning, check_id};
 use crate::{Error, Result};
 
 /// Graded judgements: query id → document id → grade (0 = judged not relevant).
@@ -17,7 +17,8 @@ pub struct Qrels {
 
 impl Qrels {
     /// Load BEIR TSV (`query-id<TAB>corpus-id<TAB>score`, header optional) or TREC
-    /// (`qid iter docid rel`). Bad lines become warnings naming file and line.
+    /// (`qid iter docid rel`). A line with a tab is split on tabs only, so its ids may hold
+    /// spaces; other lines on white space. Bad lines become warnings naming file and line.
     pub fn load(path: &Path) -> Result<(Qrels, Vec<LoadWarning>)> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let text = String::from_utf8_lossy(&bytes);
@@ -32,8 +33,12 @@ impl Qrels {
         let mut first_line = std::collections::HashMap::new();
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.is_empty() {
+            let fields: Vec<&str> = if line.contains('\t') {
+                line.split('\t').map(str::trim).collect()
+            } else {
+                line.split_whitespace().collect()
+            };
+            if fields.iter().all(|f| f.is_empty()) {
                 continue;
             }
             let (qid, docid, grade) = match fields.as_slice() {
@@ -114,15 +119,36 @@ impl Qrels {
         self.judgements.get(qid).map(|q| q.values().filter(|&&g| g >= 1).count()).unwrap_or(0)
     }
 
-    /// TREC format: `qid 0 docid grade`, sorted by query then document.
-    pub fn to_trec(&self) -> String {
+    /// TREC format: `qid 0 docid grade`, sorted by query then document. An id holding white
+    /// space is refused, named ([`Qrels::to_tsv`] carries it).
+    pub fn to_trec(&self) -> Result<String> {
         let mut out = String::new();
         for (q, docs) in &self.judgements {
+            check_id(q, "query", IdFormat::Trec)?;
             for (d, g) in docs {
+                check_id(d, "document", IdFormat::Trec)?;
                 out.push_str(&format!("{q} 0 {d} {g}\n"));
             }
         }
-        out
+        Ok(out)
+    }
+
+    /// BEIR's TSV: `query-id<TAB>corpus-id<TAB>score` with that header; ids may hold spaces.
+    pub fn to_tsv(&self) -> Result<String> {
+        let mut out = String::from("query-id\tcorpus-id\tscore\n");
+        for (q, docs) in &self.judgements {
+            check_id(q, "query", IdFormat::Tsv)?;
+            for (d, g) in docs {
+                check_id(d, "document", IdFormat::Tsv)?;
+                out.push_str(&format!("{q}\t{d}\t{g}\n"));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The judgements in the format a file name asks for: BEIR TSV for `.tsv`, else TREC.
+    pub fn to_file_format(&self, path: &Path) -> Result<String> {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tsv")) { self.to_tsv() } else { self.to_trec() }
     }
 }
 
@@ -143,9 +169,21 @@ mod tests {
     }
 
     #[test]
+    fn tab_separated_ids_may_hold_spaces() {
+        let (q, w) = Qrels::parse("query-id\tcorpus-id\tscore\nq 1\tdoc one\t1\r\nq 1\td2\t0\n", Path::new("q.tsv"));
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!((q.grade("q 1", "doc one"), q.grade("q 1", "d2")), (Some(1), Some(0)));
+        let tsv = q.to_tsv().unwrap();
+        assert_eq!(tsv, "query-id\tcorpus-id\tscore\nq 1\td2\t0\nq 1\tdoc one\t1\n");
+        assert_eq!(Qrels::parse(&tsv, Path::new("x")).0, q);
+        let e = q.to_trec().unwrap_err().to_string();
+        assert!(e.contains("\"q 1\"") && e.contains("white space"), "{e}");
+    }
+
+    #[test]
     fn trec_export_round_trips() {
         let (q, _) = Qrels::parse("q2 0 z 3\nq1 0 b 0\nq1 0 a 1\n", Path::new("x"));
-        let text = q.to_trec();
+        let text = q.to_trec().unwrap();
         assert_eq!(text, "q1 0 a 1\nq1 0 b 0\nq2 0 z 3\n");
         let (again, w) = Qrels::parse(&text, Path::new("x"));
         assert!(w.is_empty());
@@ -184,6 +222,38 @@ mod tests {
                 proptest::prop_assert_eq!(!ok, reported.contains(&(i + 1)), "line {}: {:?} {:?}", i + 1, line, w);
                 if let Some((qid, d, _)) = judged {
                     proptest::prop_assert!(q.grade(&qid, &d).is_some());
+                }
+            }
+        }
+
+        /// Written in either format, judgements read back exactly; an id the format cannot carry
+        /// is refused, named, and nothing half-written comes back.
+        #[test]
+        fn writers_round_trip_through_the_reader_or_refuse(
+            judged in proptest::collection::vec(
+                (proptest::prop_oneof!["[a-z0-9]{1,6}", "\\PC{1,6}", "[a-z]{1,3}[ \t][a-z]{1,3}", " [a-z]"],
+                 proptest::prop_oneof!["[a-z0-9]{1,6}", "\\PC{1,6}", "[a-z]{1,3} [a-z]{1,3}", "\t"], -1i32..4),
+                0..20),
+            trec in proptest::prelude::any::<bool>(),
+        ) {
+            let mut q = Qrels::default();
+            for (qid, doc, g) in &judged {
+                q.insert(qid, doc, *g);
+            }
+            let format = if trec { IdFormat::Trec } else { IdFormat::Tsv };
+            let writable = q.judgements.iter().all(|(qid, docs)| {
+                check_id(qid, "query", format).is_ok() && docs.keys().all(|d| check_id(d, "document", format).is_ok())
+            });
+            match if trec { q.to_trec() } else { q.to_tsv() } {
+                Ok(text) => {
+                    proptest::prop_assert!(writable);
+                    let (back, w) = Qrels::parse(&text, Path::new("q"));
+                    proptest::prop_assert!(w.is_empty(), "{:?}", w);
+                    proptest::prop_assert_eq!(back, q);
+                }
+                Err(e) => {
+                    proptest::prop_assert!(!writable);
+                    proptest::prop_assert!(e.to_string().contains(" id \""), "{}", e);
                 }
             }
         }

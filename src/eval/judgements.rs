@@ -371,8 +371,8 @@ mod tests {
         }
         let s = JudgementStore::open(&path).unwrap();
         let q = s.qrels("c").unwrap();
-        assert_eq!(q.to_trec(), "q1 0 d1 0\nq1 0 d2 3\nq2 0 d9 2\n");
-        let (parsed, warnings) = Qrels::parse(&q.to_trec(), Path::new("x"));
+        assert_eq!(q.to_trec().unwrap(), "q1 0 d1 0\nq1 0 d2 3\nq2 0 d9 2\n");
+        let (parsed, warnings) = Qrels::parse(&q.to_trec().unwrap(), Path::new("x"));
         assert!(warnings.is_empty());
         let fresh = JudgementStore::open(&dir.path().join("k.sqlite")).unwrap();
         assert_eq!(fresh.import("c", &parsed).unwrap(), 3);
@@ -390,7 +390,7 @@ mod tests {
         // Second open: the sound file is backed up, grades and all.
         drop(JudgementStore::open(&path).unwrap());
         let backup = JudgementStore::backup_path(&path);
-        assert_eq!(JudgementStore::open(&backup).unwrap().qrels("c").unwrap().to_trec(), "q1 0 d1 2\n");
+        assert_eq!(JudgementStore::open(&backup).unwrap().qrels("c").unwrap().to_trec().unwrap(), "q1 0 d1 2\n");
         // Damage: overwrite the middle of the file.
         let mut bytes = std::fs::read(&path).unwrap();
         let garbage = vec![0xA5u8; bytes.len() / 2];
@@ -405,7 +405,7 @@ mod tests {
         assert_eq!(std::fs::read(&backup).unwrap(), backup_before, "the backup is not overwritten");
         // Following the message restores the grades.
         std::fs::copy(&backup, &path).unwrap();
-        assert_eq!(JudgementStore::open(&path).unwrap().qrels("c").unwrap().to_trec(), "q1 0 d1 2\n");
+        assert_eq!(JudgementStore::open(&path).unwrap().qrels("c").unwrap().to_trec().unwrap(), "q1 0 d1 2\n");
     }
 
     #[test]
@@ -426,7 +426,7 @@ mod tests {
         assert_eq!(s.unsaved(), 0);
         drop(s);
         let again = JudgementStore::open(&path).unwrap();
-        assert_eq!(again.qrels("c").unwrap().to_trec(), "q1 0 d1 1\nq1 0 d2 3\nq2 0 d3 0\n");
+        assert_eq!(again.qrels("c").unwrap().to_trec().unwrap(), "q1 0 d1 1\nq1 0 d2 3\nq2 0 d3 0\n");
     }
 
     #[test]
@@ -438,12 +438,16 @@ mod tests {
             s.set("c", "q1", "What?", "d1", Some(2)).unwrap();
             s.set("c", "q\t1", "What?", "d2", Some(3)).unwrap();
             s.set("c", "q1", "What?", "d2", None).unwrap();
-            assert_eq!(s.qrels("c").unwrap().to_trec(), "q 1 0 d2 3\nq1 0 d1 2\n".replace("q 1", "q\t1"));
+            let q = s.qrels("c").unwrap();
+            assert_eq!((q.grade("q\t1", "d2"), q.grade("q1", "d1"), q.grade("q1", "d2")), (Some(3), Some(2), None));
+            assert!(q.to_tsv().unwrap_err().to_string().contains("tab"), "no writer makes a broken line");
         }
         let spill = JudgementStore::spill_path(&path);
         assert_eq!(std::fs::read_to_string(&spill).unwrap(), "c\tq 1\td2\t3\nc\tq1\td1\t2\n");
         let s = JudgementStore::open(&path).unwrap();
-        assert_eq!(s.qrels("c").unwrap().to_trec(), "q 1 0 d2 3\nq1 0 d1 2\n");
+        let q = s.qrels("c").unwrap();
+        assert_eq!(q.to_tsv().unwrap(), "query-id\tcorpus-id\tscore\nq 1\td2\t3\nq1\td1\t2\n");
+        assert!(q.to_trec().unwrap_err().to_string().contains("query id \"q 1\""));
         assert!(!spill.exists(), "taken in");
     }
 

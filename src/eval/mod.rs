@@ -9,7 +9,7 @@ mod runfile;
 mod significance;
 
 /// Judgements belong to a dataset and are loaded with it; evaluation reads them.
-pub use crate::corpus::Qrels;
+pub use crate::corpus::{IdFormat, Qrels, check_id};
 pub use judgements::{JudgementStore, MAX_GRADE, question_id};
 pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec_order};
 pub use run::Run;

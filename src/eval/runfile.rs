@@ -145,8 +145,19 @@ impl Problems {
 
 /// The query, document, score and rank column names a header may use (lower case).
 const QUERY_NAMES: &[&str] = &["qid", "query_id", "queryid", "query-id", "query", "topic", "q_id", "question_id"];
-const DOC_NAMES: &[&str] =
-    &["docid", "doc_id", "doc", "document", "document_id", "docno", "pid", "passage_id", "corpus_id", "id"];
+const DOC_NAMES: &[&str] = &[
+    "docid",
+    "doc_id",
+    "doc",
+    "document",
+    "document_id",
+    "docno",
+    "pid",
+    "passage_id",
+    "corpus_id",
+    "corpus-id",
+    "id",
+];
 const SCORE_NAMES: &[&str] = &["score", "sim", "similarity", "relevance"];
 const RANK_NAMES: &[&str] = &["rank", "position", "pos"];
 
@@ -323,8 +334,13 @@ fn delimited_entries(
     delimiter: u8,
     problems: &mut Problems,
 ) -> std::result::Result<(Vec<Entry>, bool), String> {
-    let mut reader =
-        csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(text.as_bytes());
+    // TSV (BEIR, MS MARCO, RankLens's own) has no quoting: a `"` in an id is part of the id.
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .quoting(delimiter != b'\t')
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
     let mut records = reader.records();
     let Some(first) = records.next() else { return Ok((Vec::new(), false)) };
     let first = first.map_err(|e| format!("cannot read the first line: {e}"))?;

@@ -221,10 +221,12 @@ impl RankLensApp {
             }
             DialogPurpose::OpenReport => self.open_report(&path),
             DialogPurpose::SaveReport => self.export_report(path),
-            DialogPurpose::ExportQrels => match crate::fsutil::write_atomic(&path, self.all_qrels().to_trec()) {
-                Ok(()) => self.say(Message::warning(format!("grades written to {}", path.display()))),
-                Err(e) => self.say(Message::error(e.report())),
-            },
+            DialogPurpose::ExportQrels => {
+                match self.all_qrels().to_file_format(&path).and_then(|text| crate::fsutil::write_atomic(&path, text)) {
+                    Ok(()) => self.say(Message::warning(format!("grades written to {}", path.display()))),
+                    Err(e) => self.say(Message::error(e.report())),
+                }
+            }
             DialogPurpose::ImportQrels => self.import_qrels(&path),
             DialogPurpose::ExportPrompt => self.export_prompt(&path),
             DialogPurpose::OpenRuns => self.apply(Command::OpenRuns(vec![(None, path)])),

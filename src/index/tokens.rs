@@ -1009,6 +1009,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases()))]
+
         #[test]
         fn any_bytes_open_or_are_refused(bytes in prop::collection::vec(any::<u8>(), 0..400), tail in any::<bool>()) {
             let mut b = bytes;

@@ -136,6 +136,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases()))]
+
         #[test]
         fn windows_cover_every_piece_in_order(word_pieces in prop::collection::vec(1usize..5, 0..60), size in 1usize..12, stride in 1usize..12) {
             let (len, offsets, words) = pieces(&word_pieces);

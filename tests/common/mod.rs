@@ -59,6 +59,12 @@ pub fn checker_python() -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
+/// How many cases each property test runs: 1,000, or more when `RANKLENS_PROPTEST_CASES` asks
+/// for more (a soak run). The knob never lowers it.
+pub fn proptest_cases() -> u32 {
+    std::env::var("RANKLENS_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000).max(1000)
+}
+
 /// The bundled sample corpus.
 pub fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-corpus").join(name)
