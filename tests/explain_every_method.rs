@@ -25,15 +25,19 @@ use ranklens::models::{
 };
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{
-    Bm25Variant, FusionMethod, LateInteractionRetriever, MethodKind, QueryContext, RerankRetriever, Retriever,
+    Bm25Variant, FusionMethod, LateInteractionRetriever, MethodKind, QueryContext, RerankRetriever, Retriever, Split,
     TfIdfVariant,
 };
+use std::collections::BTreeMap;
 
 const QUESTIONS: [&str; 3] = [
     "How long before saved results expire?",
     "Why does my phone say my login is stale?",
     "Which version added end-to-end encryption, and which library does it use?",
 ];
+
+/// A query in Boolean syntax that some passages of the sample satisfy.
+const BOOLEAN_QUERY: &str = "\"sync token\" AND (expired OR stale) NOT android";
 
 fn engine() -> Engine {
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
@@ -44,6 +48,49 @@ fn engine() -> Engine {
     }
     engine.build_neural(&NoProgress).unwrap();
     engine
+}
+
+/// A Lucene BM25 explanation as Elasticsearch 8 writes it (`sum of:` over `weight(text:TERM in
+/// DOC)` nodes, each `boost * idf * tf` with idf's n and N and tf's freq, k1, b, dl, avgdl).
+fn es8_tree(e: &ranklens::retrieve::Explanation) -> serde_json::Value {
+    use serde_json::json;
+    let ranklens::retrieve::Detail::Terms(t) = &e.detail else { panic!("term rows") };
+    let node = |value: f64, description: &str, details: Vec<serde_json::Value>| json!({"value": value, "description": description, "details": details});
+    let weights: Vec<serde_json::Value> = t
+        .rows
+        .iter()
+        .filter(|r| r.tf > 0)
+        .map(|r| {
+            let (k1, b) = (r.k1.unwrap(), r.b.unwrap());
+            let idf = node(
+                r.idf,
+                "idf, computed as log(1 + (N - n + 0.5) / (n + 0.5)) from:",
+                vec![
+                    node(r.df as f64, "n, number of documents containing term", vec![]),
+                    node(t.n as f64, "N, total number of documents with field", vec![]),
+                ],
+            );
+            let tf = node(
+                r.tf_weight,
+                "tf, computed as freq / (freq + k1 * (1 - b + b * dl / avgdl)) from:",
+                vec![
+                    node(f64::from(r.tf), "freq, occurrences of term within document", vec![]),
+                    node(k1, "k1, term saturation parameter", vec![]),
+                    node(b, "b, length normalization parameter", vec![]),
+                    node(r.dl, "dl, length of field", vec![]),
+                    node(r.avgdl, "avgdl, average length of field", vec![]),
+                ],
+            );
+            let mut parts = vec![idf, tf];
+            if r.qtf > 1 {
+                parts.insert(0, node(f64::from(r.qtf), "boost", vec![]));
+            }
+            let score =
+                node(r.contribution, &format!("score(freq={}.0), computed as boost * idf * tf from:", r.tf), parts);
+            node(r.contribution, &format!("weight(text:{} in 0) [PerFieldSimilarity], result of:", r.term), vec![score])
+        })
+        .collect();
+    node(weights.iter().map(|w| w["value"].as_f64().unwrap()).sum(), "sum of:", weights)
 }
 
 fn arch() -> ArchSettings {
@@ -118,10 +165,26 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
             .unwrap(),
         false,
     ));
+    // Each saved hit carries its explanation tree, in Elasticsearch 8's shape, written from
+    // RankLens's own Lucene BM25 rows for that passage; the corpus does not hold `elsewhere-1`.
+    let lucene = engine
+        .sparse(
+            SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+            settings.analyzer,
+            &NoProgress,
+        )
+        .unwrap();
     let mut lines = String::new();
     for (qid, list) in &run.results {
-        let mut hits: Vec<serde_json::Value> =
-            list.iter().map(|(id, score)| serde_json::json!({"_id": id, "_score": score})).collect();
+        let question = &corpus.queries.iter().find(|q| &q.id == qid).unwrap().text;
+        let mut hits: Vec<serde_json::Value> = list
+            .iter()
+            .map(|(id, _)| {
+                let e = lucene.explain(&QueryContext::new(question.as_str()), corpus.lookup(id).unwrap()).unwrap();
+                let tree = es8_tree(&e);
+                serde_json::json!({"_id": id, "_score": tree["value"], "_explanation": tree})
+            })
+            .collect();
         hits.insert(1, serde_json::json!({"_id": "elsewhere-1", "_score": list.first().map_or(0.0, |h| h.1)}));
         lines.push_str(&serde_json::json!({"query_id": qid, "response": {"hits": {"hits": hits}}}).to_string());
         lines.push('\n');
@@ -172,9 +235,13 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
     let release_4: Vec<bool> =
         engine.corpus().docs().iter().map(|d| d.fields.get("release").is_some_and(|r| r.starts_with('4'))).collect();
     let mut checked = 0;
+    let (mut splits, mut unsplit) = (BTreeMap::<MethodKind, usize>::new(), BTreeMap::<MethodKind, usize>::new());
     for (retriever, lexical) in &all {
         let label = retriever.label();
-        for (i, question) in QUESTIONS.iter().enumerate() {
+        let kind = retriever.kind();
+        // Boolean retrieval also gets a query in its own syntax, which its set matches.
+        let boolean = (kind == MethodKind::Boolean).then_some(BOOLEAN_QUERY);
+        for (i, question) in QUESTIONS.iter().chain(boolean.iter()).enumerate() {
             // The last question also runs with a metadata filter.
             let mut query = QueryContext::new(*question);
             if i == 2 {
@@ -206,10 +273,45 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
                         hit.score
                     );
                 }
-                if let Some(sum) = e.parts_sum() {
-                    // tantivy adds its clauses in f32; everything else sums in f64.
-                    let tolerance = if label.contains("tantivy") { 1e-5 } else { 1e-9 } * e.value.abs().max(1.0);
-                    assert!((sum - e.value).abs() <= tolerance, "{label} {question}: parts {sum} vs {}", e.value);
+                // Every score is made of its parts, and says how; none is skipped.
+                match e.split() {
+                    Split::Sum(parts) => {
+                        let sum: f64 = parts.iter().map(|(_, v)| v).sum();
+                        // tantivy adds its clauses in f32; a dense cosine's token parts come from
+                        // encoding the passage again on its own; everything else sums in f64 the
+                        // very numbers that scored.
+                        let tolerance = if label.contains("tantivy") {
+                            1e-5 * e.value.abs().max(1.0)
+                        } else if kind == MethodKind::Dense {
+                            1e-4
+                        } else {
+                            1e-9 * e.value.abs().max(1.0)
+                        };
+                        assert!((sum - e.value).abs() <= tolerance, "{label} {question}: parts {sum} vs {}", e.value);
+                        if kind == MethodKind::Dense {
+                            assert!(parts.len() > 2, "{label}: the cosine is split over the passage's tokens");
+                            *splits.entry(kind).or_default() += 1;
+                        }
+                        if !parts.is_empty() {
+                            *splits.entry(kind).or_default() += 1;
+                        }
+                    }
+                    Split::Clauses(tree) => {
+                        assert_eq!(kind, MethodKind::Boolean, "{label}");
+                        assert_eq!(tree.evaluate(), Some(e.value == 1.0), "{label} {question}: the tree is the score");
+                        *splits.entry(kind).or_default() += 1;
+                    }
+                    Split::Unsplit(why) => {
+                        // Only scores that have no parts may say so: a cross-encoder's logit, a
+                        // run file's score, vectors computed elsewhere.
+                        assert!(
+                            matches!(kind, MethodKind::Rerank | MethodKind::Run | MethodKind::Vectors),
+                            "{label} {question} {}: no split ({why})",
+                            hit.doc
+                        );
+                        assert!(why.len() > 20, "{label}: says why ({why})");
+                        *unsplit.entry(kind).or_default() += 1;
+                    }
                 }
                 let again = retriever.explain(&query, hit.doc).unwrap();
                 assert!((again.value - e.value).abs() <= 1e-6, "{label}: a fresh preparation explains the same");
@@ -229,6 +331,23 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
     // and 3 other systems (a run, saved engine responses, vectors from files).
     assert_eq!(all.len(), 24);
     assert!(checked >= 400, "{checked} hits checked");
+    // Every ranked kind split its hits' scores, except the three whose scores have no parts, and
+    // those said so for every hit.
+    let split_kinds: Vec<MethodKind> = splits.keys().copied().collect();
+    assert_eq!(
+        split_kinds,
+        [
+            MethodKind::Boolean,
+            MethodKind::TfIdf,
+            MethodKind::Bm25,
+            MethodKind::Splade,
+            MethodKind::Dense,
+            MethodKind::LateInteraction,
+            MethodKind::Fusion,
+            MethodKind::Engine
+        ]
+    );
+    assert_eq!(unsplit.keys().copied().collect::<Vec<_>>(), [MethodKind::Rerank, MethodKind::Run, MethodKind::Vectors]);
 }
 
 #[test]
@@ -252,4 +371,83 @@ fn tantivy_rows_are_read_from_tantivy_and_add_up_to_its_score() {
     assert!(row.tf > 0 && (row.contribution - want).abs() < 1e-5, "{} vs {want}", row.contribution);
     let sum: f64 = table.rows.iter().map(|r| r.contribution).sum();
     assert!((sum - e.value).abs() < 1e-5 && e.value > 0.0);
+}
+
+/// `ranklens search --method M --explain --format json`: every hit carries the parts its score
+/// is made of, the same shape for every method, and they sum to the hit's score to 1e-4.
+#[test]
+fn the_cli_prints_parts_that_sum_to_every_score() {
+    let workspace = tempfile::tempdir().unwrap();
+    let sample = common::sample("acme-sync");
+    for method in ["bm25", "tfidf", "splade", "dense", "late", "fusion"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+            .args(["search", "--corpus"])
+            .arg(&sample)
+            .args(["--method", method, "--explain", "--format", "json", "How long before saved results expire?"])
+            .env("RANKLENS_WORKSPACE", workspace.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{method}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let hits = v["hits"].as_array().unwrap();
+        assert!(!hits.is_empty(), "{method}");
+        for h in hits {
+            let score = h["score"].as_f64().unwrap();
+            assert_eq!(h["split"]["kind"], "sum", "{method}: {}", h["split"]);
+            let parts = h["split"]["parts"].as_array().unwrap();
+            let sum: f64 = parts.iter().map(|p| p["value"].as_f64().unwrap()).sum();
+            assert!((sum - score).abs() <= 1e-4, "{method} {}: parts {sum} vs score {score}", h["id"]);
+            assert!(parts.iter().all(|p| p["name"].as_str().is_some_and(|n| !n.is_empty())));
+        }
+    }
+}
+
+/// SciFact's long scientific abstracts, many cut into windows: every dense hit's cosine splits
+/// over its scoring window's tokens (and over the question's) to 1e-4. The first 250 passages
+/// with 25 questions keep the encoding to about a minute; the split is per passage, so a larger
+/// corpus would check nothing more.
+#[test]
+fn dense_token_parts_sum_to_every_scifact_score() {
+    let full = load(&common::shared_data("scifact"), LoadOptions::default()).unwrap();
+    let mut corpus = ranklens::corpus::Corpus::from_docs("scifact-250", full.docs().iter().take(250).cloned());
+    corpus.queries = full.queries.iter().take(25).cloned().collect();
+    let engine = Engine::new(corpus).with_workspace(tempfile::tempdir().unwrap().keep());
+    // Dense vectors only (no token index for late interaction).
+    let options = ranklens::index::neural::NeuralOptions { tokens: false, ..Default::default() };
+    engine.set_neural_options(options).unwrap();
+    engine.load_model(&ModelManager::from_env().offline(false), Role::Dense, true, &NoProgress).unwrap();
+    engine.build_neural(&NoProgress).unwrap();
+    let windows = engine.neural().dense_index.clone().unwrap().windows.long_docs();
+    assert!(windows > 100, "{windows} of the 250 passages are longer than one window");
+    let dense = engine.retriever(MethodKind::Dense, &Settings::default()).unwrap();
+    let (mut hits, mut windowed) = (0, 0);
+    for q in &engine.corpus().queries {
+        let prepared = dense.prepare(&QueryContext::new(q.text.as_str())).unwrap();
+        for hit in prepared.search(10).unwrap().hits {
+            let e = prepared.explain(hit.doc).unwrap();
+            let ranklens::retrieve::Detail::Dense { tokens, query_tokens, .. } = &e.detail else { panic!("dense") };
+            let (doc_sum, question_sum): (f64, f64) =
+                (tokens.iter().map(|t| t.contribution).sum(), query_tokens.iter().map(|t| t.contribution).sum());
+            assert!((doc_sum - hit.score).abs() <= 1e-4, "{}: {doc_sum} vs {}", q.id, hit.score);
+            assert!((question_sum - hit.score).abs() <= 1e-4, "{}: {question_sum} vs {}", q.id, hit.score);
+            // The parts are the window's pieces, in the passage's text.
+            let text = engine.corpus().doc(hit.doc).unwrap().full_text();
+            let w = e.window.as_ref().map_or(0..text.len(), |w| w.start..w.end);
+            windowed += usize::from(e.window.is_some());
+            for t in tokens.iter().filter(|t| t.start.is_some()) {
+                let (a, b) = (t.start.unwrap(), t.end.unwrap());
+                assert!(w.start <= a && b <= w.end, "{} outside its window", t.token);
+                let (piece, span) = (t.token.trim_start_matches("##"), text.get(a..b).expect("character boundaries"));
+                // The tokenizer lower-cases and strips accents: an ASCII span holds its piece.
+                assert!(
+                    !span.is_ascii() || span.to_lowercase() == piece || piece == "[UNK]",
+                    "{} at {span:?}",
+                    t.token
+                );
+            }
+            hits += 1;
+        }
+    }
+    assert_eq!(hits, 250);
+    assert!(windowed > 0, "some hits scored by a later window");
 }

@@ -73,7 +73,7 @@ fn neural_explanations_sum_to_their_scores() {
             assert!((ex.value - h.score).abs() < 1e-9, "{kind}: explain {} vs search {}", ex.value, h.score);
             match kind {
                 MethodKind::Dense => {
-                    let Detail::Dense { cosine, rank_among_all, of } = ex.detail else { panic!("dense detail") };
+                    let Detail::Dense { cosine, rank_among_all, of, .. } = ex.detail else { panic!("dense detail") };
                     assert_eq!(f64::from(cosine), h.score);
                     assert_eq!(Some(rank_among_all), ranking.rank_of(h.doc));
                     assert_eq!(of, e.corpus().len());

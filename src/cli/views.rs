@@ -24,6 +24,52 @@ pub struct HitView {
     /// Why it scored what it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
+    /// The parts its score is made of, the same for every method (from the explanation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitView>,
+}
+
+/// How a score is made of its parts, as printed: a sum of named parts, a Boolean clause tree
+/// that holds or not, or no split and why.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SplitView {
+    /// The score is the sum of the parts.
+    Sum {
+        /// Each part: what it is (a term, a token, a method) and its value.
+        parts: Vec<PartView>,
+    },
+    /// The score is 1 when the query's clause tree holds.
+    Clauses {
+        /// Whether it holds.
+        holds: Option<bool>,
+    },
+    /// The score has no parts.
+    Unsplit {
+        /// Why.
+        why: String,
+    },
+}
+
+/// One part of a score.
+#[derive(Debug, Serialize)]
+pub struct PartView {
+    /// The term, token or method.
+    pub name: String,
+    /// Its share of the score.
+    pub value: f64,
+}
+
+impl From<&Explanation> for SplitView {
+    fn from(e: &Explanation) -> Self {
+        match e.split() {
+            crate::retrieve::Split::Sum(parts) => {
+                SplitView::Sum { parts: parts.into_iter().map(|(name, value)| PartView { name, value }).collect() }
+            }
+            crate::retrieve::Split::Clauses(tree) => SplitView::Clauses { holds: tree.evaluate() },
+            crate::retrieve::Split::Unsplit(why) => SplitView::Unsplit { why },
+        }
+    }
 }
 
 /// The hits of a ranking, each explained by `explain` when given.
@@ -45,10 +91,20 @@ pub fn hit_views(
                 title: doc
                     .map(|d| if d.title.is_empty() { d.text.clone() } else { d.title.clone() })
                     .unwrap_or_default(),
-                explanation: explain.map(|f| f(h.doc)).transpose()?,
-            })
+                explanation: None,
+                split: None,
+            }
+            .explained(explain.map(|f| f(h.doc)).transpose()?))
         })
         .collect()
+}
+
+impl HitView {
+    fn explained(mut self, e: Option<Explanation>) -> Self {
+        self.split = e.as_ref().map(SplitView::from);
+        self.explanation = e;
+        self
+    }
 }
 
 /// One line: whitespace collapsed, cut at `n` characters.
@@ -88,7 +144,7 @@ pub fn explanation_text(e: &Explanation, out: &mut String) {
         }
         let _ = writeln!(out, "      N = {}, Σ contributions = {:.4}", t.n, e.value);
     }
-    if let Detail::Clauses { clauses } = &e.detail {
+    if let Detail::Clauses { clauses, .. } = &e.detail {
         for c in clauses {
             let _ = writeln!(out, "      {} {}", if c.satisfied { "✓" } else { "✗" }, c.clause);
         }

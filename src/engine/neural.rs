@@ -303,7 +303,8 @@ impl super::Engine {
         match kind {
             MethodKind::Dense => match (&n.dense, &n.dense_index) {
                 (Some(d), Some(i)) => {
-                    let r = DenseRetriever::new(i.clone(), d.encoder.clone() as Arc<dyn TextEncoder>);
+                    let r = DenseRetriever::new(i.clone(), d.encoder.clone() as Arc<dyn TextEncoder>)
+                        .with_corpus(corpus.clone());
                     Ok(Arc::new(match &n.dense_ann {
                         Some(ann) => r.with_ann(ann.clone()),
                         None => r,

@@ -138,6 +138,15 @@ impl Windows {
         self.doc_starts.windows(2).filter(|w| w[1] - w[0] > 1).count()
     }
 
+    /// The text of one row: its window of its document's text (`Doc::full_text`).
+    pub fn text_of(&self, row: usize, corpus: &Corpus) -> Option<String> {
+        let text = corpus.doc(self.doc_of(row))?.full_text();
+        Some(match self.span(row) {
+            Some(s) if !self.spans.is_empty() => text.get(s)?.to_string(),
+            _ => text,
+        })
+    }
+
     /// The text of every row, in row order.
     pub fn texts(&self, corpus: &Corpus) -> Vec<String> {
         let mut out = Vec::with_capacity(self.rows());

@@ -42,6 +42,36 @@ pub trait TextEncoder: Send + Sync {
     fn window_tokens(&self) -> Option<usize> {
         None
     }
+    /// The token states the model averages into the text's vector, when its vector is a mean of
+    /// them (mean pooling): what splits a cosine exactly over the text's word pieces. `None` for a
+    /// model that pools otherwise ([CLS]), and for vectors computed elsewhere.
+    fn token_states(&self, text: &str, kind: InputKind) -> Result<Option<TokenStates>> {
+        let _ = (text, kind);
+        Ok(None)
+    }
+}
+
+/// The last layer's states of every word piece of one text, before pooling, unnormalised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenStates {
+    /// The word pieces, `[CLS]` and `[SEP]` included.
+    pub tokens: Vec<String>,
+    /// Where each starts and ends in the text, in bytes (`None` for the special tokens and for an
+    /// instruction the model puts before a question).
+    pub offsets: Vec<Option<(usize, usize)>>,
+    /// Vector size.
+    pub dim: usize,
+    /// Row-major `tokens.len() × dim`.
+    pub data: Vec<f32>,
+    /// Whether the model divides the mean by its length (the vector is then a unit vector).
+    pub normalized: bool,
+}
+
+impl TokenStates {
+    /// One token's state.
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * self.dim..(i + 1) * self.dim]
+    }
 }
 
 /// Per-token vectors of one text.
@@ -287,6 +317,42 @@ impl TextEncoder for BertDenseEncoder {
     fn window_tokens(&self) -> Option<usize> {
         Some(self.backbone.max_length.saturating_sub(2))
     }
+    fn token_states(&self, text: &str, kind: InputKind) -> Result<Option<TokenStates>> {
+        if self.arch.pooling.unwrap_or(Pooling::Mean) != Pooling::Mean {
+            return Ok(None);
+        }
+        let encoding = self.prepare(text, kind)?;
+        // An instruction put before a question shifts its offsets: they are mapped back onto the
+        // question, and the instruction's own pieces have none.
+        let shift = match (&self.arch.query_instruction, kind) {
+            (Some(prefix), InputKind::Query) => prefix.len(),
+            _ => 0,
+        };
+        let mut batch = Batch::default();
+        batch.push(&encoding);
+        let (hidden, mask) = self.backbone.forward(&batch)?;
+        let rows: Vec<Vec<f32>> = hidden.i(0)?.to_vec2()?;
+        let mask: Vec<f32> = mask.i(0)?.to_vec1()?;
+        let special = encoding.get_special_tokens_mask();
+        let mut states = TokenStates {
+            tokens: Vec::new(),
+            offsets: Vec::new(),
+            dim: hidden.dim(2)?,
+            data: Vec::new(),
+            normalized: self.arch.normalize,
+        };
+        for (pos, (&id, &(start, end))) in encoding.get_ids().iter().zip(encoding.get_offsets()).enumerate() {
+            if mask.get(pos).copied().unwrap_or(0.0) == 0.0 {
+                continue;
+            }
+            states.tokens.push(self.backbone.token(id));
+            let real = special.get(pos) == Some(&0) && start >= shift && end > start;
+            states.offsets.push(real.then(|| (start - shift, end - shift)));
+            states.data.extend_from_slice(&rows[pos]);
+        }
+        Ok(Some(states))
+    }
+
     fn encode(&self, texts: &[&str], kind: InputKind) -> Result<Vec<Vec<f32>>> {
         let pooling = self.arch.pooling.unwrap_or(Pooling::Mean);
         batched(

@@ -16,7 +16,7 @@ pub use bert::{Backbone, Batch};
 pub use cache::{EmbeddingCache, bytes_to_f32s, f32s_to_bytes, text_hash};
 pub use encoders::{
     BertCrossEncoder, BertDenseEncoder, BertSpladeEncoder, ColbertEncoder, InputKind, PairScorer, SparseEncoder,
-    SparseVector, TextEncoder, TokenEncoder, TokenVectors,
+    SparseVector, TextEncoder, TokenEncoder, TokenStates, TokenVectors,
 };
 pub use fetch::{ModelManager, ModelSource, ModelStatus, ResolvedModel};
 pub use manifest::{

@@ -198,7 +198,7 @@ fn comparison(c: &ComparisonReport) -> String {
                 }
                 b.push_str("</table>");
             }
-            Detail::Clauses { clauses } => {
+            Detail::Clauses { clauses, .. } => {
                 let list: Vec<String> =
                     clauses.iter().map(|c| format!("{} {}", if c.satisfied { "✔" } else { "✘" }, c.clause)).collect();
                 let _ = write!(b, "<br>{}", escape(&list.join("; ")));

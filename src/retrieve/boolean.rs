@@ -13,7 +13,9 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{ClauseMatch, Detail, Explanation, Hit, MethodKind, Prepared, QueryContext, Ranking, Retriever};
+use super::{
+    ClauseMatch, ClauseNode, ClauseOp, Detail, Explanation, Hit, MethodKind, Prepared, QueryContext, Ranking, Retriever,
+};
 use crate::corpus::DocId;
 use crate::index::SparseIndex;
 use crate::{Error, Result};
@@ -378,6 +380,44 @@ impl BooleanRetriever {
         }
     }
 
+    /// The query as `doc` meets it, node by node, with the leaves taken in the order
+    /// [`BooleanQuery::leaves`] lists them (as [`Self::eval`] takes them).
+    fn clause_tree<'a>(q: &BooleanQuery, doc: DocId, leaves: &mut impl Iterator<Item = &'a Leaf>) -> ClauseNode {
+        let node = |op, text: &str, children: Vec<ClauseNode>| {
+            let known = || children.iter().filter_map(|c| c.satisfied);
+            let satisfied = match op {
+                ClauseOp::And => known().reduce(|a, b| a && b),
+                ClauseOp::Or => known().reduce(|a, b| a || b),
+                _ => children.first().and_then(|c| c.satisfied).map(|x| !x),
+            };
+            ClauseNode { op, text: text.to_string(), satisfied, children }
+        };
+        match q {
+            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => {
+                let op = if matches!(q, BooleanQuery::Term(_)) { ClauseOp::Term } else { ClauseOp::Phrase };
+                match leaves.next() {
+                    Some(leaf) => {
+                        let analysed = leaf.terms.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(" ");
+                        ClauseNode {
+                            op,
+                            text: format!("{} → {}", leaf.text, if analysed.is_empty() { "∅" } else { &analysed }),
+                            satisfied: leaf.docs.as_ref().map(|d| d.contains(&doc)),
+                            children: Vec::new(),
+                        }
+                    }
+                    None => ClauseNode { op, text: q.to_text(), satisfied: None, children: Vec::new() },
+                }
+            }
+            BooleanQuery::And(parts) => {
+                node(ClauseOp::And, "AND", parts.iter().map(|p| Self::clause_tree(p, doc, leaves)).collect())
+            }
+            BooleanQuery::Or(parts) => {
+                node(ClauseOp::Or, "OR", parts.iter().map(|p| Self::clause_tree(p, doc, leaves)).collect())
+            }
+            BooleanQuery::Not(a) => node(ClauseOp::Not, "NOT", vec![Self::clause_tree(a, doc, leaves)]),
+        }
+    }
+
     fn prepare_query(&self, query: &QueryContext) -> Result<PreparedBoolean> {
         let parsed = BooleanQuery::parse(query.text())?;
         let mut found = Vec::new();
@@ -463,7 +503,9 @@ impl Prepared for PreparedBoolean {
             summary,
         );
         e.analyzer = Some(r.index.analyzer().config().to_string());
-        e.detail = Detail::Clauses { clauses };
+        let tree = BooleanRetriever::clause_tree(&self.parsed, doc, &mut self.leaves.iter());
+        debug_assert_eq!(tree.satisfied.unwrap_or(false), matched);
+        e.detail = Detail::Clauses { clauses, tree: Some(tree) };
         Ok(e)
     }
 }
@@ -477,16 +519,15 @@ mod tests {
     use crate::progress::NoProgress;
     use proptest::prelude::*;
 
+    const DOCS: [(&str, &str); 4] = [
+        ("D1", "chandrayaan moon south pole landing twenty23"),
+        ("D2", "aditya sun lagrange point solar observatory"),
+        ("D3", "mangalyaan mars orbiter atmosphere mission twenty13"),
+        ("D4", "pslv rocket satellites launch mission orbit"),
+    ];
+
     fn retriever() -> BooleanRetriever {
-        let corpus = Corpus::from_texts(
-            "isro",
-            [
-                ("D1", "chandrayaan moon south pole landing twenty23"),
-                ("D2", "aditya sun lagrange point solar observatory"),
-                ("D3", "mangalyaan mars orbiter atmosphere mission twenty13"),
-                ("D4", "pslv rocket satellites launch mission orbit"),
-            ],
-        );
+        let corpus = Corpus::from_texts("isro", DOCS);
         let idx =
             SparseIndex::build(&corpus, AnalyzerConfig::preset(Preset::English), &IndexLocation::Ram, &NoProgress)
                 .expect("builds");
@@ -531,7 +572,9 @@ mod tests {
         let r = retriever();
         let e = r.explain(&QueryContext::new("mission AND NOT mars"), DocId(2)).expect("explains");
         assert_eq!(e.value, 0.0);
-        let Detail::Clauses { clauses } = e.detail else { panic!("clauses") };
+        let Detail::Clauses { clauses, tree } = e.detail else { panic!("clauses") };
+        let tree = tree.unwrap();
+        assert_eq!(tree.evaluate(), Some(e.value == 1.0), "the tree holds exactly when the score is 1");
         assert_eq!(clauses.iter().map(|c| c.satisfied).collect::<Vec<_>>(), [true, false]);
         assert!(clauses[1].clause.starts_with("NOT mars"));
         let ranking = r.search(&QueryContext::new("mission"), 1).expect("search");
@@ -589,6 +632,37 @@ mod tests {
         })
     }
 
+    /// Queries over the test corpus's own words (and a stop word, which analyses to nothing).
+    fn corpus_tree() -> impl Strategy<Value = BooleanQuery> {
+        let word = prop::sample::select(vec!["mission", "mars", "moon", "sun", "rocket", "orbit", "the", "launch"])
+            .prop_map(str::to_string);
+        let leaf = prop_oneof![
+            3 => word.clone().prop_map(BooleanQuery::Term),
+            1 => prop::collection::vec(word, 2..3).prop_map(BooleanQuery::Phrase),
+        ];
+        leaf.prop_recursive(4, 16, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 2..4).prop_map(BooleanQuery::And),
+                prop::collection::vec(inner.clone(), 2..4).prop_map(BooleanQuery::Or),
+                inner.prop_map(|q| BooleanQuery::Not(Box::new(q))),
+            ]
+        })
+    }
+
+    /// Boolean logic over a passage's analysed words, written apart from the retriever: a leaf
+    /// holds when its analysed terms occur there in a row; a leaf of nothing drops out.
+    fn oracle(q: &BooleanQuery, words: &[String], r: &BooleanRetriever) -> Option<bool> {
+        match q {
+            BooleanQuery::Term(_) | BooleanQuery::Phrase(_) => {
+                let terms: Vec<String> = analyse_leaf(&r.index, q).into_iter().map(|(t, _)| t).collect();
+                (!terms.is_empty()).then(|| words.windows(terms.len()).any(|w| w == terms.as_slice()))
+            }
+            BooleanQuery::And(p) => p.iter().filter_map(|x| oracle(x, words, r)).reduce(|a, b| a && b),
+            BooleanQuery::Or(p) => p.iter().filter_map(|x| oracle(x, words, r)).reduce(|a, b| a || b),
+            BooleanQuery::Not(x) => oracle(x, words, r).map(|v| !v),
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases()))]
 
@@ -604,6 +678,25 @@ mod tests {
             let q = format!("{}{}x{}", "(".repeat(open), "NOT ".repeat(nots), ")".repeat(close));
             let parsed = BooleanQuery::parse(&q);
             prop_assert_eq!(parsed.is_ok(), open == close && open + nots <= MAX_NESTING, "{:?}", parsed);
+        }
+
+        /// The explanation's clause tree, worked out again by Boolean logic from leaves checked
+        /// against each passage's own analysed words, holds exactly for the passages that match.
+        #[test]
+        fn the_clause_tree_holds_exactly_for_the_matching_passages(q in corpus_tree()) {
+            let r = retriever();
+            let text = q.to_text();
+            let query = QueryContext::new(text.clone());
+            let prepared = r.prepare(&query).unwrap();
+            let matching = r.matching(&text).unwrap();
+            for d in 0..4u32 {
+                let e = prepared.explain(DocId(d)).unwrap();
+                let Detail::Clauses { tree: Some(tree), .. } = &e.detail else { panic!("a tree") };
+                let words = r.index.analyzer().terms(DOCS[d as usize].1);
+                prop_assert_eq!(oracle(&q, &words, &r), tree.evaluate(), "{} on D{}", text, d + 1);
+                prop_assert_eq!(tree.evaluate() == Some(true), matching.contains(&DocId(d)));
+                prop_assert_eq!(e.value, if matching.contains(&DocId(d)) { 1.0 } else { 0.0 });
+            }
         }
 
         #[test]

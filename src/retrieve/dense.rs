@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever};
-use crate::corpus::DocId;
+use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, TokenPart};
+use crate::corpus::{Corpus, DocId};
 use crate::index::hnsw::DenseAnn;
 use crate::index::neural::DenseIndex;
-use crate::models::TextEncoder;
+use crate::models::{InputKind, TextEncoder, TokenStates};
 use crate::{Error, Result};
 
 /// Cosine of two L2-normalised vectors, accumulated in f32 in one fixed order (so ranking and
@@ -25,6 +25,8 @@ pub struct DenseRetriever {
     file_label: Option<String>,
     /// An approximate index (large corpora): rank its candidates only.
     ann: Option<Arc<DenseAnn>>,
+    /// The passages' texts, to split a cosine over the scoring window's tokens.
+    corpus: Option<Arc<Corpus>>,
 }
 
 /// A question prepared for dense search: each passage's cosine (f32, as the index computes it;
@@ -41,7 +43,14 @@ struct PreparedDense {
 impl DenseRetriever {
     /// Search `index` with queries encoded by `encoder` (the model that built the index).
     pub fn new(index: Arc<DenseIndex>, encoder: Arc<dyn TextEncoder>) -> Self {
-        Self { index, encoder, file_label: None, ann: None }
+        Self { index, encoder, file_label: None, ann: None, corpus: None }
+    }
+
+    /// Explain each cosine down to the passage's (and the question's) tokens, reading the
+    /// passages' texts from `corpus` (the corpus the index was built from).
+    pub fn with_corpus(mut self, corpus: Arc<Corpus>) -> Self {
+        self.corpus = Some(corpus);
+        self
     }
 
     /// Rank the candidates of an approximate index (HNSW) rather than every passage, unless a
@@ -54,7 +63,7 @@ impl DenseRetriever {
     /// Search passage vectors read from a file (`crate::external::VectorSet`), with question
     /// vectors from `queries`: a column named `label`.
     pub fn from_file(index: Arc<DenseIndex>, queries: Arc<dyn TextEncoder>, label: String) -> Self {
-        Self { index, encoder: queries, file_label: Some(label), ann: None }
+        Self { index, encoder: queries, file_label: Some(label), ann: None, corpus: None }
     }
 
     /// The index.
@@ -164,10 +173,71 @@ impl Prepared for PreparedDense {
                 if self.approximate { " approximate-search candidates" } else { "" }
             ),
         );
-        e.detail = Detail::Dense { cosine, rank_among_all: better + 1, of };
+        let (tokens, query_tokens) = self.token_parts(row)?;
+        if tokens.is_empty() {
+            e = e.without_split(if r.file_label.is_some() {
+                "vectors computed elsewhere: RankLens has no token states to split their cosine over".to_string()
+            } else {
+                format!(
+                    "{} does not make its vector as a mean of token states (it pools otherwise), so its cosine \
+                     has no split over words",
+                    short_model(&r.index.model_id)
+                )
+            });
+        }
+        e.detail = Detail::Dense { cosine, rank_among_all: better + 1, of, tokens, query_tokens };
         e.window = window;
         Ok(e)
     }
+}
+
+impl PreparedDense {
+    /// The cosine of a row split over the window's tokens, and over the question's: for a
+    /// mean-pooled model, cos = Σᵢ q·hᵢ / (n·|h̄|) = Σⱼ qⱼ·d / (m·|q̄|). Empty when the model
+    /// pools otherwise or the texts are not at hand.
+    fn token_parts(&self, row: usize) -> Result<(Vec<TokenPart>, Vec<TokenPart>)> {
+        let r = &self.retriever;
+        let Some(corpus) = &r.corpus else { return Ok((Vec::new(), Vec::new())) };
+        let Some(text) = r.index.windows.text_of(row, corpus) else { return Ok((Vec::new(), Vec::new())) };
+        let Some(states) = r.encoder.token_states(&text, InputKind::Document)? else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let q = self.query.dense_vector(r.encoder.as_ref())?;
+        let start = r.index.windows.scored(row).map_or(0, |w| w.start);
+        let tokens = parts_against(&states, &q, start);
+        let question = match r.encoder.token_states(self.query.text(), InputKind::Query)? {
+            Some(qs) => parts_against(&qs, r.index.row(row).unwrap_or(&[]), 0),
+            None => Vec::new(),
+        };
+        Ok((tokens, question))
+    }
+}
+
+/// Each token's part of the cosine between the mean of `states` (divided by its length when the
+/// model normalises) and the unit vector `other`: ⟨other, hᵢ⟩ / (n·|h̄|), in f64. Offsets are moved
+/// by `shift` (the window's start in the passage).
+fn parts_against(states: &TokenStates, other: &[f32], shift: usize) -> Vec<TokenPart> {
+    let n = states.tokens.len();
+    if n == 0 || other.len() != states.dim {
+        return Vec::new();
+    }
+    let mut mean = vec![0f64; states.dim];
+    for i in 0..n {
+        for (m, &x) in mean.iter_mut().zip(states.row(i)) {
+            *m += f64::from(x);
+        }
+    }
+    let norm = if states.normalized { mean.iter().map(|m| (m / n as f64).powi(2)).sum::<f64>().sqrt() } else { 1.0 };
+    if norm == 0.0 {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|i| {
+            let dot: f64 = states.row(i).iter().zip(other).map(|(&h, &o)| f64::from(h) * f64::from(o)).sum();
+            let (start, end) = states.offsets[i].map_or((None, None), |(a, b)| (Some(a + shift), Some(b + shift)));
+            TokenPart { token: states.tokens[i].clone(), start, end, contribution: dot / (n as f64 * norm) }
+        })
+        .collect()
 }
 
 /// `sentence-transformers/all-MiniLM-L6-v2` → `all-MiniLM-L6-v2`.

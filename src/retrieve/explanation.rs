@@ -103,6 +103,67 @@ pub struct ClauseMatch {
     pub satisfied: bool,
 }
 
+/// What a Boolean clause is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClauseOp {
+    /// A word (analysed to one term).
+    Term,
+    /// Words in a row (or a word the analyzer made several terms of).
+    Phrase,
+    /// All of the parts.
+    And,
+    /// Any of the parts.
+    Or,
+    /// Not the part.
+    Not,
+}
+
+/// A Boolean query as one document meets it: each node with whether the document satisfies it.
+/// The root's `satisfied` is the score (1 or 0); a part the analyzer left nothing of is `None`
+/// and drops out of its AND or OR, as it does when the query is run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClauseNode {
+    /// What the node is.
+    pub op: ClauseOp,
+    /// A leaf as written with its analysed terms (`expired → expir`); an operator's name.
+    pub text: String,
+    /// Whether the document satisfies it (`None`: dropped, the analyzer left nothing of it).
+    pub satisfied: Option<bool>,
+    /// The parts of an AND, OR or NOT.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<ClauseNode>,
+}
+
+impl ClauseNode {
+    /// The node's truth worked out again from its leaves by Boolean logic alone (what a reader
+    /// checks: the root holds exactly when the score is 1).
+    pub fn evaluate(&self) -> Option<bool> {
+        let parts = || self.children.iter().filter_map(ClauseNode::evaluate);
+        match self.op {
+            ClauseOp::Term | ClauseOp::Phrase => self.satisfied,
+            ClauseOp::And => parts().reduce(|a, b| a && b),
+            ClauseOp::Or => parts().reduce(|a, b| a || b),
+            ClauseOp::Not => self.children.first().and_then(ClauseNode::evaluate).map(|x| !x),
+        }
+    }
+}
+
+/// One token's part of a dense cosine. For a mean-pooled model the cosine splits exactly over
+/// the passage's tokens: with h̄ the mean of its n token states and q the question's unit vector,
+/// cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenPart {
+    /// The word piece (`[CLS]` and `[SEP]` included: the mean pools them too).
+    pub token: String,
+    /// Where it starts in the passage's text (`Doc::full_text`) or the question, in bytes.
+    pub start: Option<usize>,
+    /// Where it ends.
+    pub end: Option<usize>,
+    /// Its share of the cosine.
+    pub contribution: f64,
+}
+
 /// One term shared by a query and a document in a learned sparse representation (SPLADE).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SparseTermMatch {
@@ -183,6 +244,9 @@ pub enum Detail {
     Clauses {
         /// Each leaf clause.
         clauses: Vec<ClauseMatch>,
+        /// The whole query as a tree, each node with whether the document satisfies it.
+        #[serde(default)]
+        tree: Option<ClauseNode>,
     },
     /// Learned sparse matches.
     Sparse {
@@ -199,6 +263,13 @@ pub enum Detail {
         rank_among_all: usize,
         /// Number of documents compared.
         of: usize,
+        /// The scoring passage's (window's) tokens, each with its part of the cosine; they sum
+        /// to it. Empty where the model's vector is not a mean of token states.
+        #[serde(default)]
+        tokens: Vec<TokenPart>,
+        /// The question's tokens against the passage's vector: cos = Σⱼ qⱼ·d / (m·|q̄|).
+        #[serde(default)]
+        query_tokens: Vec<TokenPart>,
     },
     /// Late interaction.
     MaxSim {
@@ -247,6 +318,21 @@ pub struct Explanation {
     /// For a document encoded in several windows, the one that gave the score (MaxP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<crate::index::neural::ScoredWindow>,
+    /// Why the score is not a sum of parts, where it is not (a cross-encoder's logit, a run's
+    /// score, vectors computed elsewhere, a model that pools its first token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsplit: Option<String>,
+}
+
+/// How a score is made of its parts: what the Explain view, the CLI and the tests check.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Split {
+    /// The score is the sum of these parts (what each is, its value).
+    Sum(Vec<(String, f64)>),
+    /// The score is 1 when the clause tree holds for the document, else 0 (Boolean).
+    Clauses(ClauseNode),
+    /// The score has no parts; why.
+    Unsplit(String),
 }
 
 impl Explanation {
@@ -261,19 +347,64 @@ impl Explanation {
             children: Vec::new(),
             detail: Detail::None,
             window: None,
+            unsplit: None,
         }
     }
 
-    /// Sum of the parts the detail lists (term rows, token maxima, fusion parts, sparse products).
-    /// `None` for methods whose score is not a sum of listed parts.
-    pub fn parts_sum(&self) -> Option<f64> {
+    /// Say why this score has no parts.
+    pub fn without_split(mut self, why: impl Into<String>) -> Self {
+        self.unsplit = Some(why.into());
+        self
+    }
+
+    /// The parts of the score and how they make it. A score of 0 with nothing listed (a passage
+    /// the method did not reach, or one the filter hides) is the empty sum.
+    pub fn split(&self) -> Split {
+        if let Some(why) = &self.unsplit {
+            return Split::Unsplit(why.clone());
+        }
+        let sum = |parts: Vec<(String, f64)>| Split::Sum(parts);
         match &self.detail {
-            Detail::Terms(t) => Some(t.rows.iter().map(|r| r.contribution).sum()),
-            Detail::MaxSim { alignments, .. } => Some(alignments.iter().map(|a| f64::from(a.similarity)).sum()),
-            Detail::Fusion { parts } => Some(parts.iter().map(|p| p.contribution).sum()),
-            Detail::Sparse { matches, .. } => Some(matches.iter().map(|m| f64::from(m.product)).sum()),
-            Detail::Engine(d) if d.tree.is_some() => d.breakdown.total(),
-            _ => None,
+            Detail::Terms(t) => sum(t.rows.iter().map(|r| (r.term.clone(), r.contribution)).collect()),
+            Detail::MaxSim { alignments, .. } => {
+                sum(alignments.iter().map(|a| (a.query_token.clone(), f64::from(a.similarity))).collect())
+            }
+            Detail::Fusion { parts } => sum(parts.iter().map(|p| (p.method.clone(), p.contribution)).collect()),
+            Detail::Sparse { matches, .. } => {
+                sum(matches.iter().map(|m| (m.term.clone(), f64::from(m.product))).collect())
+            }
+            Detail::Dense { tokens, .. } if !tokens.is_empty() => {
+                sum(tokens.iter().map(|t| (t.token.clone(), t.contribution)).collect())
+            }
+            Detail::Engine(d) => match (&d.tree, d.breakdown.total()) {
+                (Some(_), Some(_)) => {
+                    let mut parts: Vec<(String, f64)> = d
+                        .breakdown
+                        .rows
+                        .iter()
+                        .filter_map(|r| r.contribution.map(|c| (format!("{}:{}", r.field, r.term), c)))
+                        .collect();
+                    parts.extend(d.breakdown.other.iter().cloned());
+                    sum(parts)
+                }
+                (Some(_), None) => Split::Unsplit(format!(
+                    "the engine's tree does not add up linearly ({}): the tree is the explanation",
+                    d.breakdown.not_a_sum.clone().unwrap_or_default()
+                )),
+                (None, _) => Split::Unsplit("the engine returned no explanation for this hit".into()),
+            },
+            Detail::Clauses { tree: Some(tree), .. } => Split::Clauses(tree.clone()),
+            _ if self.value == 0.0 => sum(Vec::new()),
+            _ => Split::Unsplit("no parts are listed for this score".into()),
+        }
+    }
+
+    /// Sum of the parts the score splits into (term rows, token maxima or parts, fusion parts,
+    /// sparse products, an engine's rows). `None` for a score that is not a sum of parts.
+    pub fn parts_sum(&self) -> Option<f64> {
+        match self.split() {
+            Split::Sum(parts) => Some(parts.iter().map(|(_, v)| v).sum()),
+            Split::Clauses(_) | Split::Unsplit(_) => None,
         }
     }
 }

@@ -109,7 +109,8 @@ impl Prepared for PreparedRun {
                     i + 1,
                     self.qid
                 ),
-            ),
+            )
+            .without_split("a run file gives each passage's score, not its parts"),
             None => Explanation::new(
                 r.label(),
                 0.0,

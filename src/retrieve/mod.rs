@@ -30,7 +30,8 @@ pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use dense::DenseRetriever;
 pub use engine::EngineRetriever;
 pub use explanation::{
-    ClauseMatch, Detail, EngineDetail, Explanation, FusionPart, SparseTermMatch, TermRow, TermTable, TokenAlignment,
+    ClauseMatch, ClauseNode, ClauseOp, Detail, EngineDetail, Explanation, FusionPart, SparseTermMatch, Split, TermRow,
+    TermTable, TokenAlignment, TokenPart,
 };
 pub use external::RunRetriever;
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};

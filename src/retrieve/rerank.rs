@@ -94,6 +94,9 @@ impl Prepared for PreparedRerank {
             ),
         );
         e.detail = Detail::Rerank { before: Some(before), after: Some(after) };
-        Ok(e)
+        Ok(e.without_split(
+            "a cross-encoder's score is one logit over the question and passage read together: no part of it \
+             belongs to a word",
+        ))
     }
 }

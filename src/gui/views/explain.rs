@@ -171,7 +171,7 @@ pub fn detail_ui(ui: &mut Ui, kind: MethodKind, e: &Explanation) {
     ui.add_space(6.0);
     match &e.detail {
         Detail::Terms(t) => terms_ui(ui, kind, t, e.value),
-        Detail::Clauses { clauses } => {
+        Detail::Clauses { clauses, .. } => {
             for c in clauses {
                 let (mark, color) = if c.satisfied { ("✔", theme::LITERAL) } else { ("✘", theme::ERROR) };
                 ui.horizontal(|ui| {
@@ -240,7 +240,7 @@ pub fn detail_ui(ui: &mut Ui, kind: MethodKind, e: &Explanation) {
                 }
             });
         }
-        Detail::Dense { cosine, rank_among_all, of } => {
+        Detail::Dense { cosine, rank_among_all, of, .. } => {
             ui.label(format!("cosine = {cosine:.4}"));
             bar_ui(ui, cosine.max(0.0), 240.0, theme::method_color(MethodKind::Dense));
             ui.label(format!("{rank_among_all} of {of} passages by cosine"));
