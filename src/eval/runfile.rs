@@ -732,5 +732,42 @@ mod tests {
             prop_assert_eq!(&r.run.results, &expected(&run));
             prop_assert!(r.warnings.iter().any(|w| w.line == Some(at + 1)), "{:?}", r.warnings);
         }
+
+        /// RankLens's own writers (TREC, and TSV for ids with spaces) read back to the same run,
+        /// or refuse, naming the id, when a line could not carry it: never a broken line.
+        #[test]
+        fn ranklens_runs_read_back_or_are_refused(
+            run in prop::collection::btree_map(
+                prop_oneof!["[A-Za-z0-9_.:-]{1,8}", "[a-z]{1,4} [a-z]{1,4}", "\\PC{1,6}"],
+                prop::collection::btree_map(prop_oneof!["[A-Za-z0-9_.:-]{1,8}", "[a-z]{1,4} [a-z]{1,4}", "\\PC{1,6}"], -1e6f64..1e6, 1..6),
+                1..5,
+            ),
+            tsv in any::<bool>(),
+        ) {
+            let mut written = crate::eval::Run::new("BM25 (lucene, k1=0.9)");
+            for (q, docs) in &run {
+                let mut list: Vec<(String, f64)> = docs.iter().map(|(d, s)| (d.clone(), *s)).collect();
+                list.sort_by(|a, b| b.1.total_cmp(&a.1));
+                written.insert(q.clone(), list);
+            }
+            let format = if tsv { crate::corpus::IdFormat::Tsv } else { crate::corpus::IdFormat::Trec };
+            let ids_ok = run.iter().all(|(q, d)| {
+                crate::corpus::check_id(q, "query", format).is_ok()
+                    && d.keys().all(|d| crate::corpus::check_id(d, "document", format).is_ok())
+            });
+            match if tsv { written.to_tsv() } else { written.to_trec() } {
+                Ok(text) => {
+                    prop_assert!(ids_ok);
+                    let format = if tsv { RunFormat::Tsv } else { RunFormat::Trec };
+                    let r = RunFile::parse(text.as_bytes(), Some(format), Path::new("x"), "x").unwrap();
+                    prop_assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+                    prop_assert_eq!(&r.run.results, &expected(&run));
+                }
+                Err(e) => {
+                    prop_assert!(!ids_ok);
+                    prop_assert!(e.to_string().contains(" id \""), "{}", e);
+                }
+            }
+        }
     }
 }

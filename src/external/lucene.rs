@@ -520,4 +520,144 @@ mod tests {
         assert_eq!(weight_target("sum of:"), None);
         assert_eq!(weight_target("weightless (x in y)"), None);
     }
+
+    /// One term weight's inputs, as a generated query scores it.
+    #[derive(Debug, Clone)]
+    struct Input {
+        term: String,
+        tf: u32,
+        df: u32,
+        n: u32,
+        dl: u32,
+        avgdl: f64,
+        k1: f64,
+        b: f64,
+        boost: f64,
+    }
+
+    /// A query as Lucene explains it: term weights under sums, dis_max with a tie breaker, and
+    /// boosts.
+    #[derive(Debug, Clone)]
+    enum Query {
+        Term(Input),
+        Sum(Vec<Query>),
+        DisMax(f64, Vec<Query>),
+        Boosted(f64, Box<Query>),
+    }
+
+    fn input() -> impl proptest::strategy::Strategy<Value = Input> {
+        use proptest::prelude::*;
+        ("[a-z]{1,8}", 1u32..20, 1u32..50, 0u32..200, 1u32..300, 1.0f64..300.0, 0.0f64..3.0, 0.0f64..=1.0, 0.5f64..4.0)
+            .prop_map(|(term, tf, df, extra, dl, avgdl, k1, b, boost)| Input {
+                term,
+                tf,
+                df,
+                n: df + extra,
+                dl,
+                avgdl,
+                k1,
+                b,
+                boost,
+            })
+    }
+
+    fn query() -> impl proptest::strategy::Strategy<Value = Query> {
+        use proptest::prelude::*;
+        input().prop_map(Query::Term).prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 2..4).prop_map(Query::Sum),
+                (prop_oneof![Just(0.0), 0.0f64..1.0], prop::collection::vec(inner.clone(), 2..4))
+                    .prop_map(|(t, q)| Query::DisMax(t, q)),
+                (0.25f64..5.0, inner).prop_map(|(f, q)| Query::Boosted(f, Box::new(q))),
+            ]
+        })
+    }
+
+    /// The tree Elasticsearch 8 writes for a query, scored by Lucene's formula written out here,
+    /// and its term weights' inputs in tree order.
+    fn explain(q: &Query, inputs: &mut Vec<Input>) -> ExplainNode {
+        match q {
+            Query::Term(t) => {
+                inputs.push(t.clone());
+                let (tf, df, n, dl) = (f64::from(t.tf), f64::from(t.df), f64::from(t.n), f64::from(t.dl));
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                let tfw = tf / (tf + t.k1 * (1.0 - t.b + t.b * dl / t.avgdl));
+                let w = t.boost * idf * tfw;
+                let mut parts = vec![
+                    node(
+                        idf,
+                        "idf, computed as log(1 + (N - n + 0.5) / (n + 0.5)) from:",
+                        vec![
+                            node(df, "n, number of documents containing term", vec![]),
+                            node(n, "N, total number of documents with field", vec![]),
+                        ],
+                    ),
+                    node(
+                        tfw,
+                        "tf, computed as freq / (freq + k1 * (1 - b + b * dl / avgdl)) from:",
+                        vec![
+                            node(tf, "freq, occurrences of term within document", vec![]),
+                            node(t.k1, "k1, term saturation parameter", vec![]),
+                            node(t.b, "b, length normalization parameter", vec![]),
+                            node(dl, "dl, length of field", vec![]),
+                            node(t.avgdl, "avgdl, average length of field", vec![]),
+                        ],
+                    ),
+                ];
+                parts.insert(0, node(t.boost, "boost", vec![]));
+                let score = node(w, &format!("score(freq={tf}), computed as boost * idf * tf from:"), parts);
+                node(w, &format!("weight(text:{} in 3) [PerFieldSimilarity], result of:", t.term), vec![score])
+            }
+            Query::Sum(parts) => {
+                let details: Vec<ExplainNode> = parts.iter().map(|p| explain(p, inputs)).collect();
+                node(details.iter().map(|d| d.value).sum(), "sum of:", details)
+            }
+            Query::DisMax(tie, parts) => {
+                let details: Vec<ExplainNode> = parts.iter().map(|p| explain(p, inputs)).collect();
+                let best = details.iter().map(|d| d.value).fold(f64::MIN, f64::max);
+                let rest: f64 = details.iter().map(|d| d.value).sum::<f64>() - best;
+                let description =
+                    if *tie == 0.0 { "max of:".to_string() } else { format!("max plus {tie} times others of:") };
+                node(best + tie * rest, &description, details)
+            }
+            Query::Boosted(f, inner) => {
+                let inner = explain(inner, inputs);
+                node(f * inner.value, "product of:", vec![inner, node(*f, "boost", vec![])])
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any query of sums, dis_max with a tie breaker and boosts over BM25 term weights: one
+        /// row per weight with the very inputs that made it, and rows that add up to the score.
+        #[test]
+        fn every_weight_becomes_a_row_and_the_rows_add_up(q in query()) {
+            let mut inputs = Vec::new();
+            let tree = explain(&q, &mut inputs);
+            let b = breakdown(&tree);
+            proptest::prop_assert_eq!(b.not_a_sum.as_deref(), None);
+            proptest::prop_assert_eq!(b.rows.len(), inputs.len());
+            for (row, t) in b.rows.iter().zip(&inputs) {
+                proptest::prop_assert_eq!(&row.term, &t.term);
+                proptest::prop_assert_eq!(row.tf, Some(f64::from(t.tf)));
+                proptest::prop_assert_eq!(row.df, Some(f64::from(t.df)));
+                proptest::prop_assert_eq!(row.n, Some(f64::from(t.n)));
+                proptest::prop_assert_eq!(row.dl, Some(f64::from(t.dl)));
+                proptest::prop_assert_eq!((row.avgdl, row.k1, row.b), (Some(t.avgdl), Some(t.k1), Some(t.b)));
+            }
+            let total = b.total().unwrap();
+            proptest::prop_assert!((total - tree.value).abs() <= 1e-9 * tree.value.abs().max(1.0), "{} vs {}", total, tree.value);
+        }
+
+        /// Any tree at all: rows or a named node that is not a sum, never a panic.
+        #[test]
+        fn any_tree_is_read_without_panicking(tree in crate::external::tree::tests::explain_tree()) {
+            let b = breakdown(&tree);
+            if let Some(total) = b.total() {
+                proptest::prop_assert!(total.is_finite());
+            }
+        }
+    }
 }

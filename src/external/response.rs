@@ -546,5 +546,58 @@ mod tests {
                 Err(e) => proptest::prop_assert!(!junk.is_empty() && e.to_string().contains("r.json"), "{}", e),
             }
         }
+
+        /// Hits written in Elasticsearch's and Solr's documented shapes, alone or as JSON Lines by
+        /// query id, read back with their ids, scores and explanation trees.
+        #[test]
+        fn written_responses_read_back(
+            hits in proptest::collection::btree_map(
+                "[A-Za-z0-9_.:/-]{1,12}",
+                (-1e4f64..1e4, proptest::option::of(crate::external::tree::tests::explain_tree())),
+                0..6,
+            ),
+            solr in proptest::prelude::any::<bool>(),
+            lines in proptest::prelude::any::<bool>(),
+        ) {
+            use serde_json::json;
+            let hits: Vec<(String, f64, Option<ExplainNode>)> = hits.into_iter().map(|(id, (s, t))| (id, s, t)).collect();
+            let body = if solr {
+                let docs: Vec<Value> = hits.iter().map(|(id, s, _)| json!({"id": id, "score": s})).collect();
+                let explain: serde_json::Map<String, Value> = hits
+                    .iter()
+                    .filter_map(|(id, _, t)| Some((id.clone(), serde_json::to_value(t.as_ref()?).ok()?)))
+                    .collect();
+                json!({"response": {"numFound": hits.len(), "docs": docs}, "debug": {"explain": explain}})
+            } else {
+                let hs: Vec<Value> = hits
+                    .iter()
+                    .map(|(id, s, t)| match t {
+                        Some(t) => json!({"_id": id, "_score": s, "_explanation": t}),
+                        None => json!({"_id": id, "_score": s}),
+                    })
+                    .collect();
+                json!({"hits": {"total": {"value": hits.len()}, "hits": hs}})
+            };
+            let text = if lines {
+                format!("{}\n{}\n", json!({"query_id": "q 1", "response": body}), json!({"query_id": "q2", "response": body}))
+            } else {
+                body.to_string()
+            };
+            let saved = SavedResponses::parse(text.as_bytes(), Path::new("r.json"), "r", None).unwrap();
+            let responses: Vec<&EngineResponse> =
+                if lines { saved.by_query.values().collect() } else { saved.single.iter().collect() };
+            proptest::prop_assert_eq!(responses.len(), if lines { 2 } else { 1 });
+            if lines {
+                proptest::prop_assert!(saved.by_query.contains_key("q 1") && saved.by_query.contains_key("q2"));
+            }
+            for r in responses {
+                let read: Vec<(String, Option<f64>, Option<ExplainNode>)> =
+                    r.hits.iter().map(|h| (h.id.clone(), h.score, h.explanation.clone())).collect();
+                let want: Vec<(String, Option<f64>, Option<ExplainNode>)> =
+                    hits.iter().map(|(id, s, t)| (id.clone(), Some(*s), t.clone())).collect();
+                proptest::prop_assert_eq!(read, want);
+                proptest::prop_assert_eq!(r.total, Some(hits.len() as u64));
+            }
+        }
     }
 }

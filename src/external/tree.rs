@@ -192,7 +192,7 @@ impl ExplainNode {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -237,6 +237,53 @@ mod tests {
         assert!(ExplainNode::parse_text("not an explanation", "x").is_err());
     }
 
+    /// Trees as engines write them: values of any size and sign, descriptions from Lucene's own
+    /// and any other text (no line breaks or ` = `, which the text form cannot carry), up to five
+    /// levels.
+    pub(crate) fn explain_tree() -> impl proptest::strategy::Strategy<Value = ExplainNode> {
+        use proptest::prelude::*;
+        let description = prop_oneof![
+            prop::sample::select(vec![
+                "sum of:",
+                "max of:",
+                "product of:",
+                "weight(text:sync in 4) [PerFieldSimilarity], result of:",
+                "score(freq=2.0), computed as boost * idf * tf from:",
+                "idf, computed as log(1 + (N - n + 0.5) / (n + 0.5)) from:",
+                "n, number of documents containing term",
+                "tf, computed as freq / (freq + k1 * (1 - b + b * dl / avgdl)) from:",
+                "dl, length of field (approximate)",
+                "boost",
+            ])
+            .prop_map(str::to_string),
+            "[a-zA-Zé0-9(),:._*+/-][a-zA-Zé0-9 (),:._*+/-]{0,30}[a-zA-Zé0-9():._*+/-]",
+        ];
+        let value = prop_oneof![-1e6f64..1e6, Just(0.0), (0u32..100).prop_map(f64::from)];
+        let leaf = (value.clone(), description.clone()).prop_map(|(v, d)| ExplainNode::leaf(v, d));
+        leaf.prop_recursive(5, 48, 4, move |inner| {
+            (value.clone(), description.clone(), prop::collection::vec(inner, 1..4))
+                .prop_map(|(value, description, details)| ExplainNode { value, description, details })
+        })
+    }
+
+    /// Every node with its path as the reader names it (`j`, `j.details[1].details[0]`).
+    fn paths(node: &ExplainNode, at: String, out: &mut Vec<String>) {
+        out.push(at.clone());
+        for (i, d) in node.details.iter().enumerate() {
+            paths(d, format!("{at}.details[{i}]"), out);
+        }
+    }
+
+    /// The JSON node at a path, to damage it.
+    fn node_at<'a>(v: &'a mut Value, path: &str) -> &'a mut Value {
+        let mut v = v;
+        for part in path.split(".details[").skip(1) {
+            let i: usize = part.trim_end_matches(']').parse().unwrap_or(0);
+            v = &mut v["details"][i];
+        }
+        v
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
 
@@ -249,12 +296,61 @@ mod tests {
             }
         }
 
-        /// Any JSON value: a tree or an error.
+        /// A tree written as JSON (as the engines write it) or in Lucene's text form reads back
+        /// exactly.
         #[test]
-        fn any_json_reads_or_is_refused(text in "[\\[\\]{}\",:0-9a-z .-]{0,80}") {
-            if let Ok(v) = serde_json::from_str::<Value>(&text) {
-                let _ = ExplainNode::from_json(&v, "j");
+        fn a_written_tree_reads_back_in_both_forms(tree in explain_tree()) {
+            let json = serde_json::to_value(&tree).unwrap();
+            proptest::prop_assert_eq!(ExplainNode::from_json(&json, "j").unwrap(), tree.clone());
+            proptest::prop_assert_eq!(ExplainNode::parse_text(&tree.to_text(), "t").unwrap(), tree);
+        }
+
+        /// A damaged node anywhere in a tree is refused with its path named, and nothing panics.
+        #[test]
+        fn a_damaged_node_is_refused_with_its_path(tree in explain_tree(), pick in 0usize..1000, damage in 0usize..4) {
+            let mut all = Vec::new();
+            paths(&tree, "j".into(), &mut all);
+            let path = all[pick % all.len()].clone();
+            let mut json = serde_json::to_value(&tree).unwrap();
+            let node = node_at(&mut json, &path);
+            let named = match damage {
+                0 => { node.as_object_mut().unwrap().remove("value"); path.clone() }
+                1 => { node["value"] = Value::String("NaN".into()); format!("{path}.value") }
+                2 => { node["details"] = serde_json::json!({"not": "a list"}); format!("{path}.details") }
+                _ => { *node = serde_json::json!([1, 2]); path.clone() }
+            };
+            let e = ExplainNode::from_json(&json, "j").unwrap_err().to_string();
+            proptest::prop_assert!(e.starts_with(&format!("{named}:")), "{} should name {}", e, named);
+        }
+
+        /// Any JSON value (objects and lists nested in any way): a tree or an error.
+        #[test]
+        fn any_json_reads_or_is_refused(v in json_value()) {
+            if let Ok(tree) = ExplainNode::from_json(&v, "j") {
+                proptest::prop_assert!(v.get("value").is_some());
+                proptest::prop_assert_eq!(tree.walk().len() <= MAX_TREE_NODES, true);
             }
         }
+    }
+
+    /// Any JSON value, objects with the keys explanations use most of the time.
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-1e9f64..1e9).prop_map(|x| serde_json::json!(x)),
+            "[a-z0-9. ]{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            let key = prop_oneof![
+                4 => prop::sample::select(vec!["value", "description", "details", "match"]).prop_map(str::to_string),
+                1 => "[a-z]{1,5}",
+            ];
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(key, inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
     }
 }

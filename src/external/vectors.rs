@@ -621,9 +621,17 @@ mod tests {
 
         /// Any vectors written in any format read back equal.
         #[test]
-        fn written_vectors_read_back(rows in 1usize..6, dim in 1usize..5, seed in proptest::prelude::any::<u32>(), f in 0usize..3) {
-            let data: Vec<f32> = (0..rows * dim).map(|i| ((i as u32).wrapping_mul(2654435761) ^ seed) as f32 / 1e6 - 2000.0).collect();
-            let ids: Vec<String> = (0..rows).map(|i| format!("d{i}")).collect();
+        fn written_vectors_read_back(
+            ids in proptest::collection::btree_set("[^\\n\\r]{1,12}", 1..6),
+            dim in 1usize..5,
+            values in proptest::collection::vec(proptest::prop_oneof![
+                -1e30f32..1e30, -1.0f32..1.0, proptest::prelude::Just(0.0f32), proptest::prelude::Just(f32::MIN_POSITIVE)
+            ], 20),
+            f in 0usize..3,
+        ) {
+            let ids: Vec<String> = ids.into_iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect();
+            proptest::prop_assume!(!ids.is_empty() && ids.iter().collect::<std::collections::BTreeSet<_>>().len() == ids.len());
+            let data: Vec<f32> = (0..ids.len() * dim).map(|i| values[i % values.len()]).collect();
             let file = VectorFile { ids: Some(ids), dim, data };
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join(format!("v.{}", ["npy", "jsonl", "safetensors"][f]));

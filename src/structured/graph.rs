@@ -225,6 +225,8 @@ impl KnowledgeGraph {
                 }
             }
         }
+        // Facts are checked after every node is read; the warnings are listed in line order.
+        warnings.sort_by_key(|w| w.line);
         (g, warnings)
     }
 
@@ -433,7 +435,7 @@ mod tests {
     fn bad_lines_warn_with_their_line_number() {
         let (g, w) =
             KnowledgeGraph::parse("node a | t | A\nnonsense\nfact a rel b | p\nfact a rel a\n", Path::new("g.txt"));
-        assert_eq!(w.iter().map(|w| w.line).collect::<Vec<_>>(), [Some(2), Some(4), Some(3)]);
+        assert_eq!(w.iter().map(|w| w.line).collect::<Vec<_>>(), [Some(2), Some(3), Some(4)], "in line order");
         assert_eq!(g.entities().len(), 1);
     }
 
@@ -499,6 +501,58 @@ mod tests {
         ) {
             let p = GraphPattern { triples };
             proptest::prop_assert_eq!(p.to_string().parse::<GraphPattern>().ok(), Some(p));
+        }
+
+        /// A graph written in the file format (nodes, facts, comments, bad lines among them) reads
+        /// back with every node and fact, and a warning naming each bad line and no other.
+        #[test]
+        fn a_written_graph_reads_back_and_bad_lines_are_named(
+            nodes in proptest::collection::btree_map(
+                "[A-Za-z0-9_-][A-Za-z0-9_.é-]{0,8}",
+                ("[a-z]{0,8}", proptest::collection::vec("[A-Za-z0-9][A-Za-z0-9 é-]{0,10}[A-Za-z0-9]", 1..3)),
+                1..6,
+            ),
+            facts in proptest::collection::vec((0usize..6, "[a-z_]{1,10}", 0usize..6, proptest::collection::vec("[a-z0-9 -]{1,8}", 1..3)), 0..8),
+            bad in proptest::collection::vec((0usize..20, 0usize..5), 0..4),
+        ) {
+            let ids: Vec<&String> = nodes.keys().collect();
+            let mut lines: Vec<(String, bool)> = vec![("# a comment".into(), false), (String::new(), false)];
+            for (id, (kind, names)) in &nodes {
+                lines.push((format!("node {id} | {kind} | {}", names.join(", ")), false));
+            }
+            let mut want: Vec<Fact> = Vec::new();
+            for (s, r, o, passages) in &facts {
+                let (s, o) = (ids[s % ids.len()].clone(), ids[o % ids.len()].clone());
+                let passages: Vec<String> = passages.iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+                if passages.is_empty() {
+                    continue;
+                }
+                lines.push((format!("fact {s} {r} {o} | {}", passages.join(", ")), false));
+                want.push(Fact { subject: s, relation: r.clone(), object: o, passages });
+            }
+            let bad_lines = [
+                "node only-an-id",
+                "fact a b | p",
+                "fact x y z",
+                "fact nobody knows-of nothing | p1",
+                "edge a b c",
+            ];
+            for (at, which) in &bad {
+                lines.insert(at % (lines.len() + 1), (bad_lines[which % bad_lines.len()].to_string(), true));
+            }
+            let text = lines.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join("\n");
+            let (g, warnings) = KnowledgeGraph::parse(&text, Path::new("graph.txt"));
+            let entities: Vec<(String, String, Vec<String>)> =
+                g.entities().into_iter().map(|e| (e.id.clone(), e.kind.clone(), e.names.clone())).collect();
+            let expected: Vec<(String, String, Vec<String>)> =
+                nodes.iter().map(|(id, (kind, names))| (id.clone(), kind.clone(), names.clone())).collect();
+            proptest::prop_assert_eq!(entities, expected);
+            want.sort();
+            proptest::prop_assert_eq!(g.facts().into_iter().cloned().collect::<Vec<_>>(), want);
+            let named: Vec<usize> = warnings.iter().filter_map(|w| w.line).collect();
+            let bad_at: Vec<usize> = lines.iter().enumerate().filter(|(_, (_, b))| *b).map(|(i, _)| i + 1).collect();
+            proptest::prop_assert_eq!(named, bad_at, "{:?}", warnings);
+            proptest::prop_assert!(warnings.iter().all(|w| w.file == Path::new("graph.txt")));
         }
     }
 }

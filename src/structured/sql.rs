@@ -133,11 +133,13 @@ fn value_text(v: rusqlite::types::Value) -> String {
     }
 }
 
-/// SQL type of a column from its values: INTEGER, REAL or TEXT. Versions such as `4.10` stay
-/// TEXT (they are not decimals: 4.10 ≠ 4.1).
+/// SQL type of a column from its values: INTEGER where every value is an integer written as
+/// SQLite writes it back (so `007`, `+5` and `-0` keep their spelling as TEXT: a code or a postal
+/// code is not a number), else TEXT. Versions such as `4.10` stay TEXT (4.10 ≠ 4.1).
 fn column_type(values: &[&str]) -> &'static str {
     let non_empty: Vec<&&str> = values.iter().filter(|v| !v.is_empty()).collect();
-    if !non_empty.is_empty() && non_empty.iter().all(|v| v.parse::<i64>().is_ok()) { "INTEGER" } else { "TEXT" }
+    let integer = |v: &str| v.parse::<i64>().is_ok_and(|i| i.to_string() == v);
+    if !non_empty.is_empty() && non_empty.iter().all(|v| integer(v)) { "INTEGER" } else { "TEXT" }
 }
 
 fn quote_ident(s: &str) -> String {
@@ -522,5 +524,7 @@ mod tests {
     fn versions_are_text_columns() {
         assert_eq!(column_type(&["4.1", "4.10", "3.2"]), "TEXT");
         assert_eq!(column_type(&["1", "0", ""]), "INTEGER");
+        assert_eq!(column_type(&["1", "007"]), "TEXT", "a leading zero is kept");
+        assert_eq!(column_type(&["+5"]), "TEXT");
     }
 }
