@@ -48,7 +48,7 @@ proptest! {
         for at in bad {
             let at = 1 + at % lines.len();
             lines.insert(at, "only-an-id".into());
-            for b in bad_at.iter_mut().filter(|b| **b >= at + 1) {
+            for b in bad_at.iter_mut().filter(|b| **b > at) {
                 *b += 1;
             }
             bad_at.push(at + 1);
