@@ -143,3 +143,36 @@ fn read_only_from_its_beginning_the_long_document_loses_the_fact() {
     let scores: Vec<(DocId, f64)> = top.hits.iter().map(|h| (h.doc, h.score)).collect();
     assert_ne!(top.docs()[0], DocId(0), "{scores:?}");
 }
+
+/// The 2-bit token index is the same whichever way it is built: as the passages are encoded, or
+/// compressed later from the f16 index of the same windows. Both learn the codec from the same
+/// sample of f16-rounded vectors and compress the same f16 values, so every row reads back the
+/// same ids and the same vectors, bit for bit.
+#[test]
+fn the_compressed_token_index_does_not_depend_on_how_it_was_built() {
+    let build = |workspace: &std::path::Path, bits: &[u8]| {
+        let engine = Engine::new(corpus()).with_workspace(workspace.to_path_buf());
+        let manager = ModelManager::from_env().offline(false);
+        engine.load_model(&manager, Role::Dense, true, &NoProgress).unwrap();
+        for &token_bits in bits {
+            engine.set_neural_options(NeuralOptions { token_bits, ..Default::default() }).unwrap();
+            engine.build_dense(&NoProgress).unwrap();
+        }
+        engine.neural().late_index.unwrap()
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let direct = build(a.path(), &[2]);
+    let via_f16 = build(b.path(), &[16, 2]);
+    assert_eq!(direct.codec.describe(), via_f16.codec.describe());
+    assert!(direct.codec.describe().contains("2-bit"), "{}", direct.codec.describe());
+    assert_eq!(direct.windows, via_f16.windows);
+    assert!(direct.windows.long_docs() == 1 && direct.rows() > 5);
+    let (mut x, mut y) = (ranklens::index::tokens::RowTokens::default(), ranklens::index::tokens::RowTokens::default());
+    for row in 0..direct.rows() {
+        direct.read_row(row, &mut x).unwrap();
+        via_f16.read_row(row, &mut y).unwrap();
+        assert_eq!(x.ids, y.ids, "row {row}");
+        let first = x.data.iter().zip(&y.data).position(|(a, b)| a.to_bits() != b.to_bits());
+        assert_eq!(first, None, "row {row} differs at value {first:?}");
+    }
+}

@@ -6,7 +6,8 @@ use crate::{Error, Result};
 /// The line formats ids are written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdFormat {
-    /// Whitespace-separated columns (TREC runs and qrels): no white space in an id.
+    /// Whitespace-separated columns (TREC runs and qrels): no white space in an id, and no query
+    /// id that starts with `#` (a comment line to TREC readers).
     Trec,
     /// Tab-separated columns (BEIR TSV): no tab or line break in an id, no white space at its ends
     /// (readers trim fields).
@@ -22,6 +23,10 @@ pub fn check_id(id: &str, what: &str, format: IdFormat) -> Result<()> {
         match format {
             IdFormat::Trec if id.chars().any(char::is_whitespace) => {
                 Some("holds white space, which a TREC line cannot carry (write TSV instead)")
+            }
+            // Readers of TREC files skip lines that start with `#` as comments.
+            IdFormat::Trec if what == "query" && id.starts_with('#') => {
+                Some("starts with `#`, which makes its TREC lines comments (write TSV instead)")
             }
             IdFormat::Tsv if id.contains(['\t', '\n', '\r']) => Some("holds a tab or a line break"),
             IdFormat::Tsv if id.trim() != id => Some("starts or ends with white space"),

@@ -418,6 +418,15 @@ fn scattered(n: usize) -> impl Iterator<Item = usize> {
 /// The token codec for these rows: the one a build cut short saved, or learned from a scattered
 /// sample of rows (about [`SAMPLE_TOKENS`] token vectors), whose encodings go into `pre` so they
 /// are not encoded twice.
+///
+/// This is the one way a codec is made, whether the index is built as the passages are encoded
+/// or compressed later from an f16 index: the sample is the same rows, encoded afresh and rounded
+/// to f16 (as the f16 index holds them), so both ways learn the same centroids and buckets, and
+/// compress the same f16 values into the same bytes.
+/// The encoding cache's kind for codecs (learned from f16-rounded samples; codecs learned before
+/// that are not reused).
+const CODEC_KIND: &str = "codec-f16";
+
 #[allow(clippy::too_many_arguments)]
 fn learn_codec(
     texts: &[String],
@@ -435,7 +444,7 @@ fn learn_codec(
         return Ok(Codec::F16 { dim });
     }
     if let Some(c) = cache
-        && let Some(saved) = c.get(model_id, "codec", key)?.and_then(|b| Codec::from_bytes(&b))
+        && let Some(saved) = c.get(model_id, CODEC_KIND, key)?.and_then(|b| Codec::from_bytes(&b))
     {
         return Ok(saved);
     }
@@ -449,7 +458,8 @@ fn learn_codec(
         }
         check_cancel(progress)?;
         let refs: Vec<&str> = chunk.iter().map(|&r| texts[r].as_str()).collect();
-        for (&r, (v, t)) in chunk.iter().zip(encode(&refs)?) {
+        for (&r, (v, mut t)) in chunk.iter().zip(encode(&refs)?) {
+            t.round_to_f16();
             seen += t.len();
             sample.extend_from_slice(&t.data);
             encoded.push((r, v, t));
@@ -467,7 +477,7 @@ fn learn_codec(
         pre.insert(r, Encoded { vector, tokens: Some(records) });
     }
     if let Some(c) = cache {
-        c.put_many(model_id, "codec", &[(key, codec.bytes())])?;
+        c.put_many(model_id, CODEC_KIND, &[(key, codec.bytes())])?;
     }
     let tokens_kind = format!("tokens-{}", codec.fingerprint());
     let rows: Vec<(&str, &Encoded)> = pre.iter().map(|(&r, e)| (texts[r].as_str(), e)).collect();
@@ -481,6 +491,7 @@ fn reuse(
     target: &TokenTarget,
     model_id: &str,
     windows: &Windows,
+    codec: impl FnOnce() -> Result<Codec>,
     progress: &dyn Progress,
 ) -> Result<Option<TokenIndex>> {
     let same = |file: &PathBuf| {
@@ -493,28 +504,19 @@ fn reuse(
         return Ok(Some(index));
     }
     match target.f16_file.as_ref().filter(|_| target.bits != 16).and_then(same) {
-        Some(f16) => Ok(Some(recompress(&f16, target, progress)?)),
+        Some(f16) => Ok(Some(recompress(&f16, codec()?, target, progress)?)),
         None => Ok(None),
     }
 }
 
-/// A compressed token index made from an f16 one (the vectors as encoded, to half precision).
-pub fn recompress(f16: &TokenIndex, target: &TokenTarget, progress: &dyn Progress) -> Result<TokenIndex> {
+/// A compressed token index made from an f16 one (the vectors as encoded, to half precision),
+/// with the codec [`learn_codec`] learns for these rows: the same bytes a build that compresses
+/// as it encodes writes.
+pub fn recompress(f16: &TokenIndex, codec: Codec, target: &TokenTarget, progress: &dyn Progress) -> Result<TokenIndex> {
     let dim = f16.dim();
-    let mut sample = Vec::new();
-    let mut buf = RowTokens::default();
-    for r in scattered(f16.rows()) {
-        if sample.len() / dim.max(1) >= SAMPLE_TOKENS {
-            break;
-        }
-        f16.read_row(r, &mut buf)?;
-        sample.extend_from_slice(&buf.data);
+    if codec.dim() != dim {
+        return Err(Error::Index(format!("the codec is {}-d, the f16 index {dim}-d", codec.dim())));
     }
-    let codec = if sample.is_empty() {
-        Codec::F16 { dim }
-    } else {
-        Codec::Residual(Residual::train(&sample, dim, target.bits, progress)?)
-    };
     let mut w = writer(target, codec.clone())?;
     let total = f16.total_tokens();
     progress.stage(&format!("compressing the token index ({})", codec.describe()), total);
@@ -618,11 +620,6 @@ pub fn build_dense(
     let dim = TextEncoder::dim(encoder);
     let windows = Windows::plan(corpus, &|t| TextEncoder::windows(encoder, t, spec), progress)?;
     let texts = windows.texts(corpus);
-    let reused = match tokens {
-        Some(t) => reuse(t, &id, &windows, progress)?,
-        None => None,
-    };
-    let tokens = tokens.filter(|_| reused.is_none());
     let both = |refs: &[&str]| -> Result<Vec<(Option<Vec<u8>>, TokenVectors)>> {
         Ok(encoder
             .encode_both(refs, InputKind::Document)?
@@ -631,6 +628,15 @@ pub fn build_dense(
             .collect())
     };
     let mut pre = HashMap::new();
+    let reused = match tokens {
+        Some(t) => {
+            let key = codec_key(&texts, t.bits);
+            let learn = || learn_codec(&texts, cache, &id, &key, t.bits, dim, Some("dense"), progress, &both, &mut pre);
+            reuse(t, &id, &windows, learn, progress)?
+        }
+        None => None,
+    };
+    let tokens = tokens.filter(|_| reused.is_none());
     let starts_of = |t: &str| TokenEncoder::token_starts(encoder, t);
     let (codec, mut out) = match tokens {
         Some(target) => {
@@ -649,7 +655,9 @@ pub fn build_dense(
         match &codec {
             Some(codec) => Ok(both(refs)?
                 .into_iter()
-                .map(|(vector, t)| {
+                .map(|(vector, mut t)| {
+                    // Compressed from f16 values, as an index compressed from the f16 one is.
+                    t.round_to_f16();
                     let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
                     codec.encode_all(&t, &mut records);
                     Encoded { vector, tokens: Some(records) }
@@ -691,9 +699,6 @@ pub fn build_late(
 ) -> Result<TokenIndex> {
     let id = encoder.model_id().to_string();
     let windows = Windows::plan(corpus, &|t| encoder.windows(t, spec), progress)?;
-    if let Some(index) = reuse(target, &id, &windows, progress)? {
-        return Ok(index);
-    }
     let texts = windows.texts(corpus);
     let tokens = |refs: &[&str]| -> Result<Vec<(Option<Vec<u8>>, TokenVectors)>> {
         Ok(encoder.encode_tokens(refs, InputKind::Document)?.into_iter().map(|t| (None, t)).collect())
@@ -704,6 +709,10 @@ pub fn build_late(
     };
     let mut pre = HashMap::new();
     let key = codec_key(&texts, target.bits);
+    let learn = || learn_codec(&texts, cache, &id, &key, target.bits, dim, None, progress, &tokens, &mut pre);
+    if let Some(index) = reuse(target, &id, &windows, learn, progress)? {
+        return Ok(index);
+    }
     let codec = learn_codec(&texts, cache, &id, &key, target.bits, dim, None, progress, &tokens, &mut pre)?;
     let kind = format!("tokens-{}", codec.fingerprint());
     let starts_of = |t: &str| encoder.token_starts(t);
@@ -711,7 +720,8 @@ pub fn build_late(
     let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
         Ok(tokens(refs)?
             .into_iter()
-            .map(|(_, t)| {
+            .map(|(_, mut t)| {
+                t.round_to_f16();
                 let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
                 codec.encode_all(&t, &mut records);
                 Encoded { vector: None, tokens: Some(records) }

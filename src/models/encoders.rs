@@ -90,6 +90,14 @@ pub struct TokenVectors {
 }
 
 impl TokenVectors {
+    /// Round every value to half precision, as an f16 token index stores it: a compressed index
+    /// is made from the same values whether it is built from the encoder or from the f16 index.
+    pub fn round_to_f16(&mut self) {
+        for x in &mut self.data {
+            *x = half::f16::from_f32(*x).to_f32();
+        }
+    }
+
     /// Number of vectors.
     pub fn len(&self) -> usize {
         self.tokens.len()
