@@ -15,8 +15,8 @@ use ndarray::{Array1, Array2, ArrayView1, Axis};
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::DocId;
+use crate::index::dot::dot;
 use crate::index::neural::DenseIndex;
-use crate::retrieve::dense::dot;
 use crate::{Error, Result};
 
 /// A fitted 2-D map of a dense index.

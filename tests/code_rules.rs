@@ -82,3 +82,88 @@ fn no_test_is_ignored_or_skipped() {
     }
     assert!(bad.is_empty(), "ignored tests count as missing: {bad:?}");
 }
+
+/// The layers ARCHITECTURE.md lists (`layer N: a b c` lines in its "Layers" block), lowest first.
+fn layers() -> std::collections::BTreeMap<String, usize> {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let mut out = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("layer ") else { continue };
+        let Some((n, modules)) = rest.split_once(':') else { continue };
+        let n: usize = n.trim().parse().unwrap();
+        for m in modules.split_whitespace() {
+            assert!(out.insert(m.to_string(), n).is_none(), "{m} is listed twice in ARCHITECTURE.md");
+        }
+    }
+    out
+}
+
+/// The crate's modules a source file names (`crate::x::…`, `crate::{x, y::…}`), outside its test
+/// module and its comments.
+fn imports(text: &str) -> std::collections::BTreeSet<String> {
+    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let ident = |s: &str| s.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut out = std::collections::BTreeSet::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let (mut depth, mut part) = (0, String::new());
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.insert(ident(&part));
+                        part.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                part.push(c);
+            }
+            out.insert(ident(&part));
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    out.remove("");
+    out
+}
+
+#[test]
+fn no_import_runs_back_up_the_layers() {
+    let layers = layers();
+    let mut modules = std::collections::BTreeSet::new();
+    let mut edges = 0;
+    let mut back = Vec::new();
+    for file in rust_files(&root().join("src")) {
+        let rel = file.strip_prefix(root().join("src")).unwrap().to_string_lossy().into_owned();
+        let module = rel.split('/').next().unwrap().trim_end_matches(".rs").to_string();
+        if matches!(module.as_str(), "lib" | "main") {
+            continue;
+        }
+        modules.insert(module.clone());
+        let from = *layers.get(&module).unwrap_or_else(|| panic!("ARCHITECTURE.md's layers do not list `{module}`"));
+        for to in imports(&std::fs::read_to_string(&file).unwrap()) {
+            // Names that are not modules are the crate root's own (Error, Result, workspace_dir).
+            let (Some(&layer), false) = (layers.get(&to), to == module) else { continue };
+            edges += 1;
+            if layer >= from {
+                back.push(format!("src/{rel}: {module} (layer {from}) imports {to} (layer {layer})"));
+            }
+        }
+    }
+    assert!(edges > 100, "only {edges} imports found: the scan is broken");
+    let listed: std::collections::BTreeSet<String> = layers.keys().cloned().collect();
+    assert_eq!(listed, modules, "ARCHITECTURE.md's layers and src/ list different modules");
+    assert!(back.is_empty(), "imports that run back up (or across) the layers:\n{}", back.join("\n"));
+}
+
+#[test]
+fn the_import_scan_reads_groups_and_paths() {
+    let text = "use crate::{analysis::Analyzer, corpus::{Doc, DocId}, Error};\nlet x = crate::index::dot::dot(a, b);\n// crate::gui in a comment\n#[cfg(test)]\nmod tests { use crate::cli; }";
+    let found: Vec<String> = imports(text).into_iter().collect();
+    assert_eq!(found, ["Error", "analysis", "corpus", "index"]);
+}

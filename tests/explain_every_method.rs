@@ -160,9 +160,7 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     let run_path = dir.join("bm25.trec");
     run.write_trec(&run_path).unwrap();
     out.push((
-        engine
-            .external_retriever(&External::open(&run_path, None, Some(&corpus)).unwrap(), &settings, &NoProgress)
-            .unwrap(),
+        External::open(&run_path, None, Some(&corpus)).unwrap().retriever(engine, &settings, &NoProgress).unwrap(),
         false,
     ));
     // Each saved hit carries its explanation tree, in Elasticsearch 8's shape, written from
@@ -193,7 +191,7 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     std::fs::write(&responses, lines).unwrap();
     let es = External::open(&responses, None, Some(&corpus)).unwrap();
     assert_eq!(es.kind(), MethodKind::Engine);
-    out.push((engine.external_retriever(&es, &settings, &NoProgress).unwrap(), false));
+    out.push((es.retriever(engine, &settings, &NoProgress).unwrap(), false));
     let index = engine.neural().dense_index.clone().unwrap();
     let ids: Vec<String> = corpus.docs().iter().map(|d| d.id.clone()).collect();
     VectorFile { ids: Some(ids), dim: index.dim, data: index.vectors.clone() }
@@ -210,7 +208,7 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     let qids = corpus.queries.iter().map(|q| q.id.clone()).collect();
     VectorFile { ids: Some(qids), dim: index.dim, data }.write(&dir.join("queries.npy")).unwrap();
     let vectors = External::open(&dir.join("passages.npy"), None, Some(&corpus)).unwrap();
-    out.push((engine.external_retriever(&vectors, &settings, &NoProgress).unwrap(), false));
+    out.push((vectors.retriever(engine, &settings, &NoProgress).unwrap(), false));
     out
 }
 

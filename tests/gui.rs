@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use ranklens::compare::Outcome;
-use ranklens::gui::judging::DialogPurpose;
+use ranklens::gui::DialogPurpose;
 use ranklens::gui::{Command, CorpusChoice, Persisted, RankLensApp, ViewId};
 use ranklens::models::ModelManager;
 use ranklens::progress::NoProgress;

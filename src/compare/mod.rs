@@ -1,14 +1,14 @@
 //! Run many methods on one question and compare what they return: the plan of columns, running it,
 //! how much the columns agree, and whole question sets (studies).
 
-mod external;
+mod outside;
 mod overlap;
 mod plan;
 mod study;
 
 use serde::{Deserialize, Serialize};
 
-pub use external::{External, distinct_names};
+pub use outside::{External, distinct_names};
 pub use overlap::{OverlapMatrix, jaccard_at_k, rank_biased_overlap};
 pub use plan::{ColumnResult, ExplainedItem, Member, Plan, PlanRun};
 pub use study::{Disagreement, MethodResult, Study, System, Triage, TriageOrder, TriageRow};

@@ -167,7 +167,7 @@ impl Plan {
             .map(|m| match m {
                 Member::Lexical(spec) => Some(engine.sparse(*spec, self.settings.analyzer, progress)),
                 Member::Neural(kind) => Some(engine.neural_retriever(*kind, &self.settings)),
-                Member::External(x) => Some(engine.external_retriever(x, &self.settings, progress)),
+                Member::External(x) => Some(x.retriever(engine, &self.settings, progress)),
                 Member::Sql(_) | Member::Graph(_) => None,
             })
             .collect()
@@ -260,7 +260,7 @@ impl Plan {
             Member::Lexical(_) | Member::Neural(_) | Member::External(_) => {
                 let retriever: crate::Result<Arc<dyn Retriever>> = match member {
                     Member::Lexical(spec) => engine.sparse(*spec, self.settings.analyzer, progress),
-                    Member::External(x) => engine.external_retriever(x, &self.settings, progress),
+                    Member::External(x) => x.retriever(engine, &self.settings, progress),
                     _ => engine.neural_retriever(kind, &self.settings),
                 };
                 match retriever {

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-mod external;
 mod neural;
+mod query_models;
 pub use neural::{Loaded, NOT_ENCODED, Neural, SLOW_LATE_TOKENS, missing};
 
 use serde::{Deserialize, Serialize};

@@ -4,22 +4,22 @@
 //! - [`tree`]: an engine's explanation as the tree it is, from JSON or Lucene's text form;
 //! - [`lucene`]: the tree read into term rows (tf, df, N, idf, dl, avgdl, k1, b, boost) and how
 //!   they add up to the score;
-//! - [`diff`]: those rows beside RankLens's own Lucene BM25, with every differing input named;
 //! - [`response`]: Elasticsearch / OpenSearch / Solr / Vespa responses, saved or live;
 //! - [`live`]: asking a running engine;
 //! - [`vectors`]: passage and query vectors from `.npy`, JSON Lines and safetensors files.
 //!
+//! (The rows beside RankLens's own Lucene BM25, with every differing input named, are
+//! `retrieve::Bm25Comparison`: that needs RankLens's retrievers, which sit above this module.)
+//!
 //! Nothing here runs a cluster: the tests read response bodies in each version's documented shape
 //! and talk to a small HTTP server of their own.
 
-pub mod diff;
 pub mod live;
 pub mod lucene;
 pub mod response;
 pub mod tree;
 pub mod vectors;
 
-pub use diff::{Bm25Comparison, Difference, TermPair};
 pub use live::{Credentials, EngineKind, LiveEngine};
 pub use lucene::{EngineTermRow, LuceneBreakdown, breakdown};
 pub use response::{EngineHit, EngineResponse, ResponseShape, SavedResponses};

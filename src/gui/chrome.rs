@@ -4,10 +4,10 @@
 
 use egui::{Color32, RichText, Ui};
 
-use super::app::FrameStats;
 use super::command::Command;
+use super::command::DialogPurpose;
 use super::context::ViewContext;
-use super::judging::DialogPurpose;
+use super::frames::FrameStats;
 use super::state::{CorpusChoice, ViewId};
 use super::theme;
 use super::widgets::{ellipsis, labelled_text_ui};

@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use super::judging::DialogPurpose;
 use super::state::{CorpusChoice, Message, ViewId};
 use crate::config::Settings;
 use crate::corpus::{DocId, Split};
@@ -91,4 +90,25 @@ pub enum Command {
     Dismiss(Option<usize>),
     /// Show or hide the frame-time overlay.
     SetDebugOverlay(bool),
+}
+
+/// What a file dialog was opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogPurpose {
+    /// Open a folder as a corpus.
+    OpenFolder,
+    /// Open a file as a corpus.
+    OpenFile,
+    /// Re-open a JSON report.
+    OpenReport,
+    /// Save a report (format from the extension).
+    SaveReport,
+    /// Save the grades as qrels (BEIR TSV for `.tsv`, else TREC).
+    ExportQrels,
+    /// Load TREC or BEIR qrels as grades.
+    ImportQrels,
+    /// Save the RAG prompt as text.
+    ExportPrompt,
+    /// Open run files from other systems.
+    OpenRuns,
 }

@@ -339,7 +339,7 @@ pub struct Jobs {
     /// The lesson shown.
     pub lesson: Job<BuiltLesson>,
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
-    pub dialog: Job<(super::judging::DialogPurpose, Vec<std::path::PathBuf>)>,
+    pub dialog: Job<(super::command::DialogPurpose, Vec<std::path::PathBuf>)>,
     /// Run files being read: each file with its run or why it could not be read.
     pub runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::compare::External>)>>,
 }

@@ -1,6 +1,7 @@
 //! Grading passages, per-question metrics, file dialogs, and report export and re-opening — the
 //! app side of judgements and reports.
 
+use super::command::DialogPurpose;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -14,27 +15,6 @@ use crate::eval::{Metric, MetricSet, Qrels, evaluate_query};
 use crate::progress::Progress;
 use crate::report::ReportBody;
 use crate::retrieve::MethodKind;
-
-/// What a file dialog was opened for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DialogPurpose {
-    /// Open a folder as a corpus.
-    OpenFolder,
-    /// Open a file as a corpus.
-    OpenFile,
-    /// Re-open a JSON report.
-    OpenReport,
-    /// Save a report (format from the extension).
-    SaveReport,
-    /// Save the grades as TREC qrels.
-    ExportQrels,
-    /// Load TREC or BEIR qrels as grades.
-    ImportQrels,
-    /// Save the RAG prompt as text.
-    ExportPrompt,
-    /// Open run files from other systems.
-    OpenRuns,
-}
 
 /// Per-method metrics of the current question.
 pub struct QuestionMetrics {

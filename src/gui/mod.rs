@@ -10,6 +10,7 @@ pub mod app;
 mod chrome;
 pub mod command;
 pub mod context;
+mod frames;
 pub mod jobs;
 pub mod judging;
 pub mod state;
@@ -19,7 +20,7 @@ pub mod widgets;
 mod workflow;
 
 pub use app::RankLensApp;
-pub use command::Command;
+pub use command::{Command, DialogPurpose};
 pub use state::{CorpusChoice, Persisted, ViewId};
 
 /// Open the desktop app, optionally on a given corpus (else the last one, else the sample), with

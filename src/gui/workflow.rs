@@ -491,7 +491,7 @@ impl RankLensApp {
                 match x.saved_system() {
                     Some(s) => systems.push(s),
                     None => {
-                        let r = engine.external_retriever(x, &settings, p)?;
+                        let r = x.retriever(&engine, &settings, p)?;
                         systems.push(System::run(&engine, r.as_ref(), &settings, 100, p)?);
                     }
                 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use instant_distance::{Builder, HnswMap, Point, Search};
 
+use super::dot::dot16;
 use super::neural::DenseIndex;
-use super::tokens::dot16;
 use crate::progress::{Progress, check_cancel};
 use crate::topk::smallest_keys;
 use crate::{Error, Result};

@@ -7,11 +7,13 @@
 //! the difference. The index is built as a single segment in corpus order, so tantivy's document
 //! number *is* the [`DocId`].
 
+pub mod dot;
 pub mod hnsw;
 pub mod impacts;
 pub mod neural;
 mod tokenizer;
 pub mod tokens;
+pub mod windows;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

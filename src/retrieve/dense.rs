@@ -9,12 +9,7 @@ use crate::index::neural::DenseIndex;
 use crate::models::{InputKind, TextEncoder, TokenStates};
 use crate::{Error, Result};
 
-/// Cosine of two L2-normalised vectors, accumulated in f32 in one fixed order (so ranking and
-/// explanation agree bit for bit).
-#[inline]
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
+pub use crate::index::dot::dot;
 
 /// Exact cosine search over a [`DenseIndex`].
 #[derive(Clone)]

@@ -228,7 +228,7 @@ pub struct EngineDetail {
     /// Rank features (Vespa), name → value.
     pub features: std::collections::BTreeMap<String, f64>,
     /// The engine's rows beside RankLens's Lucene BM25 for the same document.
-    pub comparison: Option<crate::external::Bm25Comparison>,
+    pub comparison: Option<super::Bm25Comparison>,
 }
 
 /// Typed facts for drawing an explanation.

@@ -9,7 +9,8 @@ use rayon::prelude::*;
 
 use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, TokenAlignment};
 use crate::corpus::DocId;
-use crate::index::tokens::{RowTokens, TokenIndex, dot16};
+use crate::index::dot::dot16;
+use crate::index::tokens::{RowTokens, TokenIndex};
 use crate::models::{TokenEncoder, TokenVectors};
 use crate::{Error, Result};
 

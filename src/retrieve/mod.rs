@@ -6,16 +6,17 @@
 //! it. Explaining a document the method did not retrieve works too: the value is 0 and the summary
 //! says why.
 
+mod bm25_comparison;
 mod boolean;
 pub mod dense;
-pub mod engine;
 mod explanation;
-mod external;
 pub mod fusion;
 pub mod late;
 mod lexical;
 mod query;
 mod rerank;
+mod run;
+pub mod search_engine;
 mod splade;
 mod tantivy_bm25;
 pub mod vectors;
@@ -26,19 +27,20 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant, fmt_param};
+pub use bm25_comparison::{Bm25Comparison, Difference, TermPair};
 pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use dense::DenseRetriever;
-pub use engine::EngineRetriever;
 pub use explanation::{
     ClauseMatch, ClauseNode, ClauseOp, Detail, EngineDetail, Explanation, FusionPart, SparseTermMatch, Split, TermRow,
     TermTable, TokenAlignment, TokenPart,
 };
-pub use external::RunRetriever;
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
 pub use late::LateInteractionRetriever;
 pub use lexical::{LexicalModel, LexicalRetriever};
 pub use query::{DocFilter, QueryContext};
 pub use rerank::RerankRetriever;
+pub use run::RunRetriever;
+pub use search_engine::EngineRetriever;
 pub use splade::SpladeRetriever;
 pub use tantivy_bm25::TantivyBm25;
 

@@ -5,9 +5,10 @@
 
 use egui::{RichText, Ui};
 
-use crate::external::{Bm25Comparison, EngineTermRow, ExplainNode};
+use crate::external::{EngineTermRow, ExplainNode};
 use crate::gui::theme;
 use crate::gui::widgets::signed_bar_ui;
+use crate::retrieve::Bm25Comparison;
 use crate::retrieve::{EngineDetail, MethodKind, fmt_param};
 
 fn num(x: Option<f64>) -> String {

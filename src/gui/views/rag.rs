@@ -5,8 +5,8 @@ use egui::{RichText, Ui};
 
 use super::View;
 use crate::gui::command::Command;
+use crate::gui::command::DialogPurpose;
 use crate::gui::context::ViewContext;
-use crate::gui::judging::DialogPurpose;
 use crate::gui::state::{AppData, Message, Ranked};
 use crate::gui::theme;
 

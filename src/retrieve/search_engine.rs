@@ -11,7 +11,7 @@ use super::{
     QueryContext, Ranking, Retriever,
 };
 use crate::corpus::{Corpus, DocId};
-use crate::external::{EngineResponse, EngineSource, breakdown, diff};
+use crate::external::{EngineResponse, EngineSource, breakdown};
 use crate::index::SparseIndex;
 use crate::{Error, Result};
 
@@ -206,7 +206,9 @@ impl Prepared for PreparedEngine {
             Some((lucene, k1, b)) if !bd.rows.is_empty() => {
                 let mine = lucene.explain(doc)?;
                 match &mine.detail {
-                    Detail::Terms(table) => Some(diff::compare(&bd.rows, value, table, mine.value, *k1, *b)),
+                    Detail::Terms(table) => {
+                        Some(super::bm25_comparison::compare(&bd.rows, value, table, mine.value, *k1, *b))
+                    }
                     _ => None,
                 }
             }

@@ -1,17 +1,12 @@
-//! The engine's side of systems outside RankLens: the retriever of each (a run, a search engine
-//! set beside RankLens's own Lucene BM25, vectors with their question model), and the models that
-//! encode typed questions for vectors computed elsewhere, loaded once per folder.
+//! The models that encode typed questions for vectors computed elsewhere (a sentence-transformers
+//! folder beside the vectors), loaded once per folder.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use super::Engine;
-use crate::compare::External;
-use crate::config::Settings;
 use crate::models::{ArchSettings, BertDenseEncoder, Pooling, TextEncoder};
-use crate::progress::Progress;
-use crate::retrieve::vectors::{FileQueries, vector_retriever};
-use crate::retrieve::{EngineRetriever, Retriever, RunRetriever};
+use crate::retrieve::vectors::FileQueries;
 use crate::{Error, Result};
 
 /// How a sentence-transformers folder pools and how long its inputs are
@@ -30,30 +25,6 @@ pub fn sentence_transformers_arch(dir: &Path) -> ArchSettings {
 }
 
 impl Engine {
-    /// The retriever of a system outside RankLens.
-    pub fn external_retriever(
-        &self,
-        system: &External,
-        settings: &Settings,
-        progress: &dyn Progress,
-    ) -> Result<Arc<dyn Retriever>> {
-        let corpus = self.corpus().clone();
-        Ok(match system {
-            External::Run(run) => Arc::new(RunRetriever::new(run.clone(), corpus)),
-            External::Engine(source) => {
-                let index = self.index(settings.analyzer, progress)?;
-                Arc::new(EngineRetriever::new(source.clone(), corpus, Some(index)))
-            }
-            External::Vectors(set) => {
-                let model = match &set.query_model {
-                    Some(dir) => Some(self.query_model(dir)?),
-                    None => None,
-                };
-                Arc::new(vector_retriever(set.clone(), &corpus, model)?)
-            }
-        })
-    }
-
     /// The question vectors of a vector set: by query id, else from its model folder.
     pub fn vector_queries(&self, set: &Arc<crate::external::VectorSet>) -> Result<FileQueries> {
         let model = match &set.query_model {
@@ -64,7 +35,7 @@ impl Engine {
     }
 
     /// The dense model in `dir`, loaded on first use.
-    fn query_model(&self, dir: &Path) -> Result<Arc<dyn TextEncoder>> {
+    pub(crate) fn query_model(&self, dir: &Path) -> Result<Arc<dyn TextEncoder>> {
         let mut models =
             self.query_models.lock().map_err(|_| Error::Model("the question models are poisoned".into()))?;
         if let Some(m) = models.get(dir) {

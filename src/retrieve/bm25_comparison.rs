@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::lucene::EngineTermRow;
-use crate::retrieve::{TermRow, TermTable};
+use super::{TermRow, TermTable};
+use crate::external::EngineTermRow;
 
 /// One term seen by both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,10 +10,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::study::System;
+use crate::config::Settings;
 use crate::corpus::Corpus;
+use crate::engine::Engine;
 use crate::eval::RunFile;
 use crate::external::{EngineSource, LiveEngine, SavedResponses, VectorFormat, VectorSet};
-use crate::retrieve::MethodKind;
+use crate::progress::Progress;
+use crate::retrieve::vectors::vector_retriever;
+use crate::retrieve::{EngineRetriever, MethodKind, Retriever, RunRetriever};
 use crate::{Error, Result};
 
 /// A system outside RankLens.
@@ -53,6 +57,31 @@ fn looks_like_vectors(path: &Path, head: &str) -> bool {
 }
 
 impl External {
+    /// This system's retriever over an engine's corpus (a search engine is set beside the
+    /// engine's own Lucene BM25 with the settings' analyzer).
+    pub fn retriever(
+        &self,
+        engine: &Engine,
+        settings: &Settings,
+        progress: &dyn Progress,
+    ) -> Result<Arc<dyn Retriever>> {
+        let corpus = engine.corpus().clone();
+        Ok(match self {
+            External::Run(run) => Arc::new(RunRetriever::new(run.clone(), corpus)),
+            External::Engine(source) => {
+                let index = engine.index(settings.analyzer, progress)?;
+                Arc::new(EngineRetriever::new(source.clone(), corpus, Some(index)))
+            }
+            External::Vectors(set) => {
+                let model = match &set.query_model {
+                    Some(dir) => Some(engine.query_model(dir)?),
+                    None => None,
+                };
+                Arc::new(vector_retriever(set.clone(), &corpus, model)?)
+            }
+        })
+    }
+
     /// Open a file as whatever it is (vectors, an engine response, a run); `name` overrides the
     /// column's name. Vectors are matched to `corpus` (with the query file and model folder found
     /// beside them, see [`VectorSet::companions`]).
@@ -200,7 +229,7 @@ impl External {
                 "this system answers question by question: give the dataset (--dataset DIR) to ask it its questions",
             ));
         };
-        let r = engine.external_retriever(self, settings, progress)?;
+        let r = self.retriever(engine, settings, progress)?;
         System::run(engine, r.as_ref(), settings, depth, progress)
     }
 
