@@ -102,7 +102,7 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     let settings = Settings::default();
     let mut out: Vec<(Arc<dyn Retriever>, bool)> = Vec::new();
     let mut specs = SparseSpec::all_variants(settings.bm25_variant, settings.bm25);
-    specs.push(SparseSpec::TfIdf { variant: TfIdfVariant::Textbook, normalize: false });
+    specs.push(SparseSpec::tfidf(TfIdfVariant::Textbook, false));
     for spec in specs {
         out.push((engine.sparse(spec, settings.analyzer, &NoProgress).unwrap(), true));
     }
@@ -167,7 +167,7 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     // RankLens's own Lucene BM25 rows for that passage; the corpus does not hold `elsewhere-1`.
     let lucene = engine
         .sparse(
-            SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+            SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params()),
             settings.analyzer,
             &NoProgress,
         )
@@ -355,7 +355,7 @@ fn tantivy_rows_are_read_from_tantivy_and_add_up_to_its_score() {
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
     let engine = Engine::new(corpus);
     let settings = Settings::default();
-    let spec = SparseSpec::Bm25 { variant: Bm25Variant::Tantivy, params: Bm25Variant::Tantivy.default_params() };
+    let spec = SparseSpec::bm25(Bm25Variant::Tantivy, Bm25Variant::Tantivy.default_params());
     let r = engine.sparse(spec, settings.analyzer, &NoProgress).unwrap();
     let doc = engine.corpus().lookup("caching-1").unwrap();
     let e = r.explain(&QueryContext::new("How long before saved results expire?"), doc).unwrap();

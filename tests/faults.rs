@@ -185,10 +185,10 @@ fn a_workspace_index_left_half_written_is_rebuilt_not_fatal() {
     let corpus = ranklens::corpus::load(&corpus_path, Default::default()).unwrap();
     let ws = dir.path().join("ws");
     let engine = Engine::new(corpus.clone()).with_workspace(ws.clone()).with_on_disk_above(1000);
-    let spec = SparseSpec::Bm25 {
-        variant: ranklens::retrieve::Bm25Variant::Lucene,
-        params: ranklens::retrieve::Bm25Variant::Lucene.default_params(),
-    };
+    let spec = SparseSpec::bm25(
+        ranklens::retrieve::Bm25Variant::Lucene,
+        ranklens::retrieve::Bm25Variant::Lucene.default_params(),
+    );
     engine.sparse(spec, AnalyzerConfig::default(), &NoProgress).unwrap();
     let indexes = ws.join("indexes");
     let [stored] = names(&indexes).try_into().unwrap_or_else(|n: Vec<String>| panic!("{n:?}"));

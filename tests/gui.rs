@@ -654,7 +654,7 @@ fn sample_run_file(dir: &std::path::Path, name: &str, k1: f64) -> std::path::Pat
         ranklens::corpus::load(&common::sample("acme-sync"), ranklens::corpus::LoadOptions::default()).unwrap();
     let engine = ranklens::engine::Engine::new(corpus);
     let params = Bm25Params { k1, ..Bm25Variant::Lucene.default_params() };
-    let spec = ranklens::engine::SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params };
+    let spec = ranklens::engine::SparseSpec::bm25(Bm25Variant::Lucene, params);
     let r = engine.sparse(spec, ranklens::analysis::AnalyzerConfig::default(), &NoProgress).unwrap();
     let mut run = engine.run_queries(r.as_ref(), &ranklens::config::Settings::default(), 10, &NoProgress).unwrap();
     if let Some(list) = run.results.get_mut("q3") {

@@ -43,7 +43,7 @@ fn sample_question_metrics_equal_hand_computations() {
     // second, releases-1 (grade 1) is not in the top 10.
     let okapi = e
         .sparse(
-            SparseSpec::Bm25 { variant: Bm25Variant::Okapi, params: Bm25Variant::Okapi.default_params() },
+            SparseSpec::bm25(Bm25Variant::Okapi, Bm25Variant::Okapi.default_params()),
             AnalyzerConfig::preset(Preset::Whitespace),
             &NoProgress,
         )
@@ -63,10 +63,10 @@ fn sample_question_metrics_equal_hand_computations() {
     // accounts-5 (1) sixth.
     let lucene = e
         .sparse(
-            SparseSpec::Bm25 {
-                variant: Bm25Variant::Lucene,
-                params: Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() },
-            },
+            SparseSpec::bm25(
+                Bm25Variant::Lucene,
+                Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() },
+            ),
             AnalyzerConfig::default(),
             &NoProgress,
         )

@@ -45,9 +45,9 @@ fn scifact_runs() -> Vec<(&'static str, Run)> {
     let engine = Engine::new(corpus);
     let settings = Settings::default();
     let specs = [
-        ("bm25", SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() }),
-        ("okapi", SparseSpec::Bm25 { variant: Bm25Variant::Okapi, params: Bm25Variant::Okapi.default_params() }),
-        ("tfidf", SparseSpec::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true }),
+        ("bm25", SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params())),
+        ("okapi", SparseSpec::bm25(Bm25Variant::Okapi, Bm25Variant::Okapi.default_params())),
+        ("tfidf", SparseSpec::tfidf(TfIdfVariant::CosineLog2, true)),
     ];
     specs
         .into_iter()

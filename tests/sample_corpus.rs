@@ -27,7 +27,7 @@ fn engine() -> Engine {
 
 /// rank_bm25's BM25Okapi over a plain split: `okapi` with the `whitespace` analyzer.
 fn okapi(engine: &Engine) -> std::sync::Arc<dyn Retriever> {
-    let spec = SparseSpec::Bm25 { variant: Bm25Variant::Okapi, params: Bm25Variant::Okapi.default_params() };
+    let spec = SparseSpec::bm25(Bm25Variant::Okapi, Bm25Variant::Okapi.default_params());
     engine.sparse(spec, AnalyzerConfig::preset(Preset::Whitespace), &NoProgress).unwrap()
 }
 
@@ -86,10 +86,8 @@ fn okapi_phenomena_on_the_error_pages() {
 fn metadata_filter_keeps_only_matching_passages() {
     let e = engine();
     let settings = Settings { filter: Some("release >= 4".parse::<FieldFilter>().unwrap()), ..Settings::default() };
-    let spec = SparseSpec::Bm25 {
-        variant: Bm25Variant::Lucene,
-        params: Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() },
-    };
+    let spec =
+        SparseSpec::bm25(Bm25Variant::Lucene, Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() });
     let r = e.sparse(spec, AnalyzerConfig::default(), &NoProgress).unwrap();
     let q = e.query_context("sync token expired sign in again", &settings);
     let ranking = r.search(&q, 30).unwrap();
@@ -161,7 +159,7 @@ fn graph_joins_what_text_search_only_finds() {
     // BM25 finds both passages that hold the two facts...
     let bm25 = e
         .sparse(
-            SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+            SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params()),
             AnalyzerConfig::default(),
             &NoProgress,
         )

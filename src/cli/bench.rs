@@ -96,7 +96,7 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<Found> {
         .map(|q| q.text.clone())
         .collect();
     let engine = Engine::from_index(idx, corpus);
-    let spec = SparseSpec::Bm25 { variant: settings.bm25_variant, params: settings.bm25 };
+    let spec = SparseSpec::bm25(settings.bm25_variant, settings.bm25);
     let retriever = engine.sparse(spec, settings.analyzer, &NoProgress)?;
     // Each question analysed once, as bm25s tokenises its queries before timing retrieval.
     let prepared: Vec<QueryContext> = queries.iter().map(|q| QueryContext::new(q.as_str())).collect();

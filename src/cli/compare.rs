@@ -200,9 +200,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let engine = a.corpus.engine(&progress)?;
     let runs = a.run_files.load(Some(engine.corpus()))?;
     engine.index(settings.analyzer, &progress)?;
-    let neural =
-        [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank];
-    a.models.prepare(&engine, &neural, &settings, a.models.fetch_models, &progress)?;
+    a.models.prepare(&engine, &MethodKind::NEURAL, &settings, a.models.fetch_models, &progress)?;
     drop(progress);
     let templates = engine.corpus().templates_for(&a.question);
     let sql = a.sql.clone().or(templates.sql);

@@ -109,16 +109,7 @@ impl Plan {
     pub fn every_variant(settings: &Settings, sql: Option<&str>, pattern: Option<&str>) -> Plan {
         let mut members: Vec<Member> =
             SparseSpec::all_variants(settings.bm25_variant, settings.bm25).into_iter().map(Member::Lexical).collect();
-        members.extend(
-            [
-                MethodKind::Splade,
-                MethodKind::Dense,
-                MethodKind::LateInteraction,
-                MethodKind::Fusion,
-                MethodKind::Rerank,
-            ]
-            .map(Member::Neural),
-        );
+        members.extend(MethodKind::NEURAL.map(Member::Neural));
         members.extend([Member::Sql(statement(sql)), Member::Graph(statement(pattern))]);
         Plan { settings: settings.clone(), members }
     }

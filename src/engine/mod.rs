@@ -29,34 +29,33 @@ use crate::{Error, Result};
 /// Corpora larger than this (bytes of text) are indexed on disk in the workspace.
 pub const ON_DISK_THRESHOLD_BYTES: usize = 64 * 1024 * 1024;
 
-/// A lexical method with its variant and parameters.
+/// A lexical method: Boolean set retrieval, or a scored formula ([`LexicalModel`]: a TF-IDF or
+/// BM25 variant with its parameters; tantivy's BM25 is scored by tantivy itself).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum SparseSpec {
     /// Boolean set retrieval.
     Boolean,
-    /// A TF-IDF variant.
-    TfIdf {
-        /// Which.
-        variant: TfIdfVariant,
-        /// Divide by |d| (textbook).
-        normalize: bool,
-    },
-    /// A BM25 variant.
-    Bm25 {
-        /// Which.
-        variant: Bm25Variant,
-        /// Parameters (ignored by `tantivy`).
-        params: Bm25Params,
-    },
+    /// A scored formula.
+    Scored(LexicalModel),
 }
 
 impl SparseSpec {
+    /// A BM25 variant with its parameters (ignored by `tantivy`).
+    pub fn bm25(variant: Bm25Variant, params: Bm25Params) -> SparseSpec {
+        SparseSpec::Scored(LexicalModel::Bm25 { variant, params })
+    }
+
+    /// A TF-IDF variant; `normalize` divides by |d| (textbook).
+    pub fn tfidf(variant: TfIdfVariant, normalize: bool) -> SparseSpec {
+        SparseSpec::Scored(LexicalModel::TfIdf { variant, normalize })
+    }
+
     /// The method family.
     pub fn kind(&self) -> MethodKind {
         match self {
             SparseSpec::Boolean => MethodKind::Boolean,
-            SparseSpec::TfIdf { .. } => MethodKind::TfIdf,
-            SparseSpec::Bm25 { .. } => MethodKind::Bm25,
+            SparseSpec::Scored(LexicalModel::TfIdf { .. }) => MethodKind::TfIdf,
+            SparseSpec::Scored(LexicalModel::Bm25 { .. }) => MethodKind::Bm25,
         }
     }
 
@@ -64,8 +63,8 @@ impl SparseSpec {
     pub fn from_settings(kind: MethodKind, s: &Settings) -> Option<SparseSpec> {
         match kind {
             MethodKind::Boolean => Some(SparseSpec::Boolean),
-            MethodKind::TfIdf => Some(SparseSpec::TfIdf { variant: s.tfidf, normalize: s.tfidf_normalize }),
-            MethodKind::Bm25 => Some(SparseSpec::Bm25 { variant: s.bm25_variant, params: s.bm25 }),
+            MethodKind::TfIdf => Some(SparseSpec::tfidf(s.tfidf, s.tfidf_normalize)),
+            MethodKind::Bm25 => Some(SparseSpec::bm25(s.bm25_variant, s.bm25)),
             _ => None,
         }
     }
@@ -74,10 +73,9 @@ impl SparseSpec {
     /// one use their library defaults; the selected one uses `params`).
     pub fn all_variants(selected: Bm25Variant, params: Bm25Params) -> Vec<SparseSpec> {
         let mut out = vec![SparseSpec::Boolean];
-        out.extend(TfIdfVariant::ALL.into_iter().map(|variant| SparseSpec::TfIdf { variant, normalize: true }));
-        out.extend(Bm25Variant::ALL.into_iter().map(|variant| SparseSpec::Bm25 {
-            variant,
-            params: if variant == selected { params } else { variant.default_params() },
+        out.extend(TfIdfVariant::ALL.into_iter().map(|variant| SparseSpec::tfidf(variant, true)));
+        out.extend(Bm25Variant::ALL.into_iter().map(|variant| {
+            SparseSpec::bm25(variant, if variant == selected { params } else { variant.default_params() })
         }));
         out
     }
@@ -253,13 +251,10 @@ impl Engine {
         let index = self.index(analyzer, progress)?;
         Ok(match spec {
             SparseSpec::Boolean => Arc::new(BooleanRetriever::new(index)),
-            SparseSpec::TfIdf { variant, normalize } => {
-                Arc::new(LexicalRetriever::new(index, LexicalModel::TfIdf { variant, normalize })?)
+            SparseSpec::Scored(LexicalModel::Bm25 { variant: Bm25Variant::Tantivy, .. }) => {
+                Arc::new(TantivyBm25::new(index))
             }
-            SparseSpec::Bm25 { variant: Bm25Variant::Tantivy, .. } => Arc::new(TantivyBm25::new(index)),
-            SparseSpec::Bm25 { variant, params } => {
-                Arc::new(LexicalRetriever::new(index, LexicalModel::Bm25 { variant, params })?)
-            }
+            SparseSpec::Scored(model) => Arc::new(LexicalRetriever::new(index, model)?),
         })
     }
 

@@ -353,7 +353,7 @@ impl super::Engine {
     }
 
     fn sparse_arc(&self, settings: &Settings) -> Result<Arc<dyn Retriever>> {
-        let spec = super::SparseSpec::Bm25 { variant: settings.bm25_variant, params: settings.bm25 };
+        let spec = super::SparseSpec::bm25(settings.bm25_variant, settings.bm25);
         self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)
     }
 

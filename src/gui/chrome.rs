@@ -256,7 +256,7 @@ impl Chrome {
             ui.horizontal_wrapped(|ui| knobs_ui(ui, &mut s));
             ui.horizontal_wrapped(|ui| {
                 ui.label("Methods:");
-                let all = crate::config::Settings::default().methods;
+                let all = crate::retrieve::MethodKind::BUILT_IN;
                 for kind in all.iter().copied() {
                     let mut on = s.methods.contains(&kind);
                     let text = RichText::new(kind.label()).color(theme::method_color(kind));

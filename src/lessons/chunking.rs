@@ -29,7 +29,7 @@ fn ranked(chunks: &[Chunk]) -> Result<Vec<usize>> {
         Corpus::from_texts("chunks", ids.iter().map(String::as_str).zip(chunks.iter().map(|c| c.text.as_str())));
     let engine = Engine::new(corpus);
     let r = engine.sparse(
-        SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+        SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params()),
         AnalyzerConfig::default(),
         &NoProgress,
     )?;

@@ -99,7 +99,7 @@ fn rank(kit: &LessonKit, engine: &Engine, question: &str) -> Result<(String, Ran
         ranked.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
         return Ok((format!("dense ({})", TextEncoder::model_id(dense.as_ref())), ranked));
     }
-    let spec = SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() };
+    let spec = SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params());
     let r = engine.sparse(spec, AnalyzerConfig::preset(Preset::English), &NoProgress)?;
     let hits = r.search(&QueryContext::new(question), corpus.len())?;
     let ranked = hits

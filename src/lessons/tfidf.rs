@@ -27,11 +27,7 @@ pub struct CosineStep {
 
 /// The cosines of every ISRO document for a question, from the retriever's explanations.
 pub fn cosines(engine: &Engine, analyzer: AnalyzerConfig, question: &str) -> Result<Vec<CosineStep>> {
-    let r = engine.sparse(
-        SparseSpec::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true },
-        analyzer,
-        &NoProgress,
-    )?;
+    let r = engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
     let index = engine.index(analyzer, &NoProgress)?;
     let q = QueryContext::new(question);
     let mut out = Vec::new();

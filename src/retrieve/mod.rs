@@ -80,6 +80,25 @@ pub enum MethodKind {
 }
 
 impl MethodKind {
+    /// Every column RankLens computes itself, in the order the app and the reports show them:
+    /// the one list the method checkboxes, the default settings and `compare` read.
+    pub const BUILT_IN: [MethodKind; 10] = [
+        MethodKind::Boolean,
+        MethodKind::TfIdf,
+        MethodKind::Bm25,
+        MethodKind::Splade,
+        MethodKind::Dense,
+        MethodKind::LateInteraction,
+        MethodKind::Fusion,
+        MethodKind::Rerank,
+        MethodKind::Sql,
+        MethodKind::Graph,
+    ];
+
+    /// The methods that need a neural model, themselves or through their inputs.
+    pub const NEURAL: [MethodKind; 5] =
+        [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank];
+
     /// Every method that ranks passages (not Boolean's unranked set, SQL rows or graph bindings):
     /// the methods an evaluation compares.
     pub const RANKED: [MethodKind; 7] = [

@@ -41,7 +41,7 @@ pub fn scifact_lucene_run() -> (ranklens::eval::Run, ranklens::eval::Qrels) {
     let qrels = corpus.qrels.clone().unwrap();
     let engine = ranklens::engine::Engine::new(corpus);
     let params = Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() };
-    let spec = ranklens::engine::SparseSpec::Bm25 { variant: Bm25Variant::Lucene, params };
+    let spec = ranklens::engine::SparseSpec::bm25(Bm25Variant::Lucene, params);
     let no_progress = ranklens::progress::NoProgress;
     let bm25 = engine.sparse(spec, ranklens::analysis::AnalyzerConfig::default(), &no_progress).unwrap();
     let run = engine.run_queries(bm25.as_ref(), &ranklens::config::Settings::default(), 1000, &no_progress).unwrap();
