@@ -93,6 +93,14 @@ impl PcaMap {
         Ok(PcaMap { variance_share: [share(0), share(1)], points, ..map })
     }
 
+    /// A map of points already placed (2-D identity axes), for tests of what draws a map.
+    pub fn from_points(points: Vec<[f64; 2]>) -> PcaMap {
+        let mut axes = Array2::zeros((2, 2));
+        axes[[0, 0]] = 1.0;
+        axes[[1, 1]] = 1.0;
+        PcaMap { mean: Array1::zeros(2), axes, points, variance_share: [0.5, 0.5] }
+    }
+
     fn project_row(&self, v: ArrayView1<'_, f64>) -> [f64; 2] {
         let centred = &v - &self.mean;
         [self.axes.row(0).dot(&centred), self.axes.row(1).dot(&centred)]
@@ -107,10 +115,12 @@ impl PcaMap {
         self.project_row(row.view())
     }
 
-    /// Place a question: its projection and its `k` nearest passages by true cosine.
+    /// Place a question: its projection and its `k` nearest passages by true cosine — a long
+    /// passage's by its best window, the very cosine the dense column scores it with (MaxP).
     pub fn place(&self, index: &DenseIndex, query: &[f32], k: usize) -> QueryOnMap {
-        let mut sims: Vec<(DocId, f32)> = (0..index.len())
-            .filter_map(|d| index.vector(DocId(d as u32)).map(|v| (DocId(d as u32), dot(query, v))))
+        let cosine = |r: usize| index.row(r).map_or(f32::NEG_INFINITY, |v| dot(query, v));
+        let mut sims: Vec<(DocId, f32)> = (0..index.len() as u32)
+            .filter_map(|d| index.windows.best(DocId(d), |r| f64::from(cosine(r))).map(|(r, _)| (DocId(d), cosine(r))))
             .collect();
         sims.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         sims.truncate(k);

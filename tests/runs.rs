@@ -243,3 +243,39 @@ fn ids_with_spaces_are_evaluated_and_written_runs_read_back() {
         "the run reads back to the same figures"
     );
 }
+
+/// `ranklens eval --method all` where no model is here: every method that cannot run is a row of
+/// the study saying why, in the table and the JSON (none is dropped), and the others are scored.
+#[test]
+fn methods_that_cannot_run_stay_rows_with_their_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = common::sample("acme-sync");
+    let run = |format: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ranklens"))
+            .args(["eval", "--dataset", sample.to_str().unwrap(), "--method", "all", "--offline", "--format", format])
+            .env("XDG_CACHE_HOME", dir.path().join("no-models"))
+            .env("HF_HOME", dir.path().join("no-hub"))
+            .env("RANKLENS_WORKSPACE", dir.path().join("ws"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let study: Value = serde_json::from_str(&run("json")).unwrap();
+    let ran: Vec<&str> = study["methods"].as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap()).collect();
+    assert_eq!(ran, ["tf_idf", "bm25"]);
+    let missing: Vec<(&str, &str)> = study["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["kind"].as_str().unwrap(), m["message"].as_str().unwrap()))
+        .collect();
+    let kinds: Vec<&str> = missing.iter().map(|m| m.0).collect();
+    assert_eq!(kinds, ["splade", "dense", "late_interaction", "fusion", "rerank"]);
+    assert!(missing[1].1.contains("ranklens models fetch --role dense"), "{}", missing[1].1);
+    let table = run("table");
+    for label in ["SPLADE", "Dense", "Late interaction", "Fusion", "Rerank"] {
+        assert!(table.lines().any(|l| l.starts_with(label) && l.contains("not run")), "{label}: {table}");
+        assert!(table.contains(&format!("{label} was not run: ")), "{table}");
+    }
+}

@@ -13,7 +13,7 @@ use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::table::Table;
 use super::views::truncate;
-use crate::compare::{Plan, Study, System, Triage, TriageOrder};
+use crate::compare::{Baseline, Plan, Study, Triage, TriageOrder, find_system, no_such_system};
 use crate::corpus::{self, LoadOptions};
 use crate::engine::Engine;
 use crate::eval::{Correction, Qrels};
@@ -110,56 +110,37 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         }
     }
     let progress = TermProgress::new();
-    let mut systems = Vec::new();
     let mut questions = Vec::new();
-    if let Some(corpus) = corpus {
-        if corpus.queries.is_empty() && !kinds.is_empty() {
-            bail!("the dataset has no queries to run the methods on");
-        }
-        questions = corpus.queries.clone();
-        for f in files.iter().filter_map(|f| f.saved_system()) {
-            let absent = f.run.results.values().flatten().filter(|(d, _)| corpus.lookup(d).is_none()).count();
-            if absent > 0 {
-                eprintln!("note: {absent} of {}'s entries are documents the corpus does not hold", f.label);
+    let engine = match corpus {
+        Some(corpus) => {
+            if corpus.queries.is_empty() && !kinds.is_empty() {
+                bail!("the dataset has no queries to run the methods on");
             }
-        }
-        let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
-        if !kinds.is_empty() {
-            a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
-        }
-        let plan = Plan::of_kinds(&settings, &kinds);
-        for (kind, r) in kinds.iter().zip(plan.retrievers(&engine, &progress)) {
-            let r = match r {
-                Some(Ok(r)) => r,
-                Some(Err(e)) if all => {
-                    eprintln!("skipping {kind}: {}", e.report().lines().next().unwrap_or(""));
-                    continue;
+            questions = corpus.queries.clone();
+            for f in files.iter().filter_map(|f| f.saved_system()) {
+                let absent = f.run.results.values().flatten().filter(|(d, _)| corpus.lookup(d).is_none()).count();
+                if absent > 0 {
+                    eprintln!("note: {absent} of {}'s entries are documents the corpus does not hold", f.label);
                 }
-                Some(Err(e)) => bail!("{kind}: {}", e.report()),
-                None => bail!("{kind} does not rank passages"),
-            };
-            systems.push(System::run(&engine, r.as_ref(), &settings, a.depth, &progress)?);
+            }
+            let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+            if !kinds.is_empty() {
+                a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
+            }
+            Some(engine)
         }
-        for f in &files {
-            systems.push(f.system(Some(&engine), &settings, a.depth, &progress)?);
-        }
-    } else if !kinds.is_empty() {
-        bail!("--method needs --dataset DIR: the methods run over a corpus");
-    } else {
-        for f in &files {
-            systems.push(f.system(None, &settings, a.depth, &progress)?);
-        }
-    }
-    drop(progress);
-    if systems.is_empty() {
-        bail!("no method could run");
-    }
-    let names: Vec<(String, MethodKind)> = systems.iter().map(|s| (s.label.clone(), s.kind)).collect();
-    let baseline = match &a.baseline {
-        Some(name) => find_system(&names, name).ok_or_else(|| no_such("--baseline", name, &names))?,
-        None => systems.iter().position(|s| s.kind == MethodKind::Bm25).unwrap_or(0),
+        None if !kinds.is_empty() => bail!("--method needs --dataset DIR: the methods run over a corpus"),
+        None => None,
     };
-    let study = Study::of_systems(systems, &qrels, &questions, baseline, correction);
+    let plan = Plan::of_kinds(&settings, &kinds).with_externals(&files);
+    let baseline = a.baseline.clone().map_or(Baseline::Bm25, Baseline::Named);
+    let study = plan.study(engine.as_ref(), &qrels, &questions, a.depth, &baseline, correction, &progress)?;
+    drop(progress);
+    if study.methods.is_empty() {
+        let why: Vec<String> = study.missing.iter().map(|m| format!("{}: {}", m.label, m.message)).collect();
+        bail!("no method could run ({})", why.join("; "));
+    }
+    let names: Vec<(String, MethodKind)> = study.methods.iter().map(|m| (m.label.clone(), m.kind)).collect();
     if let Some(dir) = &a.runs {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for m in study.methods.iter().filter(|m| m.kind != MethodKind::Run) {
@@ -177,7 +158,8 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
             let order = match order.split_once(':') {
                 None if order == "disagreement" => TriageOrder::Disagreement,
                 Some((dir @ ("gain" | "loss"), name)) => {
-                    let i = find_system(&names, name).ok_or_else(|| no_such("--triage", name, &names))?;
+                    let i = find_system(&names, name)
+                        .ok_or_else(|| anyhow::anyhow!("--triage {}", no_such_system(name, &names)))?;
                     if dir == "gain" { TriageOrder::Gain(i) } else { TriageOrder::Loss(i) }
                 }
                 _ => bail!("--triage {order}: use disagreement, gain:NAME or loss:NAME"),
@@ -191,22 +173,6 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         }
     }
     Ok(Found::Some)
-}
-
-/// A system (label, family) by its full label, a method's name (`bm25`, `dense`) or a run's name.
-fn find_system(systems: &[(String, MethodKind)], name: &str) -> Option<usize> {
-    let method = <MethodArg as clap::ValueEnum>::from_str(name, true).ok().filter(|m| *m != MethodArg::All);
-    let by_method = |m: MethodArg| systems.iter().position(|(_, k)| *k == m.kind() && !k.is_external());
-    systems
-        .iter()
-        .position(|(l, _)| l == name)
-        .or_else(|| method.and_then(by_method))
-        .or_else(|| systems.iter().position(|(l, _)| l.eq_ignore_ascii_case(name)))
-}
-
-fn no_such(flag: &str, name: &str, systems: &[(String, MethodKind)]) -> anyhow::Error {
-    let labels: Vec<&str> = systems.iter().map(|(l, _)| l.as_str()).collect();
-    anyhow::anyhow!("{flag} {name}: no such method or run among {}", labels.join(", "))
 }
 
 /// A method label as a file name: `BM25 (lucene, k1=0.9)` → `BM25_lucene_k1_0.9`.
@@ -261,6 +227,11 @@ impl Printable for StudyView<'_> {
             }
             t.row(row);
         }
+        for m in &study.missing {
+            let mut row = vec![m.label.clone(), "not run".to_string()];
+            row.extend(study.metrics.0.iter().map(|_| "—".to_string()));
+            t.row(row);
+        }
         let analyzer = self.analyzer.as_ref().map(|a| format!("analyzer {a} · ")).unwrap_or_default();
         let _ = writeln!(
             out,
@@ -271,6 +242,10 @@ impl Printable for StudyView<'_> {
             study.methods.len().saturating_sub(1)
         );
         out.push_str(&t.render());
+        for m in &study.missing {
+            // The first line says what is missing and how to get it (the rest lists where it looked).
+            let _ = writeln!(out, "{} was not run: {}", m.label, m.message.lines().next().unwrap_or(""));
+        }
         let (a, b) = study.pair;
         if a != b && !study.disagreements.is_empty() {
             let _ = writeln!(
@@ -292,6 +267,9 @@ impl Printable for StudyView<'_> {
                 let v = m.summary.mean.get(metric).copied().unwrap_or(0.0);
                 rows.push(vec![m.label.clone(), metric.to_string(), format!("{v:.4}")]);
             }
+        }
+        for m in &self.study.missing {
+            rows.push(vec![m.label.clone(), "not run".to_string(), m.message.clone()]);
         }
         Some(rows)
     }

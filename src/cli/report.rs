@@ -8,7 +8,7 @@ use clap::Args;
 use super::Found;
 use super::args::{CorpusArgs, ModelArgs, RankArgs, RunArgs, report_load};
 use super::progress::TermProgress;
-use crate::compare::{Plan, Study, System};
+use crate::compare::{Baseline, Plan};
 use crate::corpus::{self, LoadOptions};
 use crate::engine::Engine;
 use crate::eval::Correction;
@@ -56,17 +56,10 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let runs = a.run_files.load(Some(&corpus))?;
         let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
         a.models.prepare(&engine, &kinds, &settings, a.models.fetch_models, &progress)?;
-        let plan = Plan::of_kinds(&settings, &kinds);
-        let retrievers: Vec<_> = plan.retrievers(&engine, &progress).into_iter().flatten().flatten().collect();
-        let baseline = retrievers.iter().position(|r| r.kind() == MethodKind::Bm25).unwrap_or(0);
-        let mut systems = Vec::new();
-        for r in &retrievers {
-            systems.push(System::run(&engine, r.as_ref(), &settings, 100, &progress)?);
-        }
-        for x in &runs {
-            systems.push(x.system(Some(&engine), &settings, 100, &progress)?);
-        }
-        let study = Study::of_systems(systems, &qrels, &engine.corpus().queries, baseline, Correction::default());
+        let plan = Plan::of_kinds(&settings, &kinds).with_externals(&runs);
+        let queries = engine.corpus().queries.clone();
+        let study =
+            plan.study(Some(&engine), &qrels, &queries, 100, &Baseline::Bm25, Correction::default(), &progress)?;
         ReportBody::Study(Box::new(crate::report::study_report(&engine, &study, &settings)))
     } else {
         let Some(question) = a.question.clone() else {

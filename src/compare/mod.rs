@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 
 pub use outside::{External, distinct_names};
 pub use overlap::{OverlapMatrix, jaccard_at_k, rank_biased_overlap};
+pub use plan::{Baseline, find_system, no_such_system};
 pub use plan::{ColumnResult, ExplainedItem, Member, Plan, PlanRun};
-pub use study::{Disagreement, MethodResult, Study, System, Triage, TriageOrder, TriageRow};
+pub use study::{Disagreement, MethodResult, Missing, Study, System, Triage, TriageOrder, TriageRow};
 
 use crate::retrieve::{MethodKind, Ranking};
 use crate::structured::{GraphResult, SqlResult};

@@ -8,12 +8,13 @@
 use std::sync::Arc;
 
 use super::External;
+use super::study::{Missing, Study, System};
 use super::{Comparison, MethodRun, Outcome};
 use crate::Error;
 use crate::config::Settings;
-use crate::corpus::DocId;
+use crate::corpus::{DocId, Query};
 use crate::engine::{Engine, SparseSpec};
-use crate::eval::RunFile;
+use crate::eval::{Correction, Qrels, RunFile};
 use crate::progress::{Progress, check_cancel};
 use crate::retrieve::{Explanation, MethodKind, Prepared, QueryContext, Retriever};
 use crate::structured::SqlLimits;
@@ -153,15 +154,87 @@ impl Plan {
         engine: &Engine,
         progress: &dyn Progress,
     ) -> Vec<Option<crate::Result<Arc<dyn Retriever>>>> {
-        self.members
-            .iter()
-            .map(|m| match m {
-                Member::Lexical(spec) => Some(engine.sparse(*spec, self.settings.analyzer, progress)),
-                Member::Neural(kind) => Some(engine.neural_retriever(*kind, &self.settings)),
-                Member::External(x) => Some(x.retriever(engine, &self.settings, progress)),
-                Member::Sql(_) | Member::Graph(_) => None,
-            })
-            .collect()
+        self.members.iter().map(|m| self.retriever(engine, m, progress)).collect()
+    }
+
+    /// One column's retriever, or why it cannot run here (`None` for SQL and graph columns): the
+    /// one place a member becomes a method.
+    pub fn retriever(
+        &self,
+        engine: &Engine,
+        member: &Member,
+        progress: &dyn Progress,
+    ) -> Option<crate::Result<Arc<dyn Retriever>>> {
+        Some(match member {
+            Member::Lexical(spec) => engine.sparse(*spec, self.settings.analyzer, progress),
+            Member::Neural(kind) => engine.neural_retriever(*kind, &self.settings),
+            Member::External(x) => x.retriever(engine, &self.settings, progress),
+            Member::Sql(_) | Member::Graph(_) => return None,
+        })
+    }
+
+    /// Every column that ranks passages, over a question set with its judgements, `depth` results
+    /// per question: the one path from a plan to a [`Study`] for the CLI, the reports and the
+    /// Evaluate view. Another system's saved rankings are read as they are (so no corpus is
+    /// needed when the plan holds only those); a column that cannot run here stays in the study as
+    /// a row saying why and how to fix it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn study(
+        &self,
+        engine: Option<&Engine>,
+        qrels: &Qrels,
+        questions: &[Query],
+        depth: usize,
+        baseline: &Baseline,
+        correction: Correction,
+        progress: &dyn Progress,
+    ) -> crate::Result<Study> {
+        let mut systems = Vec::new();
+        let mut missing = Vec::new();
+        for member in self.members.iter().filter(|m| m.ranks_passages()) {
+            check_cancel(progress)?;
+            let saved = match member {
+                Member::External(x) => x.saved_system(),
+                _ => None,
+            };
+            if let Some(system) = saved {
+                systems.push(system);
+                continue;
+            }
+            let kind = member.kind();
+            let Some(engine) = engine else {
+                missing.push(Missing {
+                    label: member_label(member),
+                    kind,
+                    message: "it ranks a corpus's passages: give the dataset (--dataset DIR)".into(),
+                });
+                continue;
+            };
+            match self.retriever(engine, member, progress) {
+                Some(Ok(r)) => systems.push(System::run(engine, r.as_ref(), &self.settings, depth, progress)?),
+                Some(Err(Error::Cancelled)) => return Err(Error::Cancelled),
+                Some(Err(e)) => {
+                    let message = match e {
+                        Error::Unavailable(m) => m,
+                        e => e.report(),
+                    };
+                    missing.push(Missing { label: member_label(member), kind, message });
+                }
+                None => {}
+            }
+        }
+        let names: Vec<(String, MethodKind)> = systems.iter().map(|s| (s.label.clone(), s.kind)).collect();
+        let bm25 = || systems.iter().position(|s| s.kind == MethodKind::Bm25).unwrap_or(0);
+        let index = match baseline {
+            Baseline::Bm25 => bm25(),
+            Baseline::Named(name) => {
+                find_system(&names, name).ok_or_else(|| Error::invalid("baseline", no_such_system(name, &names)))?
+            }
+            Baseline::Preferred(name) => find_system(&names, name).unwrap_or_else(bm25),
+        };
+        let mut study = Study::of_systems(systems, qrels, questions, index, correction);
+        study.missing = missing;
+        Ok(study)
     }
 
     /// The columns whose methods encode passages while answering (late interaction without a
@@ -249,14 +322,10 @@ impl Plan {
                 (column("Graph".into(), outcome), None)
             }
             Member::Lexical(_) | Member::Neural(_) | Member::External(_) => {
-                let retriever: crate::Result<Arc<dyn Retriever>> = match member {
-                    Member::Lexical(spec) => engine.sparse(*spec, self.settings.analyzer, progress),
-                    Member::External(x) => x.retriever(engine, &self.settings, progress),
-                    _ => engine.neural_retriever(kind, &self.settings),
-                };
-                match retriever {
-                    Err(e) => (column(kind.label().into(), outcome_of_error(e)), None),
-                    Ok(r) => match r.prepare(query).and_then(|p| p.search(self.settings.k).map(|x| (p, x))) {
+                match self.retriever(engine, member, progress) {
+                    None => (column(kind.label().into(), unavailable("this column ranks nothing")), None),
+                    Some(Err(e)) => (column(kind.label().into(), outcome_of_error(e)), None),
+                    Some(Ok(r)) => match r.prepare(query).and_then(|p| p.search(self.settings.k).map(|x| (p, x))) {
                         Ok((p, ranking)) => (column(r.label(), Outcome::Ranked(ranking)), Some(p)),
                         Err(e) => (column(r.label(), outcome_of_error(e)), None),
                     },
@@ -265,6 +334,48 @@ impl Plan {
         };
         ColumnResult { index, run, prepared }
     }
+}
+
+/// Which system of a study the others are tested against.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Baseline {
+    /// BM25 if it is evaluated, else the first system.
+    #[default]
+    Bm25,
+    /// The system this names (a family's label, `bm25`, or another system's name); a name no
+    /// system has is an error.
+    Named(String),
+    /// The system this names if there is one, else as [`Baseline::Bm25`] (the app's choice, which
+    /// may name a column no longer shown).
+    Preferred(String),
+}
+
+/// A member's name before it runs: an outside system's name, else its family's.
+fn member_label(member: &Member) -> String {
+    match member {
+        Member::External(x) => x.name().to_string(),
+        m => m.kind().label().to_string(),
+    }
+}
+
+/// A system (label, family) by its full label, a method's name (`bm25`, `dense`, `late`) or a
+/// family's label (`BM25`), or another system's name, case aside.
+pub fn find_system(systems: &[(String, MethodKind)], name: &str) -> Option<usize> {
+    let family = MethodKind::BUILT_IN
+        .into_iter()
+        .find(|k| k.label().eq_ignore_ascii_case(name) || k.cli_name() == name.to_ascii_lowercase());
+    let by_family = |k: MethodKind| systems.iter().position(|(_, x)| *x == k && !x.is_external());
+    systems
+        .iter()
+        .position(|(l, _)| l == name)
+        .or_else(|| family.and_then(by_family))
+        .or_else(|| systems.iter().position(|(l, _)| l.eq_ignore_ascii_case(name)))
+}
+
+/// Why no system has that name, listing the names there are.
+pub fn no_such_system(name: &str, systems: &[(String, MethodKind)]) -> String {
+    let labels: Vec<&str> = systems.iter().map(|(l, _)| l.as_str()).collect();
+    format!("{name}: no such method or run among {}", labels.join(", "))
 }
 
 fn unavailable(message: &str) -> Outcome {

@@ -62,6 +62,18 @@ pub struct MethodResult {
     pub run: Run,
 }
 
+/// A system the study was asked for that could not run here (a model missing, no corpus for a
+/// method, the passages not encoded), with what to do about it: it stays a row of the study.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Missing {
+    /// The system's name (a family's label, or another system's name).
+    pub label: String,
+    /// Its family.
+    pub kind: MethodKind,
+    /// Why it could not run, and how to fix it.
+    pub message: String,
+}
+
 /// A question where two systems differ most on the primary metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Disagreement {
@@ -98,6 +110,9 @@ pub struct Study {
     /// The question of each judged query id, where known.
     #[serde(default)]
     pub questions: BTreeMap<String, String>,
+    /// Systems asked for that could not run, each with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<Missing>,
 }
 
 /// How to order the per-query triage.
@@ -194,6 +209,7 @@ impl Study {
             pair: (baseline, best_other),
             disagreements: Vec::new(),
             questions: judged,
+            missing: Vec::new(),
         };
         study.disagreements = study.disagree(baseline, best_other, 10);
         study

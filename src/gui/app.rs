@@ -61,6 +61,7 @@ impl RankLensApp {
             selection: None,
             hovered: None,
             grades: BTreeMap::new(),
+            grades_revision: 0,
             models: ModelsState { status: manager.status(), manager, errors: BTreeMap::new() },
             store,
             systems: Vec::new(),

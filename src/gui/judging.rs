@@ -100,6 +100,7 @@ impl RankLensApp {
             None => BTreeMap::new(),
         };
         self.data.grades = grades;
+        self.data.grades_revision = super::state::next_revision();
     }
 
     /// Grade a passage for the current question (`None` clears the grade).

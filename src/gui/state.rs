@@ -200,6 +200,14 @@ pub struct Ranked {
     pub map_query: Option<QueryOnMap>,
     /// The question on the map of each vector set that has one, by the set's name.
     pub vector_maps: Vec<(String, QueryOnMap)>,
+    /// Changes whenever the ranking or any of its columns changes: what views' data is keyed by.
+    pub revision: u64,
+}
+
+/// A new revision number, never given before (for [`Ranked::revision`] and the grades').
+pub fn next_revision() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Every column's explanation of one passage.
@@ -209,6 +217,8 @@ pub struct Explained {
     pub doc: DocId,
     /// (column label, family, explanation or error, rank in that column).
     pub items: Vec<ExplainedItem>,
+    /// Changes with every explanation (what views' data is keyed by).
+    pub revision: u64,
 }
 
 /// A loaded corpus, ready to be installed.
@@ -242,6 +252,8 @@ pub struct AppData {
     pub hovered: Option<DocId>,
     /// Grades of the current question by passage id (shipped judgements, then the user's).
     pub grades: BTreeMap<String, i32>,
+    /// Changes whenever the grades do (what views' data is keyed by).
+    pub grades_revision: u64,
     /// The models.
     pub models: ModelsState,
     /// Where grades are stored (none without a workspace).

@@ -9,7 +9,7 @@ use super::command::Command;
 use super::jobs::Polled;
 use super::state::{CorpusChoice, Explained, LoadedCorpus, Message, Ranked};
 use crate::Error;
-use crate::compare::{External, Plan, Study, System};
+use crate::compare::{Baseline, External, Plan};
 use crate::corpus::{self, DocId, LoadOptions};
 use crate::engine::Engine;
 use crate::models::Role;
@@ -181,6 +181,7 @@ impl RankLensApp {
                 let columns = self.jobs.rank_slow.take_ready().unwrap_or_default();
                 if let Some(ranked) = self.jobs.rank.ready_mut() {
                     ranked.run.fill(columns);
+                    ranked.revision = super::state::next_revision();
                     ranked.pending.clear();
                 }
                 self.after_ranking();
@@ -375,7 +376,7 @@ impl RankLensApp {
                     vector_maps.push((set.name.clone(), map.place(&set.index(), &v, 10)));
                 }
             }
-            Ok(Ranked { plan, run, pending, map_query, vector_maps })
+            Ok(Ranked { plan, run, pending, map_query, vector_maps, revision: super::state::next_revision() })
         });
     }
 
@@ -418,7 +419,9 @@ impl RankLensApp {
     fn start_explain(&mut self, doc: DocId) {
         let Some(ranked) = self.jobs.rank.latest() else { return };
         let run = ranked.run.clone();
-        self.jobs.explain.start(self.waker(), move |p| Ok(Explained { doc, items: run.explain(doc, p)? }));
+        self.jobs.explain.start(self.waker(), move |p| {
+            Ok(Explained { doc, items: run.explain(doc, p)?, revision: super::state::next_revision() })
+        });
     }
 
     /// Run the SQL editor's statement (read-only, time-limited).
@@ -479,29 +482,12 @@ impl RankLensApp {
             // re-ranks by encoding passages costs minutes per hundred questions on a large corpus).
             let kinds: Vec<MethodKind> =
                 MethodKind::RANKED.into_iter().filter(|k| settings.methods.contains(k)).collect();
-            let plan = Plan::of_kinds(&settings, &kinds);
-            let retrievers: Vec<_> = plan.retrievers(&engine, p).into_iter().flatten().flatten().collect();
-            p.stage("evaluating", 0);
-            let mut systems = Vec::new();
-            for r in &retrievers {
-                systems.push(System::run(&engine, r.as_ref(), &settings, 100, p)?);
-            }
-            // Other systems: what their files hold, or (live engines, vectors) asked per question.
-            for x in &externals {
-                match x.saved_system() {
-                    Some(s) => systems.push(s),
-                    None => {
-                        let r = x.retriever(&engine, &settings, p)?;
-                        systems.push(System::run(&engine, r.as_ref(), &settings, 100, p)?);
-                    }
-                }
-            }
-            // The baseline is a family's label or another system's name.
-            let baseline = systems
-                .iter()
-                .position(|s| if s.kind.is_external() { s.label == baseline } else { s.kind.label() == baseline })
-                .unwrap_or(0);
-            let study = Study::of_systems(systems, &qrels, &engine.corpus().queries, baseline, correction);
+            let plan = Plan::of_kinds(&settings, &kinds).with_externals(&externals);
+            let queries = engine.corpus().queries.clone();
+            // The baseline is a family's label or another system's name; one the study no longer
+            // holds falls back to BM25.
+            let baseline = Baseline::Preferred(baseline);
+            let study = plan.study(Some(&engine), &qrels, &queries, 100, &baseline, correction, p)?;
             Ok(Arc::new(study))
         });
     }

@@ -258,6 +258,15 @@ fn study(s: &StudyReport) -> String {
         }
         b.push_str("</tr>");
     }
+    let span = st.metrics.0.len() + 4;
+    for m in &st.missing {
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td colspan=\"{span}\" class=\"muted\">not run: {}</td></tr>",
+            escape(&m.label),
+            escape(&m.message)
+        );
+    }
     b.push_str("</table>");
     let (a, c) = st.pair;
     if let (Some(ma), Some(mc)) = (st.methods.get(a), st.methods.get(c))

@@ -175,6 +175,10 @@ pub fn render(body: &ReportBody) -> String {
                     .unwrap_or_else(|| "baseline | | | ".into());
                 let _ = writeln!(s, "| {} | {} | {test} |", cell(&m.label), vals.join(" | "));
             }
+            for m in &st.missing {
+                let dashes = vec!["—"; names.len()].join(" | ");
+                let _ = writeln!(s, "| {} | {dashes} | not run: {} | | | |", cell(&m.label), cell(&m.message));
+            }
             s.push_str(&stamp_md(&r.stamp));
         }
     }

@@ -111,6 +111,25 @@ impl MethodKind {
         MethodKind::Rerank,
     ];
 
+    /// The name the command line gives the family (`--method late`, `--baseline bm25`).
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            MethodKind::Boolean => "boolean",
+            MethodKind::TfIdf => "tfidf",
+            MethodKind::Bm25 => "bm25",
+            MethodKind::Splade => "splade",
+            MethodKind::Dense => "dense",
+            MethodKind::LateInteraction => "late",
+            MethodKind::Fusion => "fusion",
+            MethodKind::Rerank => "rerank",
+            MethodKind::Sql => "sql",
+            MethodKind::Graph => "graph",
+            MethodKind::Run => "run",
+            MethodKind::Engine => "engine",
+            MethodKind::Vectors => "vectors",
+        }
+    }
+
     /// Display name.
     pub fn label(self) -> &'static str {
         match self {

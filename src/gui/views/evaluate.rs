@@ -5,13 +5,13 @@
 
 use egui::{RichText, Ui};
 
-use super::{View, method_tag_ui};
-use crate::compare::{Study, TriageOrder};
+use super::{Memo, Same, View, method_tag_ui};
+use crate::compare::{Study, Triage, TriageOrder};
 use crate::eval::{Correction, MAX_GRADE};
 use crate::gui::command::Command;
 use crate::gui::command::DialogPurpose;
 use crate::gui::context::ViewContext;
-use crate::gui::judging::question_metrics;
+use crate::gui::judging::{QuestionMetrics, question_metrics};
 use crate::gui::theme;
 use crate::gui::widgets::ellipsis;
 use crate::retrieve::MethodKind;
@@ -48,14 +48,18 @@ fn grade_name(g: i32) -> &'static str {
     }
 }
 
-/// The evaluate view; it keeps the order of its per-question triage.
+/// The evaluate view; it keeps the order of its per-question triage, and what it draws: the
+/// question's metrics (built when a ranking lands or a grade changes) and the triage (built when
+/// a study lands or the order changes).
 pub struct EvaluateView {
     order: TriageOrder,
+    metrics: Memo<(u64, u64), Option<QuestionMetrics>>,
+    triage: Memo<(Same<Study>, TriageOrder), Triage>,
 }
 
 impl Default for EvaluateView {
     fn default() -> Self {
-        Self { order: TriageOrder::Disagreement }
+        Self { order: TriageOrder::Disagreement, metrics: Memo::default(), triage: Memo::default() }
     }
 }
 
@@ -63,37 +67,17 @@ impl View for EvaluateView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.heading("This question");
         grade_buttons_ui(ui, ctx);
-        match ctx.ranked().and_then(|r| question_metrics(ctx.data, r)) {
+        let ranked = ctx.ranked();
+        let key = (ranked.map_or(0, |r| r.revision), ctx.data.grades_revision);
+        match self.metrics.get(key, || ranked.and_then(|r| question_metrics(ctx.data, r))) {
             None => {
                 ui.label("Run a question to see its metrics.");
             }
-            Some(m) => {
-                let n = ctx.data.grades.len();
-                ui.label(format!("{n} passage(s) graded for this question. Unjudged passages count as not relevant; the last column says how many there are in each top k."));
-                egui::Grid::new("question-metrics").striped(true).show(ui, |ui| {
-                    ui.label(RichText::new("method").strong());
-                    for metric in &m.metrics.0 {
-                        ui.label(RichText::new(metric.to_string()).strong());
-                    }
-                    ui.label(RichText::new("unjudged in top k").strong());
-                    ui.end_row();
-                    for (label, kind, values, unjudged) in &m.values {
-                        ui.horizontal(|ui| method_tag_ui(ui, *kind, &ellipsis(label, 40)));
-                        for metric in &m.metrics.0 {
-                            ui.label(
-                                RichText::new(format!("{:.4}", values.get(metric).copied().unwrap_or(0.0))).monospace(),
-                            );
-                        }
-                        let color = if *unjudged > 0 { theme::WARNING } else { ui.visuals().text_color() };
-                        ui.colored_label(color, unjudged.to_string());
-                        ui.end_row();
-                    }
-                });
-            }
+            Some(m) => question_metrics_ui(ui, m, ctx.data.grades.len()),
         }
         ui.horizontal(|ui| {
             for (label, purpose) in [
-                ("Export grades (TREC qrels)…", DialogPurpose::ExportQrels),
+                ("Export grades (qrels)…", DialogPurpose::ExportQrels),
                 ("Import grades (qrels)…", DialogPurpose::ImportQrels),
                 ("Export report…", DialogPurpose::SaveReport),
             ] {
@@ -106,43 +90,70 @@ impl View for EvaluateView {
         ui.heading("The question set");
         let judged = ctx.data.all_qrels().judgements.len();
         ui.label(format!("{judged} question(s) with judgements in this corpus (shipped and your own)."));
-        ui.horizontal(|ui| {
-            let mut baseline = ctx.data.baseline.clone();
-            // Any ranked method but the reranker, and every run.
-            let mut systems: Vec<String> = MethodKind::RANKED
-                .into_iter()
-                .filter(|k| *k != MethodKind::Rerank)
-                .map(|k| k.label().to_string())
-                .collect();
-            systems.extend(ctx.data.systems.iter().map(|r| r.name().to_string()));
-            egui::ComboBox::from_label("Baseline").selected_text(ellipsis(&baseline, 30)).show_ui(ui, |ui| {
-                for name in systems {
-                    ui.selectable_value(&mut baseline, name.clone(), name);
-                }
-            });
-            if baseline != ctx.data.baseline {
-                ctx.send(Command::SetBaseline(baseline));
-            }
-            let mut correction = ctx.data.correction;
-            egui::ComboBox::from_label("Correction").selected_text(correction.name()).show_ui(ui, |ui| {
-                for c in Correction::ALL {
-                    ui.selectable_value(&mut correction, c, c.name());
-                }
-            });
-            if correction != ctx.data.correction {
-                ctx.send(Command::SetCorrection(correction));
-            }
-            if ctx.jobs.study.is_running() {
-                crate::gui::widgets::spinner_ui(ui);
-            } else if ui.button("Evaluate every method shown").clicked() {
-                ctx.send(Command::RunStudy);
-            }
-        });
+        study_controls_ui(ui, ctx);
         let Some(study) = ctx.jobs.study.ready() else { return };
         study_table_ui(ui, study);
         ui.separator();
         self.triage_ui(ui, ctx, study);
     }
+}
+
+/// Every column's metrics for the question, and how many of each top k are unjudged.
+fn question_metrics_ui(ui: &mut Ui, m: &QuestionMetrics, graded: usize) {
+    ui.label(format!("{graded} passage(s) graded for this question. Unjudged passages count as not relevant; the last column says how many there are in each top k."));
+    egui::Grid::new("question-metrics").striped(true).show(ui, |ui| {
+        ui.label(RichText::new("method").strong());
+        for metric in &m.metrics.0 {
+            ui.label(RichText::new(metric.to_string()).strong());
+        }
+        ui.label(RichText::new("unjudged in top k").strong());
+        ui.end_row();
+        for (label, kind, values, unjudged) in &m.values {
+            ui.horizontal(|ui| method_tag_ui(ui, *kind, &ellipsis(label, 40)));
+            for metric in &m.metrics.0 {
+                ui.label(RichText::new(format!("{:.4}", values.get(metric).copied().unwrap_or(0.0))).monospace());
+            }
+            let color = if *unjudged > 0 { theme::WARNING } else { ui.visuals().text_color() };
+            ui.colored_label(color, unjudged.to_string());
+            ui.end_row();
+        }
+    });
+}
+
+/// The baseline, the correction and the button that evaluates the question set.
+fn study_controls_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
+    ui.horizontal(|ui| {
+        let mut baseline = ctx.data.baseline.clone();
+        // Any ranked method but the reranker, and every run.
+        let mut systems: Vec<String> = MethodKind::RANKED
+            .into_iter()
+            .filter(|k| *k != MethodKind::Rerank)
+            .map(|k| k.label().to_string())
+            .collect();
+        systems.extend(ctx.data.systems.iter().map(|r| r.name().to_string()));
+        egui::ComboBox::from_label("Baseline").selected_text(ellipsis(&baseline, 30)).show_ui(ui, |ui| {
+            for name in systems {
+                ui.selectable_value(&mut baseline, name.clone(), name);
+            }
+        });
+        if baseline != ctx.data.baseline {
+            ctx.send(Command::SetBaseline(baseline));
+        }
+        let mut correction = ctx.data.correction;
+        egui::ComboBox::from_label("Correction").selected_text(correction.name()).show_ui(ui, |ui| {
+            for c in Correction::ALL {
+                ui.selectable_value(&mut correction, c, c.name());
+            }
+        });
+        if correction != ctx.data.correction {
+            ctx.send(Command::SetCorrection(correction));
+        }
+        if ctx.jobs.study.is_running() {
+            crate::gui::widgets::spinner_ui(ui);
+        } else if ui.button("Evaluate every method shown").clicked() {
+            ctx.send(Command::RunStudy);
+        }
+    });
 }
 
 /// Every system's metrics, with its paired test against the baseline.
@@ -190,13 +201,24 @@ fn study_table_ui(ui: &mut Ui, study: &Study) {
             }
             ui.end_row();
         }
+        for m in &study.missing {
+            ui.horizontal(|ui| method_tag_ui(ui, m.kind, &ellipsis(&m.label, 40)));
+            ui.colored_label(theme::WARNING, "not run");
+            ui.end_row();
+        }
     });
+    for m in &study.missing {
+        ui.colored_label(
+            theme::WARNING,
+            format!("{} was not run: {}", m.label, m.message.lines().next().unwrap_or("")),
+        );
+    }
 }
 
 impl EvaluateView {
     /// Queries × systems on the primary metric, in the chosen order; a cell opens its question in
     /// Compare with the first relevant document that system found selected.
-    fn triage_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>, study: &Study) {
+    fn triage_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>, study: &std::sync::Arc<Study>) {
         let names: Vec<&str> = study.methods.iter().map(|m| m.label.as_str()).collect();
         ui.horizontal(|ui| {
             ui.label(RichText::new(format!("Per question ({})", study.primary)).strong());
@@ -214,7 +236,8 @@ impl EvaluateView {
                 }
             });
         });
-        let triage = study.triage(self.order);
+        let order = self.order;
+        let triage = self.triage.get((Same(study.clone()), order), || study.triage(order));
         egui::ScrollArea::both().id_salt("triage").max_height(320.0).show(ui, |ui| {
             egui::Grid::new("triage-grid").striped(true).show(ui, |ui| {
                 ui.label(RichText::new("query").strong());

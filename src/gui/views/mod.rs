@@ -112,6 +112,39 @@ impl Views {
     }
 }
 
+/// A view's data, rebuilt only when what it is built from changes: as rerun's panels do, a view
+/// keeps a plain data struct, built (and unit-tested) without egui, and its `ui` only lays it out.
+pub struct Memo<K, V> {
+    built: Option<(K, V)>,
+}
+
+impl<K, V> Default for Memo<K, V> {
+    fn default() -> Self {
+        Self { built: None }
+    }
+}
+
+impl<K: PartialEq, V> Memo<K, V> {
+    /// The value for `key`, built by `build` only when the key changed since the last call.
+    pub fn get(&mut self, key: K, build: impl FnOnce() -> V) -> &V {
+        if self.built.as_ref().is_some_and(|(k, _)| *k != key) {
+            self.built = None;
+        }
+        &self.built.get_or_insert_with(|| (key, build())).1
+    }
+}
+
+/// A shared value as a memo key: equal only to the very same allocation (and, held in the key,
+/// it keeps that allocation alive, so a new value can never reuse its address).
+#[derive(Debug, Clone)]
+pub struct Same<T>(pub std::sync::Arc<T>);
+
+impl<T> PartialEq for Same<T> {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// A small coloured swatch and label for a method family.
 pub fn method_tag_ui(ui: &mut Ui, kind: MethodKind, label: &str) {
     let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
