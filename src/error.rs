@@ -11,8 +11,10 @@ use std::path::PathBuf;
 /// The cause of a failure in something RankLens relies on.
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
-/// Everything that can go wrong in the RankLens core.
+/// Everything that can go wrong in the RankLens core. New kinds of failure may be added, so a match
+/// over it outside the crate needs a catch-all arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A file or folder could not be read or written at all.
     #[error("{}", path.display())]
@@ -68,6 +70,15 @@ pub enum Error {
     /// The user cancelled a long operation.
     #[error("cancelled")]
     Cancelled,
+    /// Background work stopped on a bug (a panic) instead of finishing: what it was doing and
+    /// what the panic said. Nothing else is affected; the work can be started again.
+    #[error("{job} stopped unexpectedly: {message} (a bug; please report it)")]
+    Panicked {
+        /// The work (`Ranking`, `Encoding (dense)`).
+        job: String,
+        /// The panic's message, when it had one.
+        message: String,
+    },
 }
 
 impl Error {
@@ -84,6 +95,22 @@ impl Error {
     /// A failure of something RankLens relies on, while doing `context`.
     pub fn caused(context: impl Into<String>, source: impl Into<Cause>) -> Self {
         Error::Caused { context: context.into(), source: source.into() }
+    }
+
+    /// A model problem that has a cause of its own (the zip a wheel could not be read as, the
+    /// tokenizer that failed): `model: what` with the cause kept, typed, as the source.
+    pub fn model_caused(what: impl std::fmt::Display, source: impl Into<Cause>) -> Self {
+        Error::caused(format!("model: {what}"), source)
+    }
+
+    /// The failure a panicking job is reported as, with the panic's message when it is text.
+    pub fn panicked(job: impl Into<String>, payload: &(dyn std::any::Any + Send)) -> Self {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Error::Panicked { job: job.into(), message }
     }
 
     /// The whole chain as one line: this error, then each cause.

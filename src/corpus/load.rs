@@ -263,6 +263,16 @@ fn load_folder(dir: &Path, split: Split, corpus: &mut Corpus) -> Result<()> {
                 String::from_utf8_lossy(&bytes).into_owned()
             }
         };
+        // Markdown's HTML comments and tags are markup, not text: neither indexed nor shown.
+        let text = if file.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")) {
+            let stripped = strip_html(&text);
+            if stripped != text {
+                corpus.report.markup_files += 1;
+            }
+            stripped
+        } else {
+            text
+        };
         let rel = file.strip_prefix(dir).unwrap_or(&file).with_extension("");
         let base_id = rel.to_string_lossy().replace('\\', "/");
         let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -289,6 +299,47 @@ fn load_folder(dir: &Path, split: Split, corpus: &mut Corpus) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Markdown text without its HTML: comments (`<!-- … -->`, over lines too) and tags (`<a id=…>`,
+/// `</a>`, `<br/>`) are removed, the text between tags kept. Line breaks inside a comment are
+/// kept, so line numbers stay those of the file. A `<` that does not open a tag (`a < b`) stays.
+pub fn strip_html(text: &str) -> String {
+    // Removing a piece can join its neighbours into a new comment (`<!<!---->-->`): strip again
+    // until nothing changes (each pass that changes anything shortens the text).
+    let mut out = strip_html_once(text);
+    loop {
+        let again = strip_html_once(&out);
+        if again == out {
+            return out;
+        }
+        out = again;
+    }
+}
+
+fn strip_html_once(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('<') {
+        out.push_str(&rest[..at]);
+        let from = &rest[at..];
+        if let Some(body) = from.strip_prefix("<!--") {
+            let end = body.find("-->").map_or(body.len(), |e| e + 3);
+            out.extend(body[..end].chars().filter(|&c| c == '\n'));
+            rest = &body[end..];
+            continue;
+        }
+        let opens_tag = from[1..].chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '/');
+        match from.find(['>', '\n']).filter(|_| opens_tag) {
+            Some(end) if from.as_bytes()[end] == b'>' => rest = &from[end + 1..],
+            _ => {
+                out.push('<');
+                rest = &from[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn heading(line: &str) -> Option<&str> {
@@ -463,6 +514,40 @@ mod tests {
         }
         std::fs::write(&p, bytes).ok();
         p
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any text: the same lines, no comment left, and text without `<` untouched.
+        #[test]
+        fn stripping_html_keeps_the_lines_and_leaves_no_comment(text in "(<!--|-->|<[a-z/!]|>|\n|[a-z <]){0,60}") {
+            let out = strip_html(&text);
+            proptest::prop_assert_eq!(out.matches('\n').count(), text.matches('\n').count());
+            proptest::prop_assert!(!out.contains("<!--"), "{:?} → {:?}", text, out);
+            if !text.contains('<') {
+                proptest::prop_assert_eq!(out, text);
+            }
+        }
+    }
+
+    #[test]
+    fn markdown_html_comments_and_tags_are_not_text() {
+        let md = "<!-- Old headings. Do not remove\nthe anchors below -->\n<a id=\"x\"></a>\n# Caching\nResults <b>stay</b> valid.\nIf a < b then b > a.\n";
+        let stripped = strip_html(md);
+        assert_eq!(stripped, "\n\n\n# Caching\nResults stay valid.\nIf a < b then b > a.\n");
+        assert_eq!(stripped.lines().count(), md.lines().count(), "line numbers stay the file's");
+        assert_eq!(strip_html("<!-- never closed"), "");
+        assert_eq!(strip_html("x <not a tag"), "x <not a tag");
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), "c.md", md.as_bytes());
+        write(dir.path(), "t.txt", b"<b>kept in a text file</b>");
+        let c = load(dir.path(), LoadOptions::default()).expect("loads");
+        let md_doc = c.docs().iter().find(|d| d.id == "c").expect("c");
+        assert!(!md_doc.text.contains('<') || md_doc.text.contains("a < b"), "{}", md_doc.text);
+        assert!(!md_doc.text.contains("Old headings"));
+        assert_eq!(c.docs().iter().find(|d| d.id == "t").map(|d| d.text.as_str()), Some("<b>kept in a text file</b>"));
+        assert_eq!(c.report.markup_files, 1);
     }
 
     #[test]

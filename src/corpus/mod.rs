@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 pub use filter::{CompareOp, FieldFilter, compare_versions};
 pub use ids::{IdFormat, check_id};
-pub use load::{Format, LoadOptions, Split, load, load_questions_tsv};
+pub use load::{Format, LoadOptions, Split, load, load_questions_tsv, strip_html};
 pub use qrels::Qrels;
 
 /// Internal document number: the position in load order, stable across runs for the same input.
@@ -111,6 +111,8 @@ pub struct LoadReport {
     pub loaded: usize,
     /// Records skipped because of a problem.
     pub skipped: usize,
+    /// Markdown files whose HTML comments and tags were left out of the text.
+    pub markup_files: usize,
     /// Every problem, in input order.
     pub warnings: Vec<LoadWarning>,
 }

@@ -279,6 +279,17 @@ impl super::Engine {
         }
     }
 
+    /// Whether the model of a role is loaded (its method may still wait for its encodings).
+    pub fn has_model(&self, role: Role) -> bool {
+        let n = self.neural();
+        match role {
+            Role::Dense => n.dense.is_some(),
+            Role::Splade => n.splade.is_some(),
+            Role::LateInteraction => n.late.is_some(),
+            Role::Reranker => n.reranker.is_some(),
+        }
+    }
+
     /// Build every neural index whose model is loaded.
     pub fn build_neural(&self, progress: &dyn Progress) -> Result<()> {
         let n = self.neural();

