@@ -3,14 +3,8 @@
 //! Put one question through many retrieval methods side by side and see *why* each ranked what it
 //! ranked.
 //!
-//! ```text
-//!   corpus ──► analysis ──► index (tantivy) ─┐
-//!     │                                      ├─► retrieve ──► compare (plan, fusion, overlap) ──► report
-//!     └──────► models (candle encoders) ─────┘      │                 │
-//!                                               explain             eval (qrels, metrics)
-//!   formula (every scoring formula) underlies index, retrieve and lessons and depends on nothing.
-//!   cli/ and gui/ sit on top and only call the core; the core never names egui.
-//! ```
+//! The layers, and the rule that no import runs back up them, are in `ARCHITECTURE.md` (checked
+//! by `tests/code_rules.rs`).
 //!
 //! Every retriever implements [`retrieve::Retriever`]: it prepares a question once, and ranking and
 //! explaining both read that prepared state, so each explanation sums to the score it explains.

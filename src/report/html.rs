@@ -84,128 +84,14 @@ fn comparison(c: &ComparisonReport) -> String {
     b.push_str(&svg::rankings(c));
     b.push_str("</div>");
     for run in &c.comparison.runs {
-        match &run.outcome {
-            Outcome::Unavailable { message } | Outcome::Failed { message } => {
-                let _ = write!(
-                    b,
-                    "<p><b>{}</b>: not available — {}</p>",
-                    escape(&run.label),
-                    escape(message.lines().next().unwrap_or(""))
-                );
-            }
-            Outcome::Ranked(r) if r.unranked => {
-                let ids: Vec<String> = r.hits.iter().filter_map(|h| c.passage(h.doc).map(|p| p.id.clone())).collect();
-                let _ = write!(
-                    b,
-                    "<p><b>{}</b> (an unranked set of {}): {}</p>",
-                    escape(&run.label),
-                    r.total_matches,
-                    escape(&ids.join(", "))
-                );
-            }
-            Outcome::Rows(rows) => {
-                let _ = write!(
-                    b,
-                    "<h2>SQL rows (not a ranking)</h2><p class=\"mono\">{}</p><table><tr>",
-                    escape(&rows.sql)
-                );
-                for col in &rows.columns {
-                    let _ = write!(b, "<th>{}</th>", escape(col));
-                }
-                b.push_str("</tr>");
-                for row in &rows.rows {
-                    b.push_str("<tr>");
-                    for v in row {
-                        let _ = write!(b, "<td>{}</td>", escape(&v.to_string()));
-                    }
-                    b.push_str("</tr>");
-                }
-                b.push_str("</table>");
-                if !rows.conditions.is_empty() {
-                    let _ = write!(b, "<p class=\"muted\">conditions: {}</p>", escape(&rows.conditions.join(" AND ")));
-                }
-            }
-            Outcome::Bindings(g) => {
-                let _ = write!(b, "<h2>Graph bindings</h2><p class=\"mono\">{}</p><ul>", escape(&g.pattern));
-                for m in &g.matches {
-                    let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                    let path: Vec<String> = m.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
-                    let _ = write!(b, "<li><b>{}</b> via {}</li>", escape(&vars.join(", ")), escape(&path.join(" → ")));
-                }
-                let _ = write!(b, "</ul><p class=\"muted\">{}</p>", escape(&g.note));
-            }
-            Outcome::Ranked(_) => {}
-        }
+        b.push_str(&column(c, run));
     }
     if let Some(metrics) = &c.metrics {
-        b.push_str("<h2>Metrics for this question</h2><table><tr><th>method</th>");
-        let names: Vec<_> = metrics.values().next().map(|m| m.keys().copied().collect()).unwrap_or_default();
-        for n in &names {
-            let _ = write!(b, "<th>{n}</th>");
-        }
-        b.push_str("</tr>");
-        for (method, values) in metrics {
-            let _ = write!(b, "<tr><td>{}</td>", escape(method));
-            for n in &names {
-                let _ = write!(b, "<td class=\"num\">{:.4}</td>", values.get(n).copied().unwrap_or(0.0));
-            }
-            b.push_str("</tr>");
-        }
-        b.push_str("</table>");
+        b.push_str(&question_metrics(metrics));
     }
     b.push_str("<h2>Why: each method's top passages explained</h2>");
     for e in &c.explanations {
-        let p = c.passages.values().find(|p| p.id == e.passage);
-        let _ = write!(
-            b,
-            "<div class=\"card\"><b>{}</b> · #{} <b>{}</b> {} · score {:.4}<br><span class=\"mono\">{}</span><br>{}",
-            escape(&e.method),
-            e.rank,
-            escape(&e.passage),
-            escape(p.map(|p| p.title.as_str()).unwrap_or("")),
-            e.explanation.value,
-            escape(&e.explanation.formula),
-            escape(&e.explanation.summary)
-        );
-        match &e.explanation.detail {
-            Detail::Terms(t) => {
-                b.push_str("<br>");
-                b.push_str(&svg::term_bars(t, e.kind));
-                if let Some(best) =
-                    t.rows.iter().filter(|r| r.tf > 0).max_by(|a, c| a.contribution.total_cmp(&c.contribution))
-                {
-                    let _ = write!(b, "<pre class=\"mono\">{}</pre>", escape(&t.worked(best).join("\n")));
-                }
-            }
-            Detail::Sparse { matches, .. } => {
-                b.push_str("<br>");
-                b.push_str(&svg::sparse_overlap(matches));
-            }
-            Detail::MaxSim { alignments, .. } => {
-                b.push_str("<br>");
-                b.push_str(&svg::maxsim(alignments));
-            }
-            Detail::Fusion { parts } => {
-                b.push_str("<table><tr><th>input</th><th>rank</th><th>contribution</th></tr>");
-                for p in parts {
-                    let _ = write!(
-                        b,
-                        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.5}</td></tr>",
-                        escape(&p.method),
-                        p.rank.map(|r| r.to_string()).unwrap_or_else(|| "—".into()),
-                        p.contribution
-                    );
-                }
-                b.push_str("</table>");
-            }
-            Detail::Clauses { clauses, .. } => {
-                let list: Vec<String> =
-                    clauses.iter().map(|c| format!("{} {}", if c.satisfied { "✔" } else { "✘" }, c.clause)).collect();
-                let _ = write!(b, "<br>{}", escape(&list.join("; ")));
-            }
-            _ => {}
-        }
-        b.push_str("</div>");
+        b.push_str(&explanation_card(c, e));
     }
     if let Some(m) = &c.map {
         b.push_str("<h2>Map of the passages (PCA)</h2>");
@@ -218,6 +104,151 @@ fn comparison(c: &ComparisonReport) -> String {
         );
     }
     b.push_str(&stamp_html(&c.stamp));
+    b
+}
+
+/// What a column that is not a ranked list shows (the chart draws the ranked ones): why it is
+/// missing, an unranked set, SQL rows, graph bindings.
+fn column(c: &ComparisonReport, run: &crate::compare::MethodRun) -> String {
+    let mut b = String::new();
+    match &run.outcome {
+        Outcome::Unavailable { message } | Outcome::Failed { message } => {
+            let _ = write!(
+                b,
+                "<p><b>{}</b>: not available — {}</p>",
+                escape(&run.label),
+                escape(message.lines().next().unwrap_or(""))
+            );
+        }
+        Outcome::Ranked(r) if r.unranked => {
+            let ids: Vec<String> = r.hits.iter().filter_map(|h| c.passage(h.doc).map(|p| p.id.clone())).collect();
+            let _ = write!(
+                b,
+                "<p><b>{}</b> (an unranked set of {}): {}</p>",
+                escape(&run.label),
+                r.total_matches,
+                escape(&ids.join(", "))
+            );
+        }
+        Outcome::Rows(rows) => b.push_str(&sql_rows(rows)),
+        Outcome::Bindings(g) => {
+            let _ = write!(b, "<h2>Graph bindings</h2><p class=\"mono\">{}</p><ul>", escape(&g.pattern));
+            for m in &g.matches {
+                let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                let path: Vec<String> = m.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
+                let _ = write!(b, "<li><b>{}</b> via {}</li>", escape(&vars.join(", ")), escape(&path.join(" → ")));
+            }
+            let _ = write!(b, "</ul><p class=\"muted\">{}</p>", escape(&g.note));
+        }
+        Outcome::Ranked(_) => {}
+    }
+    b
+}
+
+fn sql_rows(rows: &crate::structured::SqlResult) -> String {
+    let mut b = format!("<h2>SQL rows (not a ranking)</h2><p class=\"mono\">{}</p><table><tr>", escape(&rows.sql));
+    for col in &rows.columns {
+        let _ = write!(b, "<th>{}</th>", escape(col));
+    }
+    b.push_str("</tr>");
+    for row in &rows.rows {
+        b.push_str("<tr>");
+        for v in row {
+            let _ = write!(b, "<td>{}</td>", escape(&v.to_string()));
+        }
+        b.push_str("</tr>");
+    }
+    b.push_str("</table>");
+    if !rows.conditions.is_empty() {
+        let _ = write!(b, "<p class=\"muted\">conditions: {}</p>", escape(&rows.conditions.join(" AND ")));
+    }
+    b
+}
+
+fn question_metrics(
+    metrics: &std::collections::BTreeMap<String, std::collections::BTreeMap<crate::eval::Metric, f64>>,
+) -> String {
+    let mut b = String::from("<h2>Metrics for this question</h2><table><tr><th>method</th>");
+    let names: Vec<_> = metrics.values().next().map(|m| m.keys().copied().collect()).unwrap_or_default();
+    for n in &names {
+        let _ = write!(b, "<th>{n}</th>");
+    }
+    b.push_str("</tr>");
+    for (method, values) in metrics {
+        let _ = write!(b, "<tr><td>{}</td>", escape(method));
+        for n in &names {
+            let _ = write!(b, "<td class=\"num\">{:.4}</td>", values.get(n).copied().unwrap_or(0.0));
+        }
+        b.push_str("</tr>");
+    }
+    b.push_str("</table>");
+    b
+}
+
+/// One method's explanation of one of its top passages: the summary, then its parts drawn.
+fn explanation_card(c: &ComparisonReport, e: &crate::report::ExplainedHit) -> String {
+    let p = c.passages.values().find(|p| p.id == e.passage);
+    let mut b = format!(
+        "<div class=\"card\"><b>{}</b> · #{} <b>{}</b> {} · score {:.4}<br><span class=\"mono\">{}</span><br>{}",
+        escape(&e.method),
+        e.rank,
+        escape(&e.passage),
+        escape(p.map(|p| p.title.as_str()).unwrap_or("")),
+        e.explanation.value,
+        escape(&e.explanation.formula),
+        escape(&e.explanation.summary)
+    );
+    match &e.explanation.detail {
+        Detail::Terms(t) => {
+            b.push_str("<br>");
+            b.push_str(&svg::term_bars(t, e.kind));
+            if let Some(best) =
+                t.rows.iter().filter(|r| r.tf > 0).max_by(|a, c| a.contribution.total_cmp(&c.contribution))
+            {
+                let _ = write!(b, "<pre class=\"mono\">{}</pre>", escape(&t.worked(best).join("\n")));
+            }
+        }
+        Detail::Sparse { matches, .. } => {
+            b.push_str("<br>");
+            b.push_str(&svg::sparse_overlap(matches));
+        }
+        Detail::MaxSim { alignments, .. } => {
+            b.push_str("<br>");
+            b.push_str(&svg::maxsim(alignments));
+        }
+        Detail::Fusion { parts } => {
+            b.push_str("<table><tr><th>input</th><th>rank</th><th>contribution</th></tr>");
+            for p in parts {
+                let _ = write!(
+                    b,
+                    "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.5}</td></tr>",
+                    escape(&p.method),
+                    p.rank.map(|r| r.to_string()).unwrap_or_else(|| "—".into()),
+                    p.contribution
+                );
+            }
+            b.push_str("</table>");
+        }
+        Detail::Clauses { clauses, .. } => {
+            let list: Vec<String> =
+                clauses.iter().map(|c| format!("{} {}", if c.satisfied { "✔" } else { "✘" }, c.clause)).collect();
+            let _ = write!(b, "<br>{}", escape(&list.join("; ")));
+        }
+        Detail::Dense { tokens, .. } if !tokens.is_empty() => {
+            let mut top: Vec<&crate::retrieve::TokenPart> = tokens.iter().collect();
+            top.sort_by(|a, b| b.contribution.total_cmp(&a.contribution));
+            let parts: Vec<String> =
+                top.iter().take(10).map(|t| format!("{} {:+.4}", t.token, t.contribution)).collect();
+            let _ = write!(
+                b,
+                "<br>the cosine over the passage's {} tokens (q·hᵢ / (n·|h̄|)), largest parts: {}",
+                tokens.len(),
+                escape(&parts.join(", "))
+            );
+        }
+        _ => {}
+    }
+    b.push_str("</div>");
     b
 }
 

@@ -73,114 +73,113 @@ fn stamp_md(s: &Stamp) -> String {
 
 /// Render a report as Markdown.
 pub fn render(body: &ReportBody) -> String {
-    let mut s = String::new();
     match body {
-        ReportBody::Comparison(c) => {
-            let _ = writeln!(s, "# {}\n", cell(&c.question));
-            let ranked: Vec<(&str, &crate::retrieve::Ranking)> = c
-                .comparison
-                .runs
-                .iter()
-                .filter_map(|r| match &r.outcome {
-                    Outcome::Ranked(x) => Some((r.label.as_str(), x)),
-                    _ => None,
-                })
-                .collect();
-            let _ = writeln!(s, "| rank | {} |", ranked.iter().map(|(l, _)| cell(l)).collect::<Vec<_>>().join(" | "));
-            let _ = writeln!(s, "|---|{}", "---|".repeat(ranked.len()));
-            let entries: Vec<Vec<(usize, Entry<'_>)>> = ranked.iter().map(|(_, r)| r.entries()).collect();
-            let depth = entries.iter().map(Vec::len).max().unwrap_or(0);
-            for i in 0..depth {
-                let cells: Vec<String> = entries
-                    .iter()
-                    .map(|list| match list.get(i) {
-                        Some((_, Entry::Hit(h))) => {
-                            let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
-                            format!("{} ({:.3})", cell(id), h.score)
-                        }
-                        Some((_, Entry::Absent(a))) => format!("{} ({:.3}, not in the corpus)", cell(&a.id), a.score),
-                        None => String::new(),
-                    })
-                    .collect();
-                let _ = writeln!(s, "| {} | {} |", i + 1, cells.join(" | "));
-            }
-            for run in &c.comparison.runs {
-                match &run.outcome {
-                    Outcome::Unavailable { message } | Outcome::Failed { message } => {
-                        let _ = writeln!(
-                            s,
-                            "\n- **{}**: not available — {}",
-                            text(&run.label),
-                            text(message.lines().next().unwrap_or(""))
-                        );
-                    }
-                    Outcome::Rows(r) => {
-                        let _ = writeln!(s, "\n## SQL rows (not a ranking)\n\n{}\n", code(&r.sql));
-                        let columns: Vec<String> = r.columns.iter().map(|c| cell(c)).collect();
-                        let _ = writeln!(s, "| {} |\n|{}", columns.join(" | "), "---|".repeat(r.columns.len()));
-                        for row in &r.rows {
-                            let _ = writeln!(
-                                s,
-                                "| {} |",
-                                row.iter().map(|v| cell(&v.to_string())).collect::<Vec<_>>().join(" | ")
-                            );
-                        }
-                    }
-                    Outcome::Bindings(g) => {
-                        let _ = writeln!(s, "\n## Graph bindings\n\n{}\n", code(&g.pattern));
-                        for m in &g.matches {
-                            let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                            let _ = writeln!(s, "- {}", text(&vars.join(", ")));
-                        }
-                        let _ = writeln!(s, "\n_{}_", text(&g.note));
-                    }
-                    Outcome::Ranked(_) => {}
+        ReportBody::Comparison(c) => comparison_md(c),
+        ReportBody::Study(r) => study_md(r),
+    }
+}
+
+fn comparison_md(c: &super::ComparisonReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}\n", cell(&c.question));
+    let ranked: Vec<(&str, &crate::retrieve::Ranking)> = c
+        .comparison
+        .runs
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            Outcome::Ranked(x) => Some((r.label.as_str(), x)),
+            _ => None,
+        })
+        .collect();
+    let _ = writeln!(s, "| rank | {} |", ranked.iter().map(|(l, _)| cell(l)).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(s, "|---|{}", "---|".repeat(ranked.len()));
+    let entries: Vec<Vec<(usize, Entry<'_>)>> = ranked.iter().map(|(_, r)| r.entries()).collect();
+    let depth = entries.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..depth {
+        let cells: Vec<String> = entries
+            .iter()
+            .map(|list| match list.get(i) {
+                Some((_, Entry::Hit(h))) => {
+                    let id = c.passage(h.doc).map(|p| p.id.as_str()).unwrap_or("?");
+                    format!("{} ({:.3})", cell(id), h.score)
                 }
-            }
-            s.push_str("\n## Why\n\n");
-            for e in &c.explanations {
+                Some((_, Entry::Absent(a))) => format!("{} ({:.3}, not in the corpus)", cell(&a.id), a.score),
+                None => String::new(),
+            })
+            .collect();
+        let _ = writeln!(s, "| {} | {} |", i + 1, cells.join(" | "));
+    }
+    for run in &c.comparison.runs {
+        match &run.outcome {
+            Outcome::Unavailable { message } | Outcome::Failed { message } => {
                 let _ = writeln!(
                     s,
-                    "- **{}** #{} {} — {:.4}: {}",
-                    text(&e.method),
-                    e.rank,
-                    code(&e.passage),
-                    e.explanation.value,
-                    text(&e.explanation.summary)
+                    "\n- **{}**: not available — {}",
+                    text(&run.label),
+                    text(message.lines().next().unwrap_or(""))
                 );
             }
-            s.push_str(&stamp_md(&c.stamp));
-        }
-        ReportBody::Study(r) => {
-            let st = &r.study;
-            let _ = writeln!(s, "# Evaluation over {} questions\n", st.num_queries);
-            let names: Vec<String> = st.metrics.0.iter().map(|m| m.to_string()).collect();
-            let correction = st.correction.name();
-            let _ = writeln!(s, "| method | {} | W/L/T | p (rand) | p ({correction}) | p (t) |", names.join(" | "));
-            let _ = writeln!(s, "|---|{}---|---|---|---|", "---|".repeat(names.len()));
-            for m in &st.methods {
-                let vals: Vec<String> = st
-                    .metrics
-                    .0
-                    .iter()
-                    .map(|x| format!("{:.4}", m.summary.mean.get(x).copied().unwrap_or(0.0)))
-                    .collect();
-                let test = m
-                    .versus_baseline
-                    .as_ref()
-                    .map(|p| {
-                        let (r, a, t) = (p.p_randomisation, p.p_adjusted, p.p_t_test);
-                        format!("{}/{}/{} | {r:.4} | {a:.4} | {t:.4}", p.wins, p.losses, p.ties)
-                    })
-                    .unwrap_or_else(|| "baseline | | | ".into());
-                let _ = writeln!(s, "| {} | {} | {test} |", cell(&m.label), vals.join(" | "));
+            Outcome::Rows(r) => {
+                let _ = writeln!(s, "\n## SQL rows (not a ranking)\n\n{}\n", code(&r.sql));
+                let columns: Vec<String> = r.columns.iter().map(|c| cell(c)).collect();
+                let _ = writeln!(s, "| {} |\n|{}", columns.join(" | "), "---|".repeat(r.columns.len()));
+                for row in &r.rows {
+                    let _ =
+                        writeln!(s, "| {} |", row.iter().map(|v| cell(&v.to_string())).collect::<Vec<_>>().join(" | "));
+                }
             }
-            for m in &st.missing {
-                let dashes = vec!["—"; names.len()].join(" | ");
-                let _ = writeln!(s, "| {} | {dashes} | not run: {} | | | |", cell(&m.label), cell(&m.message));
+            Outcome::Bindings(g) => {
+                let _ = writeln!(s, "\n## Graph bindings\n\n{}\n", code(&g.pattern));
+                for m in &g.matches {
+                    let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                    let _ = writeln!(s, "- {}", text(&vars.join(", ")));
+                }
+                let _ = writeln!(s, "\n_{}_", text(&g.note));
             }
-            s.push_str(&stamp_md(&r.stamp));
+            Outcome::Ranked(_) => {}
         }
     }
+    s.push_str("\n## Why\n\n");
+    for e in &c.explanations {
+        let _ = writeln!(
+            s,
+            "- **{}** #{} {} — {:.4}: {}",
+            text(&e.method),
+            e.rank,
+            code(&e.passage),
+            e.explanation.value,
+            text(&e.explanation.summary)
+        );
+    }
+    s.push_str(&stamp_md(&c.stamp));
+    s
+}
+
+fn study_md(r: &super::StudyReport) -> String {
+    let mut s = String::new();
+    let st = &r.study;
+    let _ = writeln!(s, "# Evaluation over {} questions\n", st.num_queries);
+    let names: Vec<String> = st.metrics.0.iter().map(|m| m.to_string()).collect();
+    let correction = st.correction.name();
+    let _ = writeln!(s, "| method | {} | W/L/T | p (rand) | p ({correction}) | p (t) |", names.join(" | "));
+    let _ = writeln!(s, "|---|{}---|---|---|---|", "---|".repeat(names.len()));
+    for m in &st.methods {
+        let vals: Vec<String> =
+            st.metrics.0.iter().map(|x| format!("{:.4}", m.summary.mean.get(x).copied().unwrap_or(0.0))).collect();
+        let test = m
+            .versus_baseline
+            .as_ref()
+            .map(|p| {
+                let (r, a, t) = (p.p_randomisation, p.p_adjusted, p.p_t_test);
+                format!("{}/{}/{} | {r:.4} | {a:.4} | {t:.4}", p.wins, p.losses, p.ties)
+            })
+            .unwrap_or_else(|| "baseline | | | ".into());
+        let _ = writeln!(s, "| {} | {} | {test} |", cell(&m.label), vals.join(" | "));
+    }
+    for m in &st.missing {
+        let dashes = vec!["—"; names.len()].join(" | ");
+        let _ = writeln!(s, "| {} | {dashes} | not run: {} | | | |", cell(&m.label), cell(&m.message));
+    }
+    s.push_str(&stamp_md(&r.stamp));
     s
 }

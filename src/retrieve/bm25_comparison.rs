@@ -73,6 +73,33 @@ pub fn compare(
     k1: f64,
     b: f64,
 ) -> Bm25Comparison {
+    let pairs = pair_terms(engine, ranklens);
+    let only_ranklens: Vec<TermRow> =
+        ranklens.rows.iter().filter(|r| !pairs.iter().any(|p| p.term == r.term)).cloned().collect();
+    let mut d = Differences::default();
+    d.terms(&pairs, &only_ranklens, ranklens);
+    d.fields(engine);
+    for p in &pairs {
+        if let Some(r) = &p.ranklens {
+            d.term_inputs(p, r, ranklens, (k1, b));
+        }
+    }
+    d.scale(&pairs, k1);
+    Bm25Comparison {
+        pairs,
+        only_ranklens,
+        ranklens_score,
+        ranklens_n: ranklens.n,
+        engine_score,
+        k1,
+        b,
+        differences: d.list,
+    }
+}
+
+/// The engine's rows grouped by term (a term scored in several fields is one pair), each beside
+/// RankLens's row of the same term.
+fn pair_terms(engine: &[EngineTermRow], ranklens: &TermTable) -> Vec<TermPair> {
     let mut pairs: Vec<TermPair> = Vec::new();
     for row in engine {
         let term = row.term.trim_matches('"').to_string();
@@ -85,145 +112,117 @@ pub fn compare(
             }),
         }
     }
-    let only_ranklens: Vec<TermRow> =
-        ranklens.rows.iter().filter(|r| !pairs.iter().any(|p| p.term == r.term)).cloned().collect();
-    let mut diffs: Vec<Difference> = Vec::new();
-    fn push(
-        diffs: &mut Vec<Difference>,
-        input: &str,
-        term: Option<&str>,
-        engine: Option<f64>,
-        ranklens: Option<f64>,
-        says: String,
-    ) {
-        diffs.push(Difference { input: input.into(), term: term.map(str::to_string), engine, ranklens, says });
+    pairs
+}
+
+/// The differing inputs found so far; N, avgdl and dl are said once (they are per collection or
+/// per passage, not per term).
+#[derive(Default)]
+struct Differences {
+    list: Vec<Difference>,
+    said_n: bool,
+    said_avgdl: bool,
+    said_dl: bool,
+}
+
+impl Differences {
+    fn push(&mut self, input: &str, term: Option<&str>, engine: Option<f64>, ranklens: Option<f64>, says: String) {
+        self.list.push(Difference { input: input.into(), term: term.map(str::to_string), engine, ranklens, says });
     }
 
-    // Terms: what each analyzer made of the question.
-    let engine_only: Vec<&str> = pairs.iter().filter(|p| p.ranklens.is_none()).map(|p| p.term.as_str()).collect();
-    let ranklens_matched: Vec<&str> = only_ranklens.iter().filter(|r| r.tf > 0).map(|r| r.term.as_str()).collect();
-    if !engine_only.is_empty() || !ranklens_matched.is_empty() {
-        push(
-            &mut diffs,
-            "terms",
-            None,
-            None,
-            None,
-            format!(
+    /// What each analyzer made of the question.
+    fn terms(&mut self, pairs: &[TermPair], only_ranklens: &[TermRow], ranklens: &TermTable) {
+        let engine_only: Vec<&str> = pairs.iter().filter(|p| p.ranklens.is_none()).map(|p| p.term.as_str()).collect();
+        let ranklens_matched: Vec<&str> = only_ranklens.iter().filter(|r| r.tf > 0).map(|r| r.term.as_str()).collect();
+        if !engine_only.is_empty() || !ranklens_matched.is_empty() {
+            let says = format!(
                 "the analyzers differ: the engine scored {} where RankLens's analyzer made {}",
                 list(&engine_only),
                 list(&ranklens.rows.iter().map(|r| r.term.as_str()).collect::<Vec<_>>())
-            ),
-        );
+            );
+            self.push("terms", None, None, None, says);
+        }
     }
-    // Fields: the engine scores each field and adds; RankLens scores title + text as one.
-    let mut fields: Vec<&str> = engine.iter().map(|r| r.field.as_str()).collect();
-    fields.sort_unstable();
-    fields.dedup();
-    if fields.len() > 1 {
-        push(
-            &mut diffs,
-            "fields",
-            None,
-            None,
-            None,
-            format!(
+
+    /// The engine scores each field and adds; RankLens scores title + text as one.
+    fn fields(&mut self, engine: &[EngineTermRow]) {
+        let mut fields: Vec<&str> = engine.iter().map(|r| r.field.as_str()).collect();
+        fields.sort_unstable();
+        fields.dedup();
+        if fields.len() > 1 {
+            let says = format!(
                 "the engine scores each field apart and combines them ({}); RankLens scores title and text as one \
                  field",
                 fields.join(", ")
-            ),
-        );
+            );
+            self.push("fields", None, None, None, says);
+        }
     }
-    let mut said_n = false;
-    let mut said_avgdl = false;
-    let mut said_dl = false;
-    for p in &pairs {
-        let Some(r) = &p.ranklens else { continue };
+
+    /// One term's tf, df, N, k1, b, avgdl and dl, the engine's beside RankLens's.
+    fn term_inputs(&mut self, p: &TermPair, r: &TermRow, ranklens: &TermTable, (k1, b): (f64, f64)) {
         let t = Some(p.term.as_str());
         // A term scored in several fields: its counts and lengths add up across them.
         let fields: Vec<&str> = p.engine.iter().map(|e| e.field.as_str()).collect();
-        let across =
-            if fields.len() > 1 { format!(" across {}", fields.join(" + ")) } else { format!(" in `{}`", fields[0]) };
+        let across = if fields.len() > 1 {
+            format!(" across {}", fields.join(" + "))
+        } else {
+            format!(" in `{}`", fields.first().copied().unwrap_or(""))
+        };
         let total = |f: fn(&EngineTermRow) -> Option<f64>| p.engine.iter().map(f).sum::<Option<f64>>();
         if let Some(tf) = total(|e| e.tf).filter(|&tf| !close(tf, f64::from(r.tf), 1e-6)) {
-            push(
-                &mut diffs,
-                "tf",
-                t,
-                Some(tf),
-                Some(f64::from(r.tf)),
-                format!(
-                    "`{}` occurs {tf} times{across} for the engine and {} times in RankLens's passage (another analyzer or field)",
-                    p.term, r.tf
-                ),
+            let says = format!(
+                "`{}` occurs {tf} times{across} for the engine and {} times in RankLens's passage (another analyzer or field)",
+                p.term, r.tf
             );
+            self.push("tf", t, Some(tf), Some(f64::from(r.tf)), says);
         }
         let df = p.engine.iter().filter_map(|e| e.df).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
         if let Some(df) = df.filter(|&df| !close(df, n(r.df), 1e-6)) {
-            push(
-                &mut diffs,
-                "df",
-                t,
-                Some(df),
-                Some(n(r.df)),
-                format!(
-                    "df of `{}`: {df} documents{across} for the engine (its shard or field), {} in RankLens's corpus",
-                    p.term, r.df
-                ),
+            let says = format!(
+                "df of `{}`: {df} documents{across} for the engine (its shard or field), {} in RankLens's corpus",
+                p.term, r.df
             );
+            self.push("df", t, Some(df), Some(n(r.df)), says);
         }
         for e in &p.engine {
-            if !said_n && let Some(nn) = e.n.filter(|&nn| !close(nn, n(ranklens.n), 1e-6)) {
-                said_n = true;
-                push(
-                    &mut diffs,
-                    "N",
-                    None,
-                    Some(nn),
-                    Some(n(ranklens.n)),
-                    format!(
-                        "N: the engine counts {nn} documents with `{}` (per shard, or only those that have the field); \
+            if !self.said_n
+                && let Some(nn) = e.n.filter(|&nn| !close(nn, n(ranklens.n), 1e-6))
+            {
+                self.said_n = true;
+                let says = format!(
+                    "N: the engine counts {nn} documents with `{}` (per shard, or only those that have the field); \
                      RankLens counts {} passages",
-                        e.field, ranklens.n
-                    ),
+                    e.field, ranklens.n
                 );
+                self.push("N", None, Some(nn), Some(n(ranklens.n)), says);
             }
             for (name, ev, rv) in [("k1", e.k1, k1), ("b", e.b, b)] {
                 if let Some(ev) = ev.filter(|&ev| !close(ev, rv, 1e-4)) {
-                    push(
-                        &mut diffs,
-                        name,
-                        t,
-                        Some(ev),
-                        Some(rv),
-                        format!("{name}: the engine uses {ev}, RankLens {rv}"),
-                    );
+                    self.push(name, t, Some(ev), Some(rv), format!("{name}: the engine uses {ev}, RankLens {rv}"));
                 }
             }
         }
-        if !said_avgdl && let Some(a) = total(|e| e.avgdl).filter(|&a| !close(a, ranklens.avgdl, 1e-3)) {
-            said_avgdl = true;
-            push(
-                &mut diffs,
-                "avgdl",
-                None,
-                Some(a),
-                Some(ranklens.avgdl),
-                format!(
-                    "avgdl: {a:.2} tokens{across} for the engine, {:.2} over RankLens's title + text",
-                    ranklens.avgdl
-                ),
+        if !self.said_avgdl
+            && let Some(a) = total(|e| e.avgdl).filter(|&a| !close(a, ranklens.avgdl, 1e-3))
+        {
+            self.said_avgdl = true;
+            let says = format!(
+                "avgdl: {a:.2} tokens{across} for the engine, {:.2} over RankLens's title + text",
+                ranklens.avgdl
             );
+            self.push("avgdl", None, Some(a), Some(ranklens.avgdl), says);
         }
-        if !said_dl && let Some(dl) = total(|e| e.dl).filter(|&dl| !close(dl, r.dl, 1e-6)) {
-            said_dl = true;
+        if !self.said_dl
+            && let Some(dl) = total(|e| e.dl).filter(|&dl| !close(dl, r.dl, 1e-6))
+        {
+            self.said_dl = true;
             let why = if p.engine.iter().any(|e| e.dl_approximate) {
                 "Lucene stores a field's length in one byte, so long fields are rounded"
             } else {
                 "another analyzer or field counts other tokens"
             };
-            push(
-                &mut diffs,
+            self.push(
                 "dl",
                 None,
                 Some(dl),
@@ -232,45 +231,38 @@ pub fn compare(
             );
         }
     }
-    // A constant factor: Elasticsearch and OpenSearch keep k1 + 1 in the boost (RankLens's
-    // `lucene` variant, like Lucene 8+, drops it). Said from the boost where the engine names one,
-    // else from the ratio of the weights when every other input agrees.
-    let boost = pairs.iter().flat_map(|p| &p.engine).find_map(|e| e.boost);
-    let inputs_differ =
-        diffs.iter().any(|d| matches!(d.input.as_str(), "tf" | "df" | "N" | "dl" | "avgdl" | "k1" | "b"));
-    let ratios: Vec<f64> = pairs
-        .iter()
-        .filter_map(|p| Some((p.engine.first()?.weight, p.ranklens.as_ref()?.contribution)))
-        .filter(|(e, r)| *r > 0.0 && *e > 0.0)
-        .map(|(e, r)| e / r)
-        .collect();
-    let scale = match boost {
-        Some(b) if !close(b, 1.0, 1e-6) => Some(b),
-        Some(_) => None,
-        None => ratios.first().copied().filter(|&first| {
-            !inputs_differ && ratios.iter().all(|s| close(*s, first, 2e-3)) && !close(first, 1.0, 2e-3)
-        }),
-    };
-    if let Some(s) = scale {
-        let says = if close(s, k1 + 1.0, 5e-3) {
-            format!(
-                "the engine's weights carry a factor {s:.4} = k1 + 1, which Elasticsearch and OpenSearch keep in \
-                 the boost and Lucene 8+ drops (as RankLens's lucene variant does); it does not change the ranking"
-            )
-        } else {
-            format!("the engine's weights carry a factor {s:.4} (a query boost); it scales, it does not reorder")
+
+    /// A constant factor: Elasticsearch and OpenSearch keep k1 + 1 in the boost (RankLens's
+    /// `lucene` variant, like Lucene 8+, drops it). Said from the boost where the engine names one,
+    /// else from the ratio of the weights when every other input agrees.
+    fn scale(&mut self, pairs: &[TermPair], k1: f64) {
+        let boost = pairs.iter().flat_map(|p| &p.engine).find_map(|e| e.boost);
+        let inputs_differ =
+            self.list.iter().any(|d| matches!(d.input.as_str(), "tf" | "df" | "N" | "dl" | "avgdl" | "k1" | "b"));
+        let ratios: Vec<f64> = pairs
+            .iter()
+            .filter_map(|p| Some((p.engine.first()?.weight, p.ranklens.as_ref()?.contribution)))
+            .filter(|(e, r)| *r > 0.0 && *e > 0.0)
+            .map(|(e, r)| e / r)
+            .collect();
+        let scale = match boost {
+            Some(b) if !close(b, 1.0, 1e-6) => Some(b),
+            Some(_) => None,
+            None => ratios.first().copied().filter(|&first| {
+                !inputs_differ && ratios.iter().all(|s| close(*s, first, 2e-3)) && !close(first, 1.0, 2e-3)
+            }),
         };
-        push(&mut diffs, "scale", None, Some(s), Some(1.0), says);
-    }
-    Bm25Comparison {
-        pairs,
-        only_ranklens,
-        ranklens_score,
-        ranklens_n: ranklens.n,
-        engine_score,
-        k1,
-        b,
-        differences: diffs,
+        if let Some(s) = scale {
+            let says = if close(s, k1 + 1.0, 5e-3) {
+                format!(
+                    "the engine's weights carry a factor {s:.4} = k1 + 1, which Elasticsearch and OpenSearch keep in \
+                     the boost and Lucene 8+ drops (as RankLens's lucene variant does); it does not change the ranking"
+                )
+            } else {
+                format!("the engine's weights carry a factor {s:.4} (a query boost); it scales, it does not reorder")
+            };
+            self.push("scale", None, Some(s), Some(1.0), says);
+        }
     }
 }
 
