@@ -23,7 +23,7 @@ fn kit() -> &'static LessonKit {
 }
 
 fn build(id: &str, params: &LessonParams) -> Lesson {
-    lessons::build(id, kit(), params).unwrap_or_else(|e| panic!("lesson {id}: {e}"))
+    lessons::build(id, kit(), params, None).unwrap_or_else(|e| panic!("lesson {id}: {e}"))
 }
 
 /// The rows of the table whose caption starts with `caption`.
@@ -207,5 +207,5 @@ fn every_lesson_builds_and_prints() {
     }
     let atlas = lessons::atlas_lesson().to_text();
     assert_eq!(atlas.matches("\nStores: ").count(), lessons::ATLAS.len());
-    assert!(lessons::build("nope", kit(), &LessonParams::default()).is_err());
+    assert!(lessons::build("nope", kit(), &LessonParams::default(), None).is_err());
 }

@@ -1,28 +1,57 @@
-//! `ranklens lesson NAME`: a lesson printed as text, every number computed live.
+//! `ranklens lesson NAME`: a lesson printed as text, or written as a printable handout (HTML,
+//! Markdown), every number computed live; on the bundled sample or on `--corpus` with
+//! `--question`.
 
-use clap::Args;
+use std::path::PathBuf;
 
-use super::Found;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+
+use super::{CorpusArgs, Found};
+use crate::lessons::{LessonKit, LessonParams, Open, handout};
 use crate::models::ModelManager;
 use crate::progress::NoProgress;
+
+/// How a lesson is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LessonFormat {
+    /// Plain text on the terminal.
+    Text,
+    /// A self-contained printable page.
+    Html,
+    /// Markdown.
+    Md,
+}
 
 /// `ranklens lesson`
 #[derive(Debug, Args)]
 pub struct LessonArgs {
-    /// Lesson: tfidf, bm25, index, reader, mismatch, fusion, structure, chunking, entities (none: list them).
+    /// Lesson: tfidf, bm25, index, metrics, dense, reader, mismatch, fusion, structure, chunking, entities (none: list them).
     name: Option<String>,
+    /// Output: text, html (a printable handout) or md.
+    #[arg(long, value_enum, default_value = "text")]
+    format: LessonFormat,
+    /// Write to this file instead of the terminal.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Leave the checkpoints' answers out of a handout (a student's copy).
+    #[arg(long)]
+    no_answers: bool,
     /// BM25 k (bm25 lesson).
     #[arg(long)]
     k: Option<f64>,
     /// BM25 b (bm25 lesson).
     #[arg(long)]
     b: Option<f64>,
-    /// The question (index lesson).
+    /// The question the lessons run on after their textbook page (default: the sample's).
     #[arg(long)]
     question: Option<String>,
     /// Passages the reader sees (reader lesson).
     #[arg(long)]
     reader_k: Option<usize>,
+    /// The corpus the lessons run on after their textbook page (default: the bundled sample).
+    #[command(flatten)]
+    corpus: CorpusArgs,
 }
 
 /// `ranklens lesson`
@@ -34,25 +63,46 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
         println!("{:<10} Methods atlas", "atlas");
         return Ok(Found::Some);
     };
-    if name == "atlas" {
-        print!("{}", crate::lessons::atlas_lesson().to_text());
-        return Ok(Found::Some);
+    let lesson = if name == "atlas" {
+        crate::lessons::atlas_lesson()
+    } else {
+        let mut params = LessonParams::default();
+        if let Some(k) = a.k {
+            params.k = k;
+        }
+        if let Some(b) = a.b {
+            params.b = b;
+        }
+        if let Some(q) = &a.question {
+            params.question = q.clone();
+        }
+        if let Some(k) = a.reader_k {
+            params.reader_k = k;
+        }
+        let manager = ModelManager::from_env();
+        let kit = LessonKit::load(&manager, &NoProgress)?;
+        let open = match &a.corpus.corpus {
+            Some(_) => {
+                let engine = std::sync::Arc::new(a.corpus.engine(&NoProgress)?);
+                let _ = engine.load_model(&manager, crate::models::Role::Dense, false, &NoProgress);
+                engine.build_neural(&NoProgress)?;
+                Some(Open { engine, question: params.question.clone() })
+            }
+            None => None,
+        };
+        crate::lessons::build(&name, &kit, &params, open.as_ref())?
+    };
+    let text = match a.format {
+        LessonFormat::Text => lesson.to_text(),
+        LessonFormat::Html => handout::lesson_html(&lesson, !a.no_answers),
+        LessonFormat::Md => handout::lesson_markdown(&lesson, !a.no_answers),
+    };
+    match &a.out {
+        Some(path) => {
+            crate::fsutil::write_atomic(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => print!("{text}"),
     }
-    let mut params = crate::lessons::LessonParams::default();
-    if let Some(k) = a.k {
-        params.k = k;
-    }
-    if let Some(b) = a.b {
-        params.b = b;
-    }
-    if let Some(q) = a.question {
-        params.question = q;
-    }
-    if let Some(k) = a.reader_k {
-        params.reader_k = k;
-    }
-    let kit = crate::lessons::LessonKit::load(&ModelManager::from_env(), &NoProgress)?;
-    let lesson = crate::lessons::build(&name, &kit, &params)?;
-    print!("{}", lesson.to_text());
     Ok(Found::Some)
 }

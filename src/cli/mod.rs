@@ -3,6 +3,7 @@
 //! Exit codes follow ripgrep: 0 when something was found, 1 when nothing was, 2 on error.
 
 mod args;
+mod assignment;
 mod bench;
 mod bench_encode;
 mod bench_scale;
@@ -82,8 +83,10 @@ pub enum Command {
     /// Write RankLens's dense vectors of a corpus and its questions (.npy, .jsonl, .safetensors),
     /// to take elsewhere and bring back with --vectors.
     Embed(embed::EmbedArgs),
-    /// Print a lesson (tfidf, bm25, index, reader, mismatch, fusion, structure, chunking, entities).
+    /// Print a lesson, or write it as a printable handout (HTML, Markdown).
     Lesson(lesson::LessonArgs),
+    /// Assignments: one variant per student of a lesson's exercises, and the offline grader.
+    Assignment(assignment::AssignmentArgs),
 }
 
 /// Outcome of a command: found something or not.
@@ -112,6 +115,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Response(a) => response::response(a),
         Command::Embed(a) => embed::embed(a),
         Command::Lesson(a) => lesson::lesson(a),
+        Command::Assignment(a) => assignment::assignment(a),
     };
     match result {
         Ok(Found::Some) => ExitCode::SUCCESS,

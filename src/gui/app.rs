@@ -31,6 +31,9 @@ pub struct RankLensApp {
     pub(super) first_question: Option<String>,
 }
 
+/// How much larger everything is in class mode.
+pub const CLASS_ZOOM: f32 = 1.35;
+
 impl RankLensApp {
     /// A new app that opens `open` (or the persisted corpus) at start.
     pub fn new(
@@ -72,6 +75,7 @@ impl RankLensApp {
             messages,
             open_split: crate::corpus::Split::File,
             workspace,
+            class_mode: false,
         };
         let mut frames = FrameStats::default();
         if let Some(path) = std::env::var_os("RANKLENS_FRAME_LOG") {
@@ -193,6 +197,11 @@ impl RankLensApp {
     /// Per-frame work that is not drawing: commands, finished jobs, dropped files, grade keys.
     fn tick(&mut self, ctx: &egui::Context) {
         self.repaint = Some(ctx.clone());
+        // Class mode is for a projector: everything larger.
+        let zoom = if self.data.class_mode { CLASS_ZOOM } else { 1.0 };
+        if (ctx.zoom_factor() - zoom).abs() > f32::EPSILON {
+            ctx.set_zoom_factor(zoom);
+        }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).filter(|p| !p.as_os_str().is_empty()).collect()
         });

@@ -179,6 +179,11 @@ impl Chrome {
                     if ui.checkbox(&mut on, "Frame-time overlay").changed() {
                         ctx.send(Command::SetDebugOverlay(on));
                     }
+                    let mut class = ctx.data.class_mode;
+                    if ui.checkbox(&mut class, "Class mode").changed() {
+                        ctx.send(Command::SetClassMode(class));
+                        ui.close();
+                    }
                 });
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if let Some(e) = ctx.engine() {

@@ -90,6 +90,25 @@ pub enum Command {
     Dismiss(Option<usize>),
     /// Show or hide the frame-time overlay.
     SetDebugOverlay(bool),
+    /// Class mode: larger type, one checkpoint of the lesson at a time (for a projector).
+    SetClassMode(bool),
+    /// Write an assignment (one variant per student and the key).
+    MakeAssignment(AssignmentRequest),
+}
+
+/// What the assignment dialog asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssignmentRequest {
+    /// The lesson.
+    pub lesson: String,
+    /// The roster (CSV).
+    pub roster: PathBuf,
+    /// The seed.
+    pub seed: u64,
+    /// Where to write.
+    pub out: PathBuf,
+    /// Draw from the open corpus (else the bundled sample).
+    pub open_corpus: bool,
 }
 
 /// What a file dialog was opened for.
@@ -109,6 +128,8 @@ pub enum DialogPurpose {
     ImportQrels,
     /// Save the RAG prompt as text.
     ExportPrompt,
+    /// Save the lesson shown as a printable handout (HTML, or Markdown for `.md`).
+    SaveHandout,
     /// Open run files from other systems.
     OpenRuns,
 }

@@ -41,6 +41,8 @@ pub enum JobKind {
     LessonKit,
     /// Building a lesson.
     Lesson,
+    /// Writing an assignment.
+    Assignment,
     /// A file dialog (not listed as work).
     Dialog,
     /// Reading run files.
@@ -60,6 +62,7 @@ impl JobKind {
                 | JobKind::Study
                 | JobKind::Report
                 | JobKind::LessonKit
+                | JobKind::Assignment
                 | JobKind::Runs
         )
     }
@@ -87,6 +90,7 @@ impl JobKind {
             JobKind::Report => "Report".into(),
             JobKind::LessonKit => "Lessons".into(),
             JobKind::Lesson => "Lesson".into(),
+            JobKind::Assignment => "Assignment".into(),
             JobKind::Dialog => "File dialog".into(),
             JobKind::Runs => "Reading other systems' files".into(),
         }
@@ -335,6 +339,8 @@ pub struct Jobs {
     pub lesson_kit: Job<std::sync::Arc<crate::lessons::LessonKit>>,
     /// The lesson shown.
     pub lesson: Job<BuiltLesson>,
+    /// An assignment being written (its result is the message to show).
+    pub assignment: Job<String>,
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
     pub dialog: Job<(super::command::DialogPurpose, Vec<std::path::PathBuf>)>,
     /// Run files being read: each file with its run or why it could not be read.
@@ -356,6 +362,7 @@ impl Default for Jobs {
             report: Job::new(JobKind::Report),
             lesson_kit: Job::new(JobKind::LessonKit),
             lesson: Job::new(JobKind::Lesson),
+            assignment: Job::new(JobKind::Assignment),
             dialog: Job::new(JobKind::Dialog),
             runs: Job::new(JobKind::Runs),
         }
@@ -378,6 +385,7 @@ impl Jobs {
             &self.report,
             &self.lesson_kit,
             &self.lesson,
+            &self.assignment,
             &self.dialog,
             &self.runs,
         ]);
@@ -417,6 +425,7 @@ impl Jobs {
             JobKind::Report => self.report.cancel(),
             JobKind::LessonKit => self.lesson_kit.cancel(),
             JobKind::Lesson => self.lesson.cancel(),
+            JobKind::Assignment => self.assignment.cancel(),
             JobKind::Dialog => self.dialog.cancel(),
             JobKind::Runs => self.runs.cancel(),
         }

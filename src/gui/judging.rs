@@ -152,6 +152,10 @@ impl RankLensApp {
                 DialogPurpose::ExportPrompt => {
                     d.set_title("Export the RAG prompt").set_file_name("rag-prompt.txt").save_file()
                 }
+                DialogPurpose::SaveHandout => d
+                    .set_title("Save the lesson as a handout (.html prints, .md for Markdown)")
+                    .set_file_name("lesson.html")
+                    .save_file(),
             };
             Ok((purpose, picked.into_iter().collect()))
         });
@@ -185,6 +189,18 @@ impl RankLensApp {
             }
             Polled::Same => {}
         }
+        match self.jobs.assignment.poll() {
+            Polled::Ready => {
+                if let Some(m) = self.jobs.assignment.take_ready() {
+                    self.say(Message::warning(m));
+                }
+            }
+            Polled::Failed => {
+                let m = self.jobs.assignment.failure().map(crate::Error::report).unwrap_or_default();
+                self.say(Message::error(format!("Assignment: {m}")));
+            }
+            Polled::Same => {}
+        }
         if self.jobs.study.poll() == Polled::Failed {
             let m = self.jobs.study.failure().map(crate::Error::report).unwrap_or_default();
             self.say(Message::error(format!("Evaluation: {m}")));
@@ -210,7 +226,27 @@ impl RankLensApp {
             }
             DialogPurpose::ImportQrels => self.import_qrels(&path),
             DialogPurpose::ExportPrompt => self.export_prompt(&path),
+            DialogPurpose::SaveHandout => self.save_handout(&path),
             DialogPurpose::OpenRuns => self.apply(Command::OpenRuns(vec![(None, path)])),
+        }
+    }
+
+    /// Write the lesson shown as a handout: Markdown for `.md`, else printable HTML (answers at
+    /// the end, on a page of their own).
+    pub(super) fn save_handout(&mut self, path: &std::path::Path) {
+        let Some((_, _, Ok(lesson))) = self.jobs.lesson.latest() else {
+            self.say(Message::error("there is no lesson to save yet"));
+            return;
+        };
+        let md = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
+        let text = if md {
+            crate::lessons::handout::lesson_markdown(lesson, true)
+        } else {
+            crate::lessons::handout::lesson_html(lesson, true)
+        };
+        match crate::fsutil::write_atomic(path, text) {
+            Ok(()) => self.say(Message::warning(format!("handout written to {}", path.display()))),
+            Err(e) => self.say(Message::error(e.report())),
         }
     }
 

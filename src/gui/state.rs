@@ -275,6 +275,8 @@ pub struct AppData {
     pub open_split: Split,
     /// Workspace folder for caches and grades (none in tests that want none).
     pub workspace: Option<PathBuf>,
+    /// Class mode: larger type, the lesson one checkpoint at a time.
+    pub class_mode: bool,
 }
 
 impl AppData {

@@ -107,6 +107,13 @@ impl RankLensApp {
             }
             Command::Dismiss(None) => data.messages.clear(),
             Command::SetDebugOverlay(on) => data.persisted.debug_overlay = on,
+            Command::SetClassMode(on) => {
+                data.class_mode = on;
+                if on {
+                    data.persisted.view = super::state::ViewId::Lessons;
+                }
+            }
+            Command::MakeAssignment(request) => self.start_assignment(request),
         }
     }
 
@@ -458,9 +465,34 @@ impl RankLensApp {
     /// Build a lesson (once the kit is loaded).
     fn start_lesson(&mut self, id: String, params: crate::lessons::LessonParams) {
         let Some(kit) = self.jobs.lesson_kit.ready().cloned() else { return };
+        let open =
+            self.data.engine.clone().map(|engine| crate::lessons::Open { engine, question: params.question.clone() });
         self.jobs.lesson.start(self.waker(), move |_| {
-            let lesson = crate::lessons::build(&id, &kit, &params).map_err(|e| e.report());
+            let lesson = crate::lessons::build(&id, &kit, &params, open.as_ref()).map_err(|e| e.report());
             Ok((id, params, lesson))
+        });
+    }
+
+    /// Write an assignment in the background: the variants drawn from the open corpus (or the
+    /// sample), the handouts and the key.
+    fn start_assignment(&mut self, r: super::command::AssignmentRequest) {
+        let open = if r.open_corpus { self.data.engine.clone() } else { None };
+        let kit = self.jobs.lesson_kit.ready().cloned();
+        self.jobs.assignment.start(self.waker(), move |p| {
+            let roster = crate::lessons::assignment::read_roster(&r.roster)?;
+            let engine = match (open, kit) {
+                (Some(e), _) => e,
+                (None, Some(k)) => k.sample.clone(),
+                (None, None) => return Err(Error::Unavailable("the lessons are still loading".into())),
+            };
+            let made = crate::lessons::assignment::make(&r.lesson, &roster, r.seed, &engine, p)?;
+            let written = made.write(&r.out)?;
+            Ok(format!(
+                "assignment written: {} students, {} files in {} (the key is key.json)",
+                roster.len(),
+                written.len(),
+                r.out.display()
+            ))
         });
     }
 

@@ -5,10 +5,15 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{Block, IdfBase, Lesson, LessonKit, LessonParams};
+use super::exercises::{self, TermInPassage};
+use super::{Block, IdfBase, Lesson, LessonKit, LessonParams, Open, f4};
+use crate::analysis::AnalyzerConfig;
+use crate::engine::SparseSpec;
 use crate::formula::{
     Bm25Params, Bm25Variant, TermStats, TfIdfVariant, bm25_contribution, tfidf_textbook_contribution,
 };
+use crate::progress::NoProgress;
+use crate::retrieve::{Detail, QueryContext, TermTable};
 use crate::{Error, Result};
 
 #[derive(Debug, Deserialize)]
@@ -99,7 +104,7 @@ fn first(scores: &[(String, f64)]) -> String {
     }
 }
 
-pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
+pub fn build(kit: &LessonKit, params: &LessonParams, on: &Open) -> Result<Lesson> {
     let ex = Example::load(kit)?;
     let mut l = Lesson::new("bm25", "Why BM25 flips tf-idf");
     l.p(format!(
@@ -113,6 +118,36 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
         let tf: Vec<String> = d.tf.iter().map(|(t, n)| format!("{t}×{n}")).collect();
         l.p(format!("{}: {} tokens, {}", d.id, d.length, tf.join(", ")));
     }
+    let names: Vec<String> = ex.docs.iter().map(|d| d.id.clone()).collect();
+    let data = serde_json::json!({
+        "question": ex.query, "N": ex.n_docs, "avgdl": ex.avgdl, "df": ex.df,
+        "documents": ex.docs.iter().map(|d| serde_json::json!({"id": d.id, "length": d.length, "tf": d.tf})).collect::<Vec<_>>(),
+    });
+    let why = |d: &str, v: f64| format!("{d} scores {}", f4(v));
+    l.check(exercises::best_of(
+        "example-tfidf-first",
+        format!(
+            "Under the textbook's tf-idf (log10(tf + 1) · log10(N/df)), which of {} ranks first?",
+            names.join(", ")
+        ),
+        data.clone(),
+        &ex.scores("tfidf", 0.0, 0.0),
+        why,
+    ));
+    l.check(exercises::best_of(
+        "example-bm25-first",
+        "And under the textbook's BM25 (idf log10(N/df), k = 1.2, b = 0.75)?".into(),
+        data.clone(),
+        &ex.scores("bm25", 1.2, 0.75),
+        why,
+    ));
+    l.check(exercises::best_of(
+        "example-b0-first",
+        "And with b = 0 (length no longer counts), k = 1.2?".into(),
+        data,
+        &ex.scores("bm25", 1.2, 0.0),
+        why,
+    ));
     let mut rows = Vec::new();
     for s in &ex.settings {
         let sc = ex.scores(&s.kind, s.k, s.b);
@@ -138,6 +173,19 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
 
     // Saturation: the weight of `love` as its count grows, in a document of average length.
     let love_df = ex.df.get("love").copied().unwrap_or(1);
+    if let Some(d1) = ex.docs.first() {
+        l.check(exercises::bm25_contribution(
+            "example-love",
+            "love",
+            &d1.id,
+            d1.tf.get("love").copied().unwrap_or(0),
+            ex.n_docs,
+            love_df,
+            d1.length,
+            ex.avgdl,
+            Bm25Params { k1: 1.2, b: 0.75, ..Bm25Variant::Lucene.default_params() },
+        ));
+    }
     let idf = params.idf_base.log(ex.n_docs as f64 / love_df as f64);
     let p = Bm25Params { k1: params.k, b: params.b, delta: 0.0, epsilon: 0.25 };
     let tfidf: Vec<[f64; 2]> =
@@ -167,7 +215,154 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
             ("40 in d2 (tf-idf)".into(), [40.0, tfidf_at(40.0)]),
         ],
     });
+    open_page(&mut l, on)?;
     Ok(l)
+}
+
+/// A pair the two orders differently, on the open corpus.
+pub struct Flip {
+    /// The passage TF-IDF puts higher (BM25 lower).
+    pub tfidf_first: crate::corpus::DocId,
+    /// The passage BM25 puts higher.
+    pub bm25_first: crate::corpus::DocId,
+}
+
+/// In both top 20s, the pair with the best BM25 rank that TF-IDF orders the other way.
+pub fn find_flip(tfidf: &[crate::retrieve::Hit], bm25: &[crate::retrieve::Hit]) -> Option<Flip> {
+    let rank = |hits: &[crate::retrieve::Hit], d| hits.iter().position(|h| h.doc == d);
+    for (i, hi) in bm25.iter().enumerate() {
+        for hj in &bm25[i + 1..] {
+            if let (Some(ti), Some(tj)) = (rank(tfidf, hi.doc), rank(tfidf, hj.doc))
+                && tj < ti
+            {
+                return Some(Flip { tfidf_first: hj.doc, bm25_first: hi.doc });
+            }
+        }
+    }
+    None
+}
+
+fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
+    let question = on.question.trim();
+    l.h(format!("Your corpus: `{question}`"));
+    let analyzer = AnalyzerConfig::default();
+    let params = Bm25Variant::Lucene.default_params();
+    let tfidf = on.engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
+    let bm25 = on.engine.sparse(SparseSpec::bm25(Bm25Variant::Lucene, params), analyzer, &NoProgress)?;
+    let q = QueryContext::new(question);
+    let (t_hits, b_hits) = (tfidf.search(&q, 20)?.hits, bm25.search(&q, 20)?.hits);
+    let Some(flip) = find_flip(&t_hits, &b_hits) else {
+        l.p("TF-IDF and BM25 order this question's top 20 the same way: try a question with a frequent word, or a corpus with passages of unequal length.");
+        return Ok(());
+    };
+    let corpus = on.engine.corpus();
+    let (x, y) = (flip.tfidf_first, flip.bm25_first);
+    let (xi, yi) = (corpus.external_id(x).to_string(), corpus.external_id(y).to_string());
+    let terms = |d| -> Result<TermTable> {
+        match bm25.explain(&q, d)?.detail {
+            Detail::Terms(t) => Ok(t),
+            _ => Err(Error::invalid("lesson", "BM25 explained without its terms")),
+        }
+    };
+    let (bx, by) = (terms(x)?, terms(y)?);
+    let tfidf_score = |d| tfidf.explain(&q, d).map(|e| e.value);
+    let (tx, ty) = (tfidf_score(x)?, tfidf_score(y)?);
+    let dl = |t: &TermTable| t.rows.first().map_or(0.0, |r| r.dl);
+    l.p(format!(
+        "Cosine TF-IDF puts {xi} above {yi} ({} against {}); BM25 (Lucene, k1 = {}, b = {}) orders them the other way. N = {}, avgdl = {}; {xi} has {} tokens, {yi} {}.",
+        f4(tx),
+        f4(ty),
+        params.k1,
+        params.b,
+        bx.n,
+        f4(bx.avgdl),
+        dl(&bx),
+        dl(&by)
+    ));
+    let passage = |t: &TermTable, id: &str| {
+        serde_json::json!({
+            "id": id, "dl": dl(t),
+            "terms": t.rows.iter().map(|r| serde_json::json!({"term": r.term, "tf": r.tf, "n": r.df})).collect::<Vec<_>>(),
+        })
+    };
+    let bm25_sum = |t: &TermTable| t.rows.iter().map(|r| r.contribution).sum::<f64>();
+    l.check(exercises::best_of(
+        "open-flip",
+        format!("Which does BM25 put first, {xi} or {yi}?"),
+        serde_json::json!({"N": bx.n, "avgdl": bx.avgdl, "k1": params.k1, "b": params.b, "passages": [passage(&bx, &xi), passage(&by, &yi)]}),
+        &[(xi.clone(), bm25_sum(&bx)), (yi.clone(), bm25_sum(&by))],
+        |d, v| format!("{d} scores {} under BM25", f4(v)),
+    ));
+    if let Some(r) = by.rows.iter().filter(|r| r.tf > 0).max_by(|a, b| a.contribution.total_cmp(&b.contribution)) {
+        l.check(exercises::bm25_contribution(
+            "open-contribution",
+            &r.term,
+            &yi,
+            r.tf,
+            by.n,
+            r.df,
+            r.dl,
+            r.avgdl,
+            params,
+        ));
+    }
+    let rows = bx
+        .rows
+        .iter()
+        .zip(&by.rows)
+        .map(|(a, b)| {
+            vec![
+                a.term.clone(),
+                a.tf.to_string(),
+                b.tf.to_string(),
+                a.df.to_string(),
+                f4(a.contribution),
+                f4(b.contribution),
+                f4(b.contribution - a.contribution),
+            ]
+        })
+        .collect();
+    let (hx, hy) = (format!("tf in {xi}"), format!("tf in {yi}"));
+    let (cx, cy) = (format!("BM25 part in {xi}"), format!("BM25 part in {yi}"));
+    l.table(
+        "Term by term (the parts add up to each BM25 score)",
+        &["term", &hx, &hy, "df", &cx, &cy, "difference"],
+        rows,
+    );
+    let swing = bx
+        .rows
+        .iter()
+        .zip(&by.rows)
+        .max_by(|(a, b), (c, d)| (b.contribution - a.contribution).total_cmp(&(d.contribution - c.contribution)));
+    if let Some((a, b)) = swing {
+        l.p(format!(
+            "The term that moves it most is `{}`: {} in {xi} ({} tokens, {}× the average length) against {} in {yi}. TF-IDF counts every occurrence at full weight and divides by the whole vector's length; BM25 saturates the count (k1) and compares each passage's length to the average (b).",
+            a.term,
+            a.tf,
+            dl(&bx),
+            f4(dl(&bx) / bx.avgdl.max(f64::MIN_POSITIVE)),
+            b.tf,
+        ));
+    }
+    let present: Vec<TermInPassage> = bx
+        .rows
+        .iter()
+        .filter(|r| r.tf > 0)
+        .map(|r| TermInPassage { term: r.term.clone(), tf: r.tf, df: r.df })
+        .collect();
+    if present.len() >= 2 {
+        l.check(exercises::gains_most(
+            "open-b0",
+            &xi,
+            &present,
+            bx.n,
+            dl(&bx),
+            bx.avgdl,
+            params,
+            Bm25Params { b: 0.0, ..params },
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

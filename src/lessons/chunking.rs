@@ -2,6 +2,7 @@
 //! and at fixed character offsets (a deliberately bad cut) — and what BM25 finds in each; then
 //! small-to-big retrieval: match a sentence, return its section.
 
+use super::exercises;
 use super::{Lesson, LessonKit, LessonParams};
 use crate::Result;
 use crate::analysis::AnalyzerConfig;
@@ -46,6 +47,14 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
     let mut l = Lesson::new("chunking", "Chunking");
     let text = page(kit, "plugins");
     l.p(format!("The \"plugins\" help page, {} words. The question `{QUESTION}` needs the fact \"e2e-encrypt depends on libsodium\" in one piece.", text.split_whitespace().count()));
+    let words = text.split_whitespace().count();
+    l.check(exercises::window_count(
+        "chunk-windows",
+        words,
+        params.chunk_words,
+        params.chunk_overlap,
+        by_window(&text, params.chunk_words, params.chunk_overlap).len(),
+    ));
     let cuttings = [
         ("by paragraph".to_string(), by_paragraph(&text)),
         (

@@ -1,6 +1,7 @@
 //! Fusion can hurt: when BM25 and dense search both rank the same wrong passage high, reciprocal
 //! rank fusion promotes it above the right passage that only one of them ranked first.
 
+use super::exercises;
 use super::{Lesson, LessonKit};
 use crate::Result;
 use crate::config::Settings;
@@ -33,7 +34,17 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
                 rows.push(vec![r.label(), top.join(", "), pos(right), pos(wrong)]);
                 if kind == MethodKind::Fusion {
                     for (id, doc) in [(RIGHT, right), (WRONG, wrong)] {
-                        if let Detail::Fusion { parts } = r.explain(&q, doc)?.detail {
+                        let e = r.explain(&q, doc)?;
+                        if id == WRONG
+                            && let Detail::Fusion { parts } = &e.detail
+                        {
+                            let ranks: Vec<(String, Option<usize>)> = parts
+                                .iter()
+                                .map(|p| (p.method.split(" (").next().unwrap_or("").to_string(), p.rank))
+                                .collect();
+                            l.check(exercises::rrf("fusion-rrf", WRONG, &ranks, settings.fusion.rrf_k, e.value));
+                        }
+                        if let Detail::Fusion { parts } = e.detail {
                             let p: Vec<String> = parts
                                 .iter()
                                 .map(|p| {

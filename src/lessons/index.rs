@@ -3,14 +3,16 @@
 
 use std::collections::BTreeSet;
 
-use super::{Lesson, LessonKit, LessonParams};
+use super::exercises;
+use super::{Lesson, LessonKit, LessonParams, Open};
 use crate::Result;
 use crate::analysis::AnalyzerConfig;
 use crate::progress::NoProgress;
 
-pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
+pub fn build(_kit: &LessonKit, _params: &LessonParams, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("index", "The inverted index");
-    let engine = &kit.sample;
+    let engine = &on.engine;
+    let question = on.question.trim();
     let analyzer = AnalyzerConfig::default();
     let index = engine.index(analyzer, &NoProgress)?;
     let s = index.stats();
@@ -18,9 +20,37 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
         "The index maps each term to the passages that contain it (its postings), with how often. The `{analyzer}` analyzer turned {} passages into {} terms ({} tokens).",
         s.n_docs, s.vocabulary, s.total_tokens
     ));
-    let terms = index.analyzer().terms(&params.question);
-    l.p(format!("The question `{}` becomes the terms [{}].", params.question, terms.join(", ")));
+    let mut terms = index.analyzer().terms(question);
+    terms.dedup();
+    l.p(format!("The question `{question}` becomes the terms [{}].", terms.join(", ")));
     let corpus = engine.corpus();
+    // Predict before the table: the rarest question term that occurs, its df and its postings.
+    let mut known: Vec<(u64, &String)> = Vec::new();
+    for t in &terms {
+        let df = index.doc_freq(t)?;
+        if df > 0 {
+            known.push((df, t));
+        }
+    }
+    known.sort();
+    if let Some(&(_, t)) = known.last() {
+        let df = index.doc_freq(t)?;
+        let holding: Vec<String> =
+            index.postings(t)?.iter().map(|(d, tf)| format!("{} ({tf}×)", corpus.external_id(*d))).collect();
+        let data = serde_json::json!({"term": t, "N": s.n_docs, "passages holding it": holding});
+        l.check(exercises::document_frequency("index-df", t, data, df));
+    }
+    if let Some(&(df, t)) = known.first().filter(|(df, _)| *df <= 8) {
+        let postings = index.postings(t)?;
+        let list: Vec<String> = postings.iter().map(|(d, _)| corpus.external_id(*d).to_string()).collect();
+        let mut shuffled = list.clone();
+        shuffled.sort();
+        shuffled.reverse();
+        let places: serde_json::Map<String, serde_json::Value> =
+            postings.iter().map(|(d, _)| (corpus.external_id(*d).to_string(), (d.index() + 1).into())).collect();
+        let data = serde_json::json!({"term": t, "df": df, "place of each passage holding it in the corpus": places});
+        l.check(exercises::postings("index-postings", t, data, list, shuffled));
+    }
     let mut rows = Vec::new();
     let mut union = BTreeSet::new();
     let mut intersection: Option<BTreeSet<String>> = None;

@@ -2,6 +2,7 @@
 //! passage, so BM25 misses it; SPLADE adds terms; dense search finds it; and rewriting the
 //! question or embedding a drafted answer (HyDE) changes what the lexical and dense methods see.
 
+use super::exercises;
 use super::{Lesson, LessonKit, LessonParams};
 use crate::Result;
 use crate::config::Settings;
@@ -29,6 +30,15 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
     let target = corpus.lookup(TARGET).unwrap_or(DocId(0));
     let text = corpus.doc(target).map(|d| d.text.clone()).unwrap_or_default();
     l.p(format!("The question `{QUESTION}` is answered by {TARGET}: \"{text}\" — which shares no word with it."));
+    let bm25_rank = rank(kit, MethodKind::Bm25, QUESTION, target)?;
+    l.check(exercises::choice(
+        "mismatch-bm25",
+        format!("Does BM25 retrieve {TARGET} for this question at all?"),
+        serde_json::json!({"question": QUESTION, "passage": text}),
+        &["yes", "no"],
+        if bm25_rank.starts_with('#') { "yes" } else { "no" },
+        format!("BM25 scores only passages that share a term with the question: {TARGET} is {bm25_rank}."),
+    ));
     let mut rows = Vec::new();
     for kind in [MethodKind::Bm25, MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction] {
         rows.push(vec![kind.label().to_string(), rank(kit, kind, QUESTION, target)?]);

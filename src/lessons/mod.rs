@@ -2,12 +2,18 @@
 //! corpus — not canned. Each lesson builds a [`Lesson`] (text, tables, curves) the app draws and
 //! `ranklens lesson NAME` prints.
 
+pub mod assignment;
 mod atlas;
 mod bm25;
+pub mod checkpoint;
 mod chunking;
+mod dense;
 mod entities;
+pub mod exercises;
 mod fusion;
+pub mod handout;
 mod index;
+mod metrics;
 mod mismatch;
 mod rag;
 mod reader;
@@ -61,6 +67,8 @@ pub enum Block {
         /// Marked points (label, point).
         markers: Vec<(String, [f64; 2])>,
     },
+    /// Predict, then reveal: a question answered before what follows it is shown.
+    Checkpoint(checkpoint::Checkpoint),
 }
 
 /// A lesson ready to draw or print.
@@ -87,6 +95,18 @@ impl Lesson {
     fn warn(&mut self, s: impl Into<String>) {
         self.blocks.push(Block::Warning(s.into()));
     }
+    fn check(&mut self, c: checkpoint::Checkpoint) {
+        self.blocks.push(Block::Checkpoint(c));
+    }
+
+    /// The lesson's checkpoints, in order.
+    pub fn checkpoints(&self) -> impl Iterator<Item = &checkpoint::Checkpoint> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Checkpoint(c) => Some(c),
+            _ => None,
+        })
+    }
+
     fn table(&mut self, caption: &str, header: &[&str], rows: Vec<Vec<String>>) {
         self.blocks.push(Block::Table {
             caption: caption.to_string(),
@@ -128,6 +148,16 @@ impl Lesson {
                         out.push_str(&format!("  {}\n", line(r).trim_end()));
                     }
                 }
+                Block::Checkpoint(c) => {
+                    out.push_str(&format!("\n? [{}] {} ({})\n", c.id, c.prompt, c.tolerance_text()));
+                    if !c.options.is_empty() {
+                        out.push_str(&format!("  options: {}\n", c.options.join(", ")));
+                    }
+                    out.push_str(&format!("  answer: {}\n", c.answer.to_text()));
+                    for s in &c.steps {
+                        out.push_str(&format!("    {s}\n"));
+                    }
+                }
                 Block::Curves { caption, series, markers, .. } => {
                     out.push_str(&format!("{caption}\n"));
                     for (name, pts) in series {
@@ -149,10 +179,12 @@ impl Lesson {
 }
 
 /// Every lesson: (id, title).
-pub const LESSONS: [(&str, &str); 9] = [
+pub const LESSONS: [(&str, &str); 11] = [
     ("tfidf", "Cosine over TF-IDF"),
     ("bm25", "Why BM25 flips tf-idf"),
     ("index", "The inverted index"),
+    ("metrics", "Measuring a ranking"),
+    ("dense", "Dense scores, down to words"),
     ("reader", "Retrieve then read"),
     ("mismatch", "Vocabulary mismatch, rewriting and HyDE"),
     ("fusion", "Fusion can hurt"),
@@ -277,12 +309,29 @@ impl LessonKit {
     }
 }
 
-/// Build a lesson by id.
-pub fn build(id: &str, kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
+/// The corpus and question in the question bar: the lessons that run on the open corpus use them
+/// after their textbook page.
+#[derive(Clone)]
+pub struct Open {
+    /// The open corpus's engine.
+    pub engine: Arc<Engine>,
+    /// The question in the bar.
+    pub question: String,
+}
+
+/// Build a lesson by id, on the open corpus and question when given (else the sample's).
+pub fn build(id: &str, kit: &LessonKit, params: &LessonParams, open: Option<&Open>) -> Result<Lesson> {
+    let sample = Open { engine: kit.sample.clone(), question: params.question.clone() };
+    let on = match open {
+        Some(o) if !o.question.trim().is_empty() => o,
+        _ => &sample,
+    };
     match id {
-        "tfidf" => tfidf::build(kit),
-        "bm25" => bm25::build(kit, params),
-        "index" => index::build(kit, params),
+        "tfidf" => tfidf::build(kit, on),
+        "bm25" => bm25::build(kit, params, on),
+        "index" => index::build(kit, params, on),
+        "metrics" => metrics::build(kit, on),
+        "dense" => dense::build(kit, on),
         "reader" => reader::build(kit, params),
         "mismatch" => mismatch::build(kit, params),
         "fusion" => fusion::build(kit),

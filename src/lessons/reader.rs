@@ -124,6 +124,23 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
         let engine = Engine::new(kit.corpus(corpus)?);
         let (how, ranked) = rank(kit, &engine, question)?;
         l.h(format!("`{question}`"));
+        if let Some((first, text, _)) = ranked.first() {
+            let answer = extract_answer(question, text).map_or_else(|| "no answer".to_string(), |a| a.answer);
+            let mut options: Vec<String> =
+                ranked.iter().take(3).filter_map(|(_, t, _)| extract_answer(question, t).map(|a| a.answer)).collect();
+            options.push("no answer".into());
+            options.sort();
+            options.dedup();
+            let opts: Vec<&str> = options.iter().map(String::as_str).collect();
+            l.check(super::exercises::choice(
+                &format!("reader-{corpus}"),
+                format!("The reader sees {first} first: \"{text}\". What does it answer to `{question}`?"),
+                serde_json::json!({"question": question, "passage": text}),
+                &opts,
+                &answer,
+                format!("It finds the anchor (the question's words) in {first} and takes the span up to the next boundary: {answer}."),
+            ));
+        }
         l.table(
             &format!("Retrieve: ranked by {how}"),
             &["rank", "passage", "score", "text"],

@@ -1,6 +1,7 @@
 //! Exact lists need structure: questions whose complete answer is a set (rows of a table, bindings
 //! of a join), which top-k text search can only approximate.
 
+use super::exercises;
 use super::{Lesson, LessonKit};
 use crate::Result;
 use crate::config::Settings;
@@ -16,6 +17,14 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
         let r = bm25.search(&QueryContext::new(q), 5)?;
         Ok(r.hits.iter().map(|h| corpus.external_id(h.doc).to_string()).collect::<Vec<_>>().join(", "))
     };
+    l.check(exercises::choice(
+        "structure-complete",
+        "A question asks for every error that stops sync since version 4. Which can show that its answer is complete: BM25's top 5, or a query over the errors table?".into(),
+        serde_json::json!({"methods": ["BM25's top 5", "the errors table"]}),
+        &["BM25's top 5", "the errors table"],
+        "the errors table",
+        "A ranking returns the k passages most like the question, whether or not more exist; a query over a table returns every row that satisfies it.".into(),
+    ));
     for qid in ["q7", "q8", "q9"] {
         let Some(question) = corpus.query(qid) else { continue };
         let t = corpus.templates.get(qid).cloned().unwrap_or_default();

@@ -1,7 +1,8 @@
 //! Cosine over TF-IDF on the four ISRO documents, step by step; the "Red Planet" rewording that
 //! ties D3 and D4; and the dense model breaking the tie.
 
-use super::{Lesson, LessonKit, f4};
+use super::exercises::{self, TermCounts};
+use super::{Lesson, LessonKit, Open, f4};
 use crate::Result;
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::DocId;
@@ -42,7 +43,21 @@ pub fn cosines(engine: &Engine, analyzer: AnalyzerConfig, question: &str) -> Res
     Ok(out)
 }
 
-pub fn build(kit: &LessonKit) -> Result<Lesson> {
+/// A passage's terms with their counts and document frequencies, as an exercise gives them.
+pub(crate) fn term_counts(index: &crate::index::SparseIndex, text: &str) -> Result<TermCounts> {
+    let mut out = TermCounts::new();
+    for t in index.analyzer().terms(text) {
+        if let Some(e) = out.get_mut(&t) {
+            e.0 += 1;
+        } else {
+            let df = index.doc_freq(&t)?;
+            out.insert(t, (1, df));
+        }
+    }
+    Ok(out)
+}
+
+pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("tfidf", "Cosine over TF-IDF");
     let engine = Engine::new(kit.corpus("isro")?);
     let plain = AnalyzerConfig::preset(Preset::Whitespace);
@@ -57,6 +72,7 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
     }
     let question = "mission mars atmosphere";
     l.h(format!("The question `{question}`"));
+    l.check(exercises::tfidf_idf("tfidf-idf", "mars", n, index.doc_freq("mars")?));
     let mut rows = Vec::new();
     for term in question.split_whitespace() {
         let df = index.doc_freq(term)?;
@@ -64,6 +80,15 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
         rows.push(vec![term.to_string(), df.to_string(), format!("log2({n}/{df}) = {}", f4(idf))]);
     }
     l.table("Inverse document frequencies", &["term", "df", "idf"], rows);
+    let d3 = engine.corpus().lookup("D3").unwrap_or(DocId(0));
+    l.check(exercises::tfidf_weight(
+        "tfidf-weight",
+        "mars",
+        "D3",
+        index.term_freq("mars", d3)?,
+        n,
+        index.doc_freq("mars")?,
+    ));
     for id in ["D3", "D4"] {
         let doc = engine.corpus().lookup(id).unwrap_or(DocId(0));
         let mut rows = Vec::new();
@@ -78,7 +103,23 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
         }
         l.table(&format!("{id}'s vector (w = tf × idf)"), &["term", "tf", "idf", "w"], rows);
     }
+    let d3_text = engine.corpus().doc(d3).map(|d| d.text.clone()).unwrap_or_default();
+    l.check(exercises::tfidf_cosine(
+        "tfidf-cosine",
+        "D3",
+        &term_counts(&index, question)?,
+        &term_counts(&index, &d3_text)?,
+        n,
+    ));
     let steps = cosines(&engine, plain, question)?;
+    let scored: Vec<(String, f64)> = steps.iter().map(|s| (s.doc.clone(), s.cosine)).collect();
+    l.check(exercises::best_of(
+        "tfidf-first",
+        format!("Which document does cosine TF-IDF put first for `{question}`?"),
+        serde_json::json!({"question": question, "documents": steps.iter().map(|s| &s.doc).collect::<Vec<_>>()}),
+        &scored,
+        |d, v| format!("{d} has the largest cosine, {}", f4(v)),
+    ));
     l.table(
         "Step by step: dot product, norms, cosine",
         &["doc", "q·d", "|q|", "|d|", "cos = q·d / (|q|·|d|)"],
@@ -118,5 +159,62 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
         }
         None => l.warn("Not run here: the dense model is not loaded (ranklens models fetch --role dense)."),
     }
+    open_page(&mut l, on)?;
     Ok(l)
+}
+
+/// The same steps on the open corpus: the passage cosine TF-IDF puts first for the question in
+/// the bar, its strongest term's weight and its cosine.
+fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
+    let question = on.question.trim();
+    l.h(format!("Your corpus: `{question}`"));
+    let analyzer = AnalyzerConfig::preset(Preset::Whitespace);
+    let r = on.engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
+    let index = on.engine.index(analyzer, &NoProgress)?;
+    let q = QueryContext::new(question);
+    let hits = r.search(&q, 3)?.hits;
+    let Some(top) = hits.first() else {
+        l.warn("No passage of this corpus shares a term with the question: every cosine is 0.");
+        return Ok(());
+    };
+    let corpus = on.engine.corpus();
+    let id = corpus.external_id(top.doc).to_string();
+    let n = index.stats().n_docs;
+    let e = r.explain(&q, top.doc)?;
+    let Detail::Terms(t) = &e.detail else { return Ok(()) };
+    l.p(format!(
+        "N = {n} passages, the whitespace analyzer (the lesson's). Cosine TF-IDF puts {id} first; the question's terms in it:"
+    ));
+    if let Some(best) = t.rows.iter().filter(|r| r.tf > 0).max_by(|a, b| a.contribution.total_cmp(&b.contribution)) {
+        l.check(exercises::tfidf_weight("open-weight", &best.term, &id, best.tf, n, best.df));
+    }
+    let text = corpus.doc(top.doc).map(|d| d.full_text()).unwrap_or_default();
+    let doc_counts = term_counts(&index, &text)?;
+    if doc_counts.len() <= 40 {
+        l.check(exercises::tfidf_cosine("open-cosine", &id, &term_counts(&index, question)?, &doc_counts, n));
+    } else {
+        l.p(format!(
+            "({id} has {} distinct terms: too many to work its length by hand; the table gives |d|.)",
+            doc_counts.len()
+        ));
+    }
+    l.table(
+        &format!("{id}: each question term's part of the cosine"),
+        &["term", "qtf", "tf", "df", "idf", "part"],
+        t.rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.term.clone(),
+                    r.qtf.to_string(),
+                    r.tf.to_string(),
+                    r.df.to_string(),
+                    f4(r.idf),
+                    f4(r.contribution),
+                ]
+            })
+            .collect(),
+    );
+    l.p(format!("The parts add up to the cosine, {}.", f4(e.value)));
+    Ok(())
 }

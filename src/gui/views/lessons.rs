@@ -1,24 +1,90 @@
 //! The lessons view: pick a lesson, change its knobs, read every number computed live by the
-//! library. Each change of lesson or knob builds the lesson once, in the background (some encode
-//! a few sentences); the BM25 lesson is arithmetic and follows its sliders within a frame.
+//! library. Each change of lesson, knob, corpus or asked question builds the lesson once, in the
+//! background (some encode a few sentences); the BM25 lesson is arithmetic and follows its sliders
+//! within a frame.
+//!
+//! Checkpoints: predict, then reveal. With "Predict first" on (the default) what follows a
+//! checkpoint stays hidden until it is answered right or revealed. Class mode shows one
+//! checkpoint at a time with Next and Previous, larger, for a projector.
+
+use std::collections::HashMap;
 
 use egui::{RichText, Ui};
 use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points};
 
 use super::View;
-use crate::gui::command::Command;
+use crate::gui::command::{AssignmentRequest, Command, DialogPurpose};
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::gui::widgets::labelled_text_ui;
+use crate::lessons::assignment::ASSIGNMENT_LESSONS;
+use crate::lessons::checkpoint::{Answer, AnswerKind, Checkpoint, Verdict};
 use crate::lessons::{Block, IdfBase, LESSONS, Lesson, LessonParams};
 
+/// What a student has done with one checkpoint.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckpointState {
+    /// What was typed (or the option picked).
+    pub typed: String,
+    /// The checker's last word.
+    pub verdict: Option<Verdict>,
+    /// The answer and its working are shown.
+    pub revealed: bool,
+}
+
+impl CheckpointState {
+    /// Answered right, or revealed: what follows may be shown.
+    pub fn done(&self) -> bool {
+        self.revealed || self.verdict.as_ref().is_some_and(|v| v.correct)
+    }
+}
+
+/// The checkpoints' states of every lesson, by (lesson, checkpoint id).
+pub type Answers = HashMap<(String, String), CheckpointState>;
+
+/// The assignment dialog's fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssignmentForm {
+    /// The lesson.
+    pub lesson: String,
+    /// The roster CSV.
+    pub roster: String,
+    /// The seed.
+    pub seed: u64,
+    /// The folder to write.
+    pub out: String,
+    /// Draw from the open corpus (else the sample).
+    pub open_corpus: bool,
+}
+
 /// The lessons view: which lesson, its knobs, and what was last asked for.
-#[derive(Default)]
 pub struct LessonsView {
     selected: Option<String>,
     params: LessonParams,
-    /// The (lesson, knobs) last sent to be built, so each change is built once.
-    requested: Option<(String, LessonParams)>,
+    /// The (lesson, knobs, corpus) last sent to be built, so each change is built once.
+    requested: Option<(String, LessonParams, usize)>,
+    /// The checkpoints' answers.
+    pub answers: Answers,
+    /// Hide what follows a checkpoint until it is answered or revealed.
+    pub predict_first: bool,
+    /// Class mode: the checkpoint shown (0-based; the last step shows what follows the last one).
+    pub class_step: usize,
+    /// The assignment dialog, while open.
+    pub assignment: Option<AssignmentForm>,
+}
+
+impl Default for LessonsView {
+    fn default() -> Self {
+        Self {
+            selected: None,
+            params: LessonParams::default(),
+            requested: None,
+            answers: Answers::new(),
+            predict_first: true,
+            class_step: 0,
+            assignment: None,
+        }
+    }
 }
 
 impl LessonsView {
@@ -29,6 +95,9 @@ impl LessonsView {
 
     /// Show this lesson.
     pub fn select(&mut self, id: &str) {
+        if self.selected.as_deref() != Some(id) {
+            self.class_step = 0;
+        }
         self.selected = Some(id.to_string());
     }
 }
@@ -43,21 +112,33 @@ impl View for LessonsView {
         if !kit.is_running() && kit.ready().is_none() && kit.failure().is_none() {
             ctx.send(Command::LoadLessonKit);
         }
-        ui.horizontal_wrapped(|ui| {
-            for (id, title) in LESSONS {
-                if ui.selectable_label(self.current() == id, title).clicked() {
-                    self.select(id);
+        let class = ctx.data.class_mode;
+        if !class {
+            ui.horizontal_wrapped(|ui| {
+                for (id, title) in LESSONS {
+                    if ui.selectable_label(self.current() == id, title).clicked() {
+                        self.select(id);
+                    }
                 }
-            }
-        });
+            });
+        }
+        self.toolbar_ui(ui, ctx);
         ui.separator();
         knobs_ui(ui, &self.current(), &mut self.params);
+        // The lessons run on the open corpus and the question last asked (else the bar's).
+        let asked = ctx.ranked().map(|r| r.run.comparison.question.clone());
+        let question = asked.unwrap_or_else(|| ctx.data.persisted.question.clone());
+        if !question.trim().is_empty() {
+            self.params.question = question;
+        }
+        let engine_key = ctx.engine().map_or(0, |e| std::sync::Arc::as_ptr(e) as usize);
         // After the tabs and knobs, so a click or a slider move asks for its rebuild this frame.
-        let wanted = (self.current(), self.params.clone());
+        let wanted = (self.current(), self.params.clone(), engine_key);
         if kit.ready().is_some() && self.requested.as_ref() != Some(&wanted) {
             ctx.send(Command::BuildLesson(wanted.0.clone(), wanted.1.clone()));
             self.requested = Some(wanted);
         }
+        self.assignment_ui(ui, ctx);
         if let Some(e) = kit.failure() {
             ui.colored_label(theme::ERROR, format!("The lessons could not load: {}", e.report()));
             if ui.button("Try again").clicked() {
@@ -80,11 +161,94 @@ impl View for LessonsView {
                 ui.colored_label(theme::ERROR, e);
             }
             Ok(l) => {
-                egui::ScrollArea::vertical()
-                    .id_salt("lesson")
-                    .auto_shrink([false, false])
-                    .show(ui, |ui| lesson_ui(ui, l));
+                let (answers, predict, step) = (&mut self.answers, self.predict_first, &mut self.class_step);
+                egui::ScrollArea::vertical().id_salt("lesson").auto_shrink([false, false]).show(ui, |ui| {
+                    if class {
+                        class_ui(ui, l, answers, step);
+                    } else {
+                        lesson_ui(ui, l, answers, predict);
+                    }
+                });
             }
+        }
+    }
+}
+
+impl LessonsView {
+    fn toolbar_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.predict_first, "Predict first")
+                .on_hover_text("Hide what follows each checkpoint until it is answered right or revealed");
+            if ui
+                .button("Save handout…")
+                .on_hover_text("The lesson as printable HTML (or Markdown for .md), answers at the end")
+                .clicked()
+            {
+                ctx.send(Command::OpenDialog(DialogPurpose::SaveHandout));
+            }
+            if ui.button("Assignment…").clicked() && self.assignment.is_none() {
+                let lesson = self.current();
+                let lesson = if ASSIGNMENT_LESSONS.iter().any(|l| l.0 == lesson) { lesson } else { "tfidf".into() };
+                self.assignment = Some(AssignmentForm {
+                    lesson,
+                    roster: String::new(),
+                    seed: 1,
+                    out: "assignment".into(),
+                    open_corpus: false,
+                });
+            }
+            let mut class = ctx.data.class_mode;
+            if ui.checkbox(&mut class, "Class mode").changed() {
+                ctx.send(Command::SetClassMode(class));
+            }
+            if ctx.jobs.assignment.is_running() {
+                crate::gui::widgets::spinner_ui(ui);
+                ui.label("writing the assignment…");
+            }
+        });
+    }
+
+    /// Lessons → Assignment…: one variant per student of the roster, and the key.
+    fn assignment_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let Some(form) = &mut self.assignment else { return };
+        let mut close = false;
+        egui::Window::new("Assignment").collapsible(false).resizable(false).show(ui.ctx(), |ui| {
+            ui.label("One variant per student — different passages, questions and parameters, drawn with the seed — as DIR/<student>/questions.json and handout.html, and DIR/key.json for `ranklens assignment grade`.");
+            egui::ComboBox::from_label("Lesson").selected_text(form.lesson.clone()).show_ui(ui, |ui| {
+                for (id, what) in ASSIGNMENT_LESSONS {
+                    ui.selectable_value(&mut form.lesson, id.to_string(), format!("{id}: {what}"));
+                }
+            });
+            labelled_text_ui(ui, "Roster (CSV, first column the name)", &mut form.roster, 320.0);
+            ui.horizontal(|ui| {
+                let l = ui.label("Seed");
+                ui.add(egui::DragValue::new(&mut form.seed)).labelled_by(l.id);
+            });
+            labelled_text_ui(ui, "Write into the folder", &mut form.out, 320.0);
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut form.open_corpus, false, "the bundled sample");
+                let name = ctx.engine().map_or_else(|| "the open corpus".to_string(), |e| e.corpus().name.clone());
+                ui.radio_value(&mut form.open_corpus, true, format!("the open corpus ({name})"));
+            });
+            ui.horizontal(|ui| {
+                let ready = !form.roster.trim().is_empty() && !form.out.trim().is_empty();
+                if ui.add_enabled(ready, egui::Button::new("Write the assignment")).clicked() {
+                    ctx.send(Command::MakeAssignment(AssignmentRequest {
+                        lesson: form.lesson.clone(),
+                        roster: form.roster.trim().into(),
+                        seed: form.seed,
+                        out: form.out.trim().into(),
+                        open_corpus: form.open_corpus,
+                    }));
+                    close = true;
+                }
+                if ui.button("Close").clicked() {
+                    close = true;
+                }
+            });
+        });
+        if close {
+            self.assignment = None;
         }
     }
 }
@@ -101,9 +265,6 @@ fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
                     }
                 });
             });
-        }
-        "index" => {
-            labelled_text_ui(ui, "Question for the index", &mut p.question, 320.0);
         }
         "reader" => {
             ui.add(egui::Slider::new(&mut p.reader_k, 1..=3).text("passages the reader sees (k)"));
@@ -136,67 +297,174 @@ fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
     }
 }
 
-/// Draw a lesson's blocks.
-pub fn lesson_ui(ui: &mut Ui, l: &Lesson) {
+/// Draw a lesson's blocks; with `predict_first`, nothing after a checkpoint not yet answered
+/// right or revealed.
+pub fn lesson_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, predict_first: bool) {
     ui.label(RichText::new(&l.title).size(22.0).strong());
     for (i, b) in l.blocks.iter().enumerate() {
-        match b {
-            Block::Heading(h) => {
-                ui.add_space(8.0);
-                ui.label(RichText::new(h).size(16.0).strong());
-            }
-            Block::Text(t) => {
-                ui.label(t);
-            }
-            Block::Warning(w) => {
-                ui.colored_label(theme::WARNING, w);
-            }
-            Block::Table { caption, header, rows } => {
-                ui.add_space(4.0);
-                ui.label(RichText::new(caption).strong());
-                // Long cells (passages, chunks) wrap at a third of the page instead of widening it.
-                let wrap_width = (ui.available_width() / 3.0).clamp(240.0, 560.0);
-                egui::Grid::new(("lesson-table", i)).striped(true).show(ui, |ui| {
-                    for h in header {
-                        ui.label(RichText::new(h).strong());
+        block_ui(ui, i, b, &l.id, answers);
+        if predict_first
+            && let Block::Checkpoint(c) = b
+            && !answers.get(&(l.id.clone(), c.id.clone())).is_some_and(CheckpointState::done)
+        {
+            ui.add_space(6.0);
+            ui.label(RichText::new("Answer the checkpoint above (or reveal it) to see what follows.").italics());
+            return;
+        }
+    }
+}
+
+/// Class mode: the blocks up to the current checkpoint since the previous one, with Previous and
+/// Next; the last step shows what follows the last checkpoint.
+pub fn class_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, step: &mut usize) {
+    let stops: Vec<usize> =
+        l.blocks.iter().enumerate().filter(|(_, b)| matches!(b, Block::Checkpoint(_))).map(|(i, _)| i).collect();
+    let steps = stops.len() + 1;
+    *step = (*step).min(steps - 1);
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(&l.title).size(22.0).strong());
+        ui.add_space(12.0);
+        if ui.add_enabled(*step > 0, egui::Button::new("◀ Previous")).clicked() {
+            *step -= 1;
+        }
+        let at = if *step < stops.len() {
+            format!("checkpoint {} of {}", *step + 1, stops.len())
+        } else {
+            "the rest".into()
+        };
+        ui.label(at);
+        if ui.add_enabled(*step + 1 < steps, egui::Button::new("Next ▶")).clicked() {
+            *step += 1;
+        }
+    });
+    let from = if *step == 0 { 0 } else { stops[*step - 1] + 1 };
+    let to = stops.get(*step).map_or(l.blocks.len(), |&i| i + 1);
+    for (i, b) in l.blocks.iter().enumerate().take(to).skip(from) {
+        block_ui(ui, i, b, &l.id, answers);
+    }
+}
+
+fn block_ui(ui: &mut Ui, i: usize, b: &Block, lesson: &str, answers: &mut Answers) {
+    match b {
+        Block::Heading(h) => {
+            ui.add_space(8.0);
+            ui.label(RichText::new(h).size(16.0).strong());
+        }
+        Block::Text(t) => {
+            ui.label(t);
+        }
+        Block::Warning(w) => {
+            ui.colored_label(theme::WARNING, w);
+        }
+        Block::Table { caption, header, rows } => {
+            ui.add_space(4.0);
+            ui.label(RichText::new(caption).strong());
+            // Long cells (passages, chunks) wrap at a third of the page instead of widening it.
+            let wrap_width = (ui.available_width() / 3.0).clamp(240.0, 560.0);
+            egui::Grid::new(("lesson-table", i)).striped(true).show(ui, |ui| {
+                for h in header {
+                    ui.label(RichText::new(h).strong());
+                }
+                ui.end_row();
+                for r in rows {
+                    for c in r {
+                        if c.chars().count() > 40 {
+                            ui.scope(|ui| {
+                                ui.set_max_width(wrap_width);
+                                ui.add(egui::Label::new(RichText::new(c).monospace()).wrap());
+                            });
+                        } else {
+                            ui.label(RichText::new(c).monospace());
+                        }
                     }
                     ui.end_row();
-                    for r in rows {
-                        for c in r {
-                            if c.chars().count() > 40 {
-                                ui.scope(|ui| {
-                                    ui.set_max_width(wrap_width);
-                                    ui.add(egui::Label::new(RichText::new(c).monospace()).wrap());
-                                });
-                            } else {
-                                ui.label(RichText::new(c).monospace());
-                            }
+                }
+            });
+        }
+        Block::Curves { caption, x_label, y_label, series, markers } => {
+            ui.label(RichText::new(caption).strong());
+            Plot::new(("lesson-plot", i))
+                .height(260.0)
+                .x_axis_label(x_label.clone())
+                .y_axis_label(y_label.clone())
+                .legend(Legend::default().position(egui_plot::Corner::RightBottom))
+                .show(ui, |plot| {
+                    for (name, pts) in series {
+                        plot.line(Line::new(name.clone(), PlotPoints::new(pts.clone())));
+                    }
+                    for (label, p) in markers {
+                        plot.points(
+                            Points::new(label.clone(), PlotPoints::new(vec![*p]))
+                                .radius(6.0)
+                                .shape(MarkerShape::Diamond)
+                                .color(theme::HIGHLIGHT),
+                        );
+                    }
+                });
+        }
+        Block::Checkpoint(c) => {
+            let state = answers.entry((lesson.to_string(), c.id.clone())).or_default();
+            checkpoint_ui(ui, c, state);
+        }
+    }
+}
+
+/// One checkpoint: the question and its tolerance, the answer box (or the options), Check and
+/// Reveal; the checker's verdict names the usual mistake the answer matches.
+pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, state: &mut CheckpointState) {
+    ui.add_space(6.0);
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, theme::LITERAL)).show(ui, |ui| {
+        ui.set_width(ui.available_width().min(900.0));
+        ui.label(RichText::new(format!("Checkpoint · {}", c.id)).strong().color(theme::LITERAL));
+        ui.add(egui::Label::new(RichText::new(&c.prompt).size(15.0)).wrap());
+        ui.label(RichText::new(format!("({})", c.tolerance_text())).weak());
+        let label = format!("Your answer to {}", c.id);
+        let mut submit = false;
+        match c.kind {
+            AnswerKind::Choice => {
+                ui.horizontal_wrapped(|ui| {
+                    for o in &c.options {
+                        if ui.selectable_label(state.typed == *o, o).clicked() {
+                            state.typed = o.clone();
+                            submit = true;
                         }
-                        ui.end_row();
                     }
                 });
             }
-            Block::Curves { caption, x_label, y_label, series, markers } => {
-                ui.label(RichText::new(caption).strong());
-                Plot::new(("lesson-plot", i))
-                    .height(260.0)
-                    .x_axis_label(x_label.clone())
-                    .y_axis_label(y_label.clone())
-                    .legend(Legend::default().position(egui_plot::Corner::RightBottom))
-                    .show(ui, |plot| {
-                        for (name, pts) in series {
-                            plot.line(Line::new(name.clone(), PlotPoints::new(pts.clone())));
-                        }
-                        for (label, p) in markers {
-                            plot.points(
-                                Points::new(label.clone(), PlotPoints::new(vec![*p]))
-                                    .radius(6.0)
-                                    .shape(MarkerShape::Diamond)
-                                    .color(theme::HIGHLIGHT),
-                            );
-                        }
-                    });
+            AnswerKind::Number | AnswerKind::Ordering => {
+                ui.horizontal(|ui| {
+                    let l = ui.label(&label);
+                    let hint = if c.kind == AnswerKind::Ordering {
+                        format!("in order, separated by commas: {}", c.options.join(", "))
+                    } else {
+                        "a number".into()
+                    };
+                    let r = ui
+                        .add(egui::TextEdit::singleline(&mut state.typed).hint_text(hint).desired_width(320.0))
+                        .labelled_by(l.id);
+                    submit |= r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                    submit |= ui.button(format!("Check {}", c.id)).clicked();
+                });
             }
         }
-    }
+        if submit {
+            state.verdict = Some(match Answer::parse(c.kind, &state.typed) {
+                Ok(a) => c.check(&a),
+                Err(why) => Verdict { correct: false, mistake: None, message: why },
+            });
+        }
+        if let Some(v) = &state.verdict {
+            let colour = if v.correct { theme::LITERAL } else { theme::ERROR };
+            let mark = if v.correct { "✔" } else { "✘" };
+            ui.colored_label(colour, format!("{mark} {}", v.message));
+        }
+        if state.revealed {
+            ui.label(RichText::new(format!("Answer: {}", c.answer.to_text())).strong());
+            for s in &c.steps {
+                ui.label(RichText::new(s).monospace());
+            }
+        } else if ui.button(format!("Reveal {}", c.id)).clicked() {
+            state.revealed = true;
+        }
+    });
 }

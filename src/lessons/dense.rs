@@ -1,0 +1,166 @@
+//! Dense scores, down to words: which passage wins by cosine and which by BM25, and for a
+//! mean-pooled model (MiniLM) the cosine split exactly over the passage's word pieces,
+//! cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|).
+
+use std::sync::Arc;
+
+use super::exercises;
+use super::{Lesson, LessonKit, Open, f4};
+use crate::analysis::AnalyzerConfig;
+use crate::config::Settings;
+use crate::corpus::DocId;
+use crate::engine::{Engine, SparseSpec};
+use crate::formula::Bm25Variant;
+use crate::models::{InputKind, TextEncoder};
+use crate::progress::NoProgress;
+use crate::retrieve::{Detail, MethodKind, QueryContext, Retriever, TokenPart};
+use crate::{Error, Result};
+
+pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
+    let mut l = Lesson::new("dense", "Dense scores, down to words");
+    l.p("A dense model turns the question and each passage into one vector; the score is their cosine. MiniLM's passage vector is the mean of its word pieces' states, so the cosine splits exactly over them: with q the question's unit vector and h₁ … hₙ the pieces' states, cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|). Each piece's part is q·hᵢ / (n·|h̄|); the parts sum to the score.");
+    let settings = Settings::default();
+    let (engine, question): (Arc<Engine>, String) = match on.engine.retriever(MethodKind::Dense, &settings) {
+        Ok(_) => (on.engine.clone(), on.question.trim().to_string()),
+        Err(e) if !Arc::ptr_eq(&on.engine, &kit.sample) => {
+            l.warn(format!(
+                "The open corpus cannot be ranked by the dense model yet ({}): this page uses the Acme Sync sample.",
+                e.report()
+            ));
+            (kit.sample.clone(), "Why does my phone say my login is stale?".to_string())
+        }
+        Err(e) => {
+            l.warn(format!("Not run here: {} (ranklens models fetch --role dense).", e.report()));
+            return Ok(l);
+        }
+    };
+    let dense = engine.retriever(MethodKind::Dense, &settings)?;
+    let bm25 = engine.sparse(
+        SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params()),
+        AnalyzerConfig::default(),
+        &NoProgress,
+    )?;
+    let q = QueryContext::new(&question);
+    let (d_hits, b_hits) = (dense.search(&q, 5)?.hits, bm25.search(&q, 5)?.hits);
+    let Some(top) = d_hits.first().map(|h| h.doc) else {
+        l.warn("The dense model ranked nothing.");
+        return Ok(l);
+    };
+    let corpus = engine.corpus();
+    let name = |d: DocId| corpus.external_id(d).to_string();
+    // The options: the two methods' first two, in id order (the order gives nothing away).
+    let mut options: Vec<DocId> = Vec::new();
+    for h in d_hits.iter().take(2).chain(b_hits.iter().take(2)) {
+        if !options.contains(&h.doc) {
+            options.push(h.doc);
+        }
+    }
+    options.sort_by_key(|&d| name(d));
+    let score = |r: &dyn Retriever, d: DocId| r.explain(&q, d).map(|e| e.value);
+    let data = serde_json::json!({
+        "question": question,
+        "passages": options.iter().map(|&d| serde_json::json!({"id": name(d), "text": corpus.doc(d).map(|x| x.full_text()).unwrap_or_default()})).collect::<Vec<_>>(),
+    });
+    l.h(format!("`{question}`"));
+    let scored = |r: &dyn Retriever| -> Result<Vec<(String, f64)>> {
+        options.iter().map(|&d| Ok((name(d), score(r, d)?))).collect()
+    };
+    l.check(exercises::best_of(
+        "dense-bm25-first",
+        "Read the passages: which of them does BM25 put first?".into(),
+        data.clone(),
+        &scored(bm25.as_ref())?,
+        |d, v| format!("{d}: BM25 {}, from the words it shares with the question", f4(v)),
+    ));
+    l.check(exercises::best_of(
+        "dense-first",
+        "And which does the dense model put first?".into(),
+        data,
+        &scored(dense.as_ref())?,
+        |d, v| format!("{d}: cosine {}", f4(v)),
+    ));
+    let rank = |hits: &[crate::retrieve::Hit], d: DocId| {
+        hits.iter().position(|h| h.doc == d).map_or("—".to_string(), |i| (i + 1).to_string())
+    };
+    let mut rows = Vec::new();
+    for &d in &options {
+        rows.push(vec![
+            name(d),
+            f4(score(dense.as_ref(), d)?),
+            rank(&d_hits, d),
+            f4(score(bm25.as_ref(), d)?),
+            rank(&b_hits, d),
+        ]);
+    }
+    l.table("Both scores", &["passage", "cosine", "dense rank", "BM25", "BM25 rank"], rows);
+
+    let e = dense.explain(&q, top)?;
+    let Detail::Dense { tokens, query_tokens, .. } = &e.detail else {
+        return Err(Error::invalid("lesson", "the dense explanation has no cosine"));
+    };
+    let top_name = name(top);
+    l.h(format!("{top_name}'s cosine, word piece by word piece"));
+    if tokens.is_empty() {
+        l.p("This model's vector is not a mean of its word pieces (it pools otherwise): its cosine has no such split.");
+        return Ok(l);
+    }
+    if let Some(enc) = engine.neural().dense.map(|d| d.encoder) {
+        let text = corpus.doc(top).map(|x| x.full_text()).unwrap_or_default();
+        if let (Some(states), Some(qv)) = (
+            enc.token_states(&text, InputKind::Document)?,
+            enc.encode(&[question.as_str()], InputKind::Query)?.into_iter().next(),
+        ) && states.tokens.len() == tokens.len()
+        {
+            let n = states.tokens.len();
+            let rows: Vec<&[f32]> = states.data.chunks(states.dim.max(1)).collect();
+            let mean: Vec<f64> =
+                (0..states.dim).map(|j| rows.iter().map(|r| f64::from(r[j])).sum::<f64>() / n as f64).collect();
+            let norm = mean.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let qn = qv.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
+            let sum: f64 = rows
+                .iter()
+                .map(|r| r.iter().zip(&qv).map(|(h, q)| f64::from(*h) * f64::from(*q) / qn).sum::<f64>())
+                .sum();
+            l.check(exercises::dense_cosine("dense-cosine", &top_name, sum, n, norm));
+        }
+    }
+    let mut by_part: Vec<&TokenPart> = tokens.iter().collect();
+    by_part.sort_by(|a, b| b.contribution.total_cmp(&a.contribution));
+    let mut words: Vec<(String, f64)> = Vec::new();
+    for t in &by_part {
+        if t.start.is_some() && !words.iter().any(|(w, _)| *w == t.token) {
+            words.push((t.token.clone(), t.contribution));
+        }
+        if words.len() == 4 {
+            break;
+        }
+    }
+    words.sort_by(|a, b| a.0.cmp(&b.0));
+    if words.len() >= 2 {
+        l.check(exercises::best_of(
+            "dense-token",
+            format!("Which of these word pieces of {top_name} gives the largest part of its cosine?"),
+            serde_json::json!({"passage": top_name, "question": question, "pieces": words.iter().map(|w| &w.0).collect::<Vec<_>>()}),
+            &words,
+            |w, v| format!("`{w}` gives {}", f4(v)),
+        ));
+    }
+    let shown = 12.min(by_part.len());
+    let mut rows: Vec<Vec<String>> =
+        by_part[..shown].iter().map(|t| vec![t.token.clone(), f4(t.contribution)]).collect();
+    let rest: f64 = by_part[shown..].iter().map(|t| t.contribution).sum();
+    if by_part.len() > shown {
+        rows.push(vec![format!("the other {} pieces", by_part.len() - shown), f4(rest)]);
+    }
+    rows.push(vec!["sum = the cosine".into(), f4(tokens.iter().map(|t| t.contribution).sum())]);
+    l.table(&format!("{top_name}'s word pieces, largest part first"), &["piece", "part"], rows);
+    if !query_tokens.is_empty() {
+        l.table(
+            "The question's word pieces against the passage's vector",
+            &["piece", "part"],
+            query_tokens.iter().map(|t| vec![t.token.clone(), f4(t.contribution)]).collect(),
+        );
+    }
+    l.p("The Explain view shades the passage's words by these parts. A piece can count without being one of the question's words: that is what lets the dense model find a passage that BM25, which counts shared words, cannot.");
+    Ok(l)
+}

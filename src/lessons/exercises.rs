@@ -1,0 +1,699 @@
+//! Exercises: each one turns a variant's data (a passage's term counts, N, df, the parameters, a
+//! ranking and its judgements…) into a [`Checkpoint`] whose key is computed by the code that ranks
+//! and evaluates — [`crate::formula`], [`crate::eval::evaluate_query`] — and whose usual mistakes
+//! are the same computation with one step done wrong. The lessons use them on their own examples
+//! and the assignments on variants drawn for each student, so a key is never typed by hand.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::checkpoint::{Answer, AnswerKind, Checkpoint, Mistake, format_number};
+use crate::eval::{Metric, MetricSet, evaluate_query};
+use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
+
+/// How far a number may be from its key: the answers are worked to four decimals.
+pub const TOLERANCE: f64 = 0.005;
+
+fn number(
+    id: &str,
+    prompt: String,
+    data: serde_json::Value,
+    key: f64,
+    steps: Vec<String>,
+    mistakes: Vec<Mistake>,
+) -> Checkpoint {
+    // A mistake that gives the right answer anyway teaches nothing here: it is left out. Two that
+    // give the same value are one (named both ways): the student's value cannot tell them apart.
+    let mut kept: Vec<Mistake> = Vec::new();
+    for m in mistakes.into_iter().filter(|m| m.value.is_finite() && (m.value - key).abs() > TOLERANCE) {
+        match kept.iter_mut().find(|k| (k.value - m.value).abs() <= TOLERANCE) {
+            Some(k) => k.name = format!("{}, or {}", k.name, m.name),
+            None => kept.push(m),
+        }
+    }
+    let mistakes = kept;
+    Checkpoint {
+        id: id.into(),
+        prompt,
+        kind: AnswerKind::Number,
+        data,
+        options: Vec::new(),
+        tolerance: TOLERANCE,
+        answer: Answer::Number(key),
+        steps,
+        mistakes,
+    }
+}
+
+fn mistake(name: &str, value: f64) -> Mistake {
+    Mistake { name: name.into(), value }
+}
+
+fn f4(x: f64) -> String {
+    format_number(x)
+}
+
+/// The idf of a term as the cosine TF-IDF lesson computes it, log2(N/df).
+pub fn tfidf_idf(id: &str, term: &str, n: u64, df: u64) -> Checkpoint {
+    let key = TfIdfVariant::CosineLog2.idf(n, df);
+    let (nf, dff) = (n as f64, df as f64);
+    number(
+        id,
+        format!("What is the idf of `{term}`? (idf = log2(N/df))"),
+        json!({"term": term, "N": n, "df": df}),
+        key,
+        vec![TfIdfVariant::CosineLog2.worked_idf(n, df)],
+        vec![
+            mistake("ln instead of log2", (nf / dff).ln()),
+            mistake("log10 instead of log2", (nf / dff).log10()),
+            mistake("df/N instead of N/df", (dff / nf).log2()),
+            mistake("N/df without the logarithm", nf / dff),
+        ],
+    )
+}
+
+/// A term's tf-idf weight in a passage, w = tf × log2(N/df).
+pub fn tfidf_weight(id: &str, term: &str, passage: &str, tf: u32, n: u64, df: u64) -> Checkpoint {
+    let idf = TfIdfVariant::CosineLog2.idf(n, df);
+    let tff = f64::from(tf);
+    let key = TfIdfVariant::CosineLog2.tf_weight(tff) * idf;
+    let ratio = n as f64 / df as f64;
+    number(
+        id,
+        format!("What is the tf-idf weight of `{term}` in {passage}? (w = tf × log2(N/df))"),
+        json!({"term": term, "passage": passage, "tf": tf, "N": n, "df": df}),
+        key,
+        vec![TfIdfVariant::CosineLog2.worked_idf(n, df), format!("w = tf × idf = {tf} × {} = {}", f4(idf), f4(key))],
+        vec![
+            mistake("ln instead of log2", tff * ratio.ln()),
+            mistake("1 + log2 tf instead of the raw tf", (1.0 + tff.log2()) * idf),
+            mistake("the textbook's log10(tf + 1) instead of the raw tf", (tff + 1.0).log10() * idf),
+            mistake("the idf left out (raw tf only)", tff),
+        ],
+    )
+}
+
+/// One passage (or the question) as the cosine exercise gives it: term → (tf, df).
+pub type TermCounts = BTreeMap<String, (u32, u64)>;
+
+/// The cosine of a question and a passage over raw-tf × log2 idf vectors.
+pub fn tfidf_cosine(id: &str, passage: &str, question: &TermCounts, doc: &TermCounts, n: u64) -> Checkpoint {
+    // The key's weights are the ranker's (TfIdfVariant::CosineLog2); the mistake's use ln.
+    let w = |(tf, df): (u32, u64), ln: bool| {
+        if df == 0 {
+            0.0
+        } else if ln {
+            f64::from(tf) * (n as f64 / df as f64).ln()
+        } else {
+            TfIdfVariant::CosineLog2.tf_weight(f64::from(tf)) * TfIdfVariant::CosineLog2.idf(n, df)
+        }
+    };
+    let parts = |ln: bool| {
+        let q_norm = question.values().map(|&c| w(c, ln).powi(2)).sum::<f64>().sqrt();
+        let d_norm = doc.values().map(|&c| w(c, ln).powi(2)).sum::<f64>().sqrt();
+        let dot: f64 = question.iter().filter_map(|(t, &qc)| doc.get(t).map(|&dc| w(qc, ln) * w(dc, ln))).sum();
+        (dot, q_norm, d_norm)
+    };
+    let (dot, qn, dn) = parts(false);
+    let cos = |d: f64, q: f64, n: f64| if q * n > 0.0 { d / (q * n) } else { 0.0 };
+    let key = cos(dot, qn, dn);
+    let (dot_ln, qn_ln, dn_ln) = parts(true);
+    number(
+        id,
+        format!("What is the cosine between the question and {passage}? (w = tf × log2(N/df), cos = q·d / (|q|·|d|))"),
+        json!({"passage": passage, "N": n, "question": counts_json(question), "passage_terms": counts_json(doc)}),
+        key,
+        vec![
+            format!("q·d = {}", f4(dot)),
+            format!("|q| = {}, |d| = {}", f4(qn), f4(dn)),
+            format!("cos = {} / ({} × {}) = {}", f4(dot), f4(qn), f4(dn), f4(key)),
+        ],
+        vec![
+            mistake("the dot product without dividing by the lengths", dot),
+            mistake("divided by |d| only", if dn > 0.0 { dot / dn } else { 0.0 }),
+            mistake("divided by |q| only", if qn > 0.0 { dot / qn } else { 0.0 }),
+            mistake("ln instead of log2 in the weights", cos(dot_ln, qn_ln, dn_ln)),
+        ],
+    )
+}
+
+fn counts_json(c: &TermCounts) -> serde_json::Value {
+    c.iter().map(|(t, (tf, df))| (t.clone(), json!({"tf": tf, "df": df}))).collect::<serde_json::Map<_, _>>().into()
+}
+
+/// Lucene's BM25 idf, ln(1 + (N − n + 0.5)/(n + 0.5)).
+pub fn bm25_idf(id: &str, term: &str, n: u64, df: u64) -> Checkpoint {
+    let p = Bm25Variant::Lucene.default_params();
+    let key = Bm25Variant::Lucene.idf(n, df, &p, 0.0);
+    let (nf, d) = (n as f64, df as f64);
+    let inner = 1.0 + (nf - d + 0.5) / (d + 0.5);
+    number(
+        id,
+        format!("What is Lucene's BM25 idf of `{term}`? (idf = ln(1 + (N − n + 0.5)/(n + 0.5)))"),
+        json!({"term": term, "N": n, "n": df}),
+        key,
+        vec![Bm25Variant::Lucene.worked_idf(n, df, &p, 0.0)],
+        vec![
+            mistake("no 1 + inside the logarithm (the RSJ idf)", ((nf - d + 0.5) / (d + 0.5)).ln()),
+            mistake("no + 0.5 smoothing", (1.0 + (nf - d) / d).ln()),
+            mistake("log10 instead of ln", inner.log10()),
+            mistake("log2 instead of ln", inner.log2()),
+            mistake("ln(N/n), the plain idf", (nf / d).ln()),
+        ],
+    )
+}
+
+/// One term's BM25 contribution in a passage, Lucene's form: idf · tf/(tf + k1·(1 − b + b·dl/avgdl)).
+#[allow(clippy::too_many_arguments)]
+pub fn bm25_contribution(
+    id: &str,
+    term: &str,
+    passage: &str,
+    tf: u32,
+    n: u64,
+    df: u64,
+    dl: f64,
+    avgdl: f64,
+    params: Bm25Params,
+) -> Checkpoint {
+    let v = Bm25Variant::Lucene;
+    let idf = v.idf(n, df, &params, 0.0);
+    let w = v.tf_weight(f64::from(tf), dl, avgdl, &params);
+    let key = idf * w;
+    let t = f64::from(tf);
+    let (k1, b) = (params.k1, params.b);
+    let norm = 1.0 - b + b * dl / avgdl;
+    number(
+        id,
+        format!(
+            "What does `{term}` contribute to {passage}'s BM25 score? (Lucene: idf · tf / (tf + k1·(1 − b + b·dl/avgdl)), k1 = {}, b = {})",
+            crate::formula::fmt_param(k1),
+            crate::formula::fmt_param(b)
+        ),
+        json!({"term": term, "passage": passage, "tf": tf, "N": n, "n": df, "dl": dl, "avgdl": avgdl, "k1": k1, "b": b}),
+        key,
+        vec![
+            v.worked_idf(n, df, &params, 0.0),
+            format!("tf part = {}", v.worked_tf_weight(tf, dl, avgdl, &params)),
+            format!("contribution = idf × tf part = {} × {} = {}", f4(idf), f4(w), f4(key)),
+        ],
+        vec![
+            mistake("no length normalisation (b taken as 0)", idf * t / (t + k1)),
+            mistake("k1 + 1 in the numerator (the Okapi form Lucene dropped)", idf * t * (k1 + 1.0) / (t + k1 * norm)),
+            mistake("dl/avgdl upside down", idf * t / (t + k1 * (1.0 - b + b * avgdl / dl))),
+            mistake("k1 multiplying tf instead of the length part", idf * t / (k1 * t + norm)),
+            mistake("the idf left out", w),
+        ],
+    )
+}
+
+/// Which option scores highest (ties to the first): a choice checkpoint.
+pub fn best_of(
+    id: &str,
+    prompt: String,
+    data: serde_json::Value,
+    scored: &[(String, f64)],
+    why: impl Fn(&str, f64) -> String,
+) -> Checkpoint {
+    let mut best = 0;
+    for (i, (_, s)) in scored.iter().enumerate() {
+        if *s > scored[best].1 {
+            best = i;
+        }
+    }
+    let (name, value) = scored.get(best).cloned().unwrap_or_default();
+    let mut steps: Vec<String> = scored.iter().map(|(o, s)| format!("{o}: {}", f4(*s))).collect();
+    steps.push(why(&name, value));
+    Checkpoint {
+        id: id.into(),
+        prompt,
+        kind: AnswerKind::Choice,
+        data,
+        options: scored.iter().map(|(o, _)| o.clone()).collect(),
+        tolerance: 0.0,
+        answer: Answer::Choice(name),
+        steps,
+        mistakes: Vec::new(),
+    }
+}
+
+/// One term of a passage as the BM25 exercises give it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermInPassage {
+    /// The term.
+    pub term: String,
+    /// Its count in the passage.
+    pub tf: u32,
+    /// Passages that hold it.
+    pub df: u64,
+}
+
+/// Which term's BM25 contribution (Lucene's form) gains most — or loses least — when the
+/// parameters change from `from` to `to`: a choice.
+#[allow(clippy::too_many_arguments)]
+pub fn gains_most(
+    id: &str,
+    passage: &str,
+    terms: &[TermInPassage],
+    n: u64,
+    dl: f64,
+    avgdl: f64,
+    from: Bm25Params,
+    to: Bm25Params,
+) -> Checkpoint {
+    let v = Bm25Variant::Lucene;
+    let part = |t: &TermInPassage, p: &Bm25Params| v.idf(n, t.df, p, 0.0) * v.tf_weight(f64::from(t.tf), dl, avgdl, p);
+    let scored: Vec<(String, f64)> = terms.iter().map(|t| (t.term.clone(), part(t, &to) - part(t, &from))).collect();
+    let what =
+        |p: &Bm25Params| format!("k1 = {}, b = {}", crate::formula::fmt_param(p.k1), crate::formula::fmt_param(p.b));
+    let mut c = best_of(
+        id,
+        format!(
+            "In {passage} ({} tokens, avgdl {}), which term's BM25 contribution gains most (or loses least) when the parameters go from {} to {}?",
+            f4(dl),
+            f4(avgdl),
+            what(&from),
+            what(&to)
+        ),
+        json!({
+            "passage": passage, "N": n, "dl": dl, "avgdl": avgdl,
+            "terms": terms.iter().map(|t| json!({"term": t.term, "tf": t.tf, "n": t.df})).collect::<Vec<_>>(),
+            "from": {"k1": from.k1, "b": from.b}, "to": {"k1": to.k1, "b": to.b},
+        }),
+        &scored,
+        |t, g| format!("`{t}` changes by {}: the idf scales the change, and a larger tf saturates less", f4(g)),
+    );
+    c.steps = terms
+        .iter()
+        .zip(&scored)
+        .map(|(t, (_, g))| format!("`{}`: {} → {} ({})", t.term, f4(part(t, &from)), f4(part(t, &to)), f4(*g)))
+        .chain(c.steps.last().cloned())
+        .collect();
+    c
+}
+
+/// A mean-pooled dense model's cosine from its token states: with S = Σᵢ q·hᵢ over the passage's
+/// n token states, q the question's unit vector and |h̄| the length of their mean,
+/// cos = S / (n·|h̄|).
+pub fn dense_cosine(id: &str, passage: &str, sum: f64, n: usize, mean_norm: f64) -> Checkpoint {
+    let nf = n as f64;
+    let key = if nf * mean_norm > 0.0 { sum / (nf * mean_norm) } else { 0.0 };
+    number(
+        id,
+        format!(
+            "{passage} has n = {n} word pieces. Dotted with the question's unit vector q, their states sum to S = Σ q·hᵢ = {}; their mean h̄ has length |h̄| = {}. What is the cosine? (cos = q·h̄/|h̄| = S/(n·|h̄|))",
+            f4(sum),
+            f4(mean_norm)
+        ),
+        json!({"passage": passage, "n": n, "S": sum, "mean_norm": mean_norm}),
+        key,
+        vec![
+            format!("q·h̄ = S/n = {} / {n} = {}", f4(sum), f4(sum / nf.max(1.0))),
+            format!("cos = q·h̄ / |h̄| = {} / {} = {}", f4(sum / nf.max(1.0)), f4(mean_norm), f4(key)),
+        ],
+        vec![
+            mistake("S not divided by n (a sum, not a mean)", if mean_norm > 0.0 { sum / mean_norm } else { 0.0 }),
+            mistake("not divided by |h̄| (the mean left unnormalised)", sum / nf.max(1.0)),
+            mistake(
+                "divided by |h̄|² instead of |h̄|",
+                if mean_norm > 0.0 { sum / (nf * mean_norm * mean_norm) } else { 0.0 },
+            ),
+        ],
+    )
+}
+
+/// A choice whose answer the lesson has just computed (a rank, a method that finds a passage).
+pub fn choice(
+    id: &str,
+    prompt: String,
+    data: serde_json::Value,
+    options: &[&str],
+    answer: &str,
+    why: String,
+) -> Checkpoint {
+    Checkpoint {
+        id: id.into(),
+        prompt,
+        kind: AnswerKind::Choice,
+        data,
+        options: options.iter().map(|o| o.to_string()).collect(),
+        tolerance: 0.0,
+        answer: Answer::Choice(answer.into()),
+        steps: vec![why],
+        mistakes: Vec::new(),
+    }
+}
+
+/// A count, right only when exact.
+pub fn count(
+    id: &str,
+    prompt: String,
+    data: serde_json::Value,
+    key: usize,
+    steps: Vec<String>,
+    mistakes: Vec<Mistake>,
+) -> Checkpoint {
+    let key = key as f64;
+    let mut kept: Vec<Mistake> = Vec::new();
+    for m in mistakes.into_iter().filter(|m| m.value != key) {
+        match kept.iter_mut().find(|k| k.value == m.value) {
+            Some(k) => k.name = format!("{}, or {}", k.name, m.name),
+            None => kept.push(m),
+        }
+    }
+    Checkpoint {
+        id: id.into(),
+        prompt,
+        kind: AnswerKind::Number,
+        data,
+        options: Vec::new(),
+        tolerance: 0.0,
+        answer: Answer::Number(key),
+        steps,
+        mistakes: kept,
+    }
+}
+
+/// How many windows of `size` words, overlapping by `overlap`, cut a text of `words` words
+/// (`windows`: what the chunker made).
+pub fn window_count(id: &str, words: usize, size: usize, overlap: usize, windows: usize) -> Checkpoint {
+    let step = size.saturating_sub(overlap).max(1);
+    count(
+        id,
+        format!(
+            "A page of {words} words is cut into windows of {size} words, each overlapping the previous one by {overlap}. How many windows?"
+        ),
+        json!({"words": words, "size": size, "overlap": overlap}),
+        windows,
+        vec![
+            format!("a window starts every {size} − {overlap} = {step} words"),
+            format!("the last one starts where it reaches word {words}: {windows} windows"),
+        ],
+        vec![
+            mistake("the overlap ignored (words / size)", words.div_ceil(size.max(1)) as f64),
+            mistake("words / step, counting windows past the end", words.div_ceil(step) as f64),
+        ],
+    )
+}
+
+/// Reciprocal rank fusion of one passage: Σ 1/(k + rank) over the lists that rank it (`key`: the
+/// fusion retriever's score).
+pub fn rrf(id: &str, passage: &str, ranks: &[(String, Option<usize>)], k: f64, key: f64) -> Checkpoint {
+    let sum = |f: &dyn Fn(f64) -> f64| ranks.iter().filter_map(|(_, r)| r.map(|r| f(r as f64))).sum::<f64>();
+    let listed: Vec<String> = ranks
+        .iter()
+        .map(|(m, r)| format!("{m}: {}", r.map_or("not ranked".to_string(), |r| format!("rank {r}"))))
+        .collect();
+    let mut c = number(
+        id,
+        format!("Reciprocal rank fusion with k = {}: what is {passage}'s fused score? ({})", f4(k), listed.join("; ")),
+        json!({"passage": passage, "k": k, "ranks": ranks.iter().map(|(m, r)| json!({"method": m, "rank": r})).collect::<Vec<_>>()}),
+        key,
+        vec![format!(
+            "RRF = {} = {}",
+            ranks.iter().filter_map(|(_, r)| r.map(|r| format!("1/({} + {r})", f4(k)))).collect::<Vec<_>>().join(" + "),
+            f4(key)
+        )],
+        vec![
+            mistake("k left out (1/rank)", sum(&|r| 1.0 / r)),
+            mistake("ranks counted from 0", sum(&|r| 1.0 / (k + r - 1.0))),
+        ],
+    );
+    // RRF scores are small: they are worked to five decimals.
+    c.tolerance = 0.00005;
+    c.mistakes.retain(|m| (m.value - key).abs() > c.tolerance);
+    c
+}
+
+/// The Jaro–Winkler similarity of two strings (`key`: the entity resolver's).
+pub fn jaro_winkler(id: &str, a: &str, b: &str, jaro: f64, key: f64) -> Checkpoint {
+    let prefix = a.chars().zip(b.chars()).take(4).take_while(|(x, y)| x == y).count();
+    number(
+        id,
+        format!(
+            "Jaro({a:?}, {b:?}) = {}. With Winkler's bonus for a shared beginning (p = 0.1, up to 4 characters), what is their Jaro–Winkler similarity?",
+            f4(jaro)
+        ),
+        json!({"a": a, "b": b, "jaro": jaro, "p": 0.1, "max_prefix": 4}),
+        key,
+        vec![
+            format!("shared beginning: {prefix} characters"),
+            format!(
+                "JW = J + {prefix} × 0.1 × (1 − J) = {} + {} × (1 − {}) = {}",
+                f4(jaro),
+                f4(prefix as f64 * 0.1),
+                f4(jaro),
+                f4(key)
+            ),
+        ],
+        vec![mistake("the bonus without (1 − J)", jaro + prefix as f64 * 0.1), mistake("Jaro without the bonus", jaro)],
+    )
+}
+
+/// A ranking and its judgements for the metrics exercises.
+pub struct Judged<'a> {
+    /// Passage ids, best first.
+    pub ranking: &'a [String],
+    /// Grades (0 not relevant … 3), every judged passage, ranked or not.
+    pub grades: &'a BTreeMap<String, i32>,
+}
+
+impl Judged<'_> {
+    fn data(&self) -> serde_json::Value {
+        json!({"ranking": self.ranking, "judgements": self.grades})
+    }
+
+    fn scored(&self) -> Vec<(String, f64)> {
+        self.ranking.iter().enumerate().map(|(i, d)| (d.clone(), (self.ranking.len() - i) as f64)).collect()
+    }
+
+    fn metric(&self, m: Metric) -> f64 {
+        let values = evaluate_query(&self.scored(), Some(self.grades), &MetricSet(vec![m]));
+        values.get(&m).copied().unwrap_or(0.0)
+    }
+
+    fn relevant(&self) -> usize {
+        self.grades.values().filter(|&&g| g >= 1).count()
+    }
+
+    fn grade(&self, d: &str) -> i32 {
+        self.grades.get(d).copied().unwrap_or(0)
+    }
+}
+
+/// Precision at k (relevant: grade ≥ 1).
+pub fn precision_at(id: &str, j: &Judged<'_>, k: usize) -> Checkpoint {
+    let key = j.metric(Metric::Precision(k));
+    let hits = j.ranking.iter().take(k).filter(|d| j.grade(d) >= 1).count() as f64;
+    let strict = j.ranking.iter().take(k).filter(|d| j.grade(d) >= 2).count() as f64;
+    let rel = j.relevant() as f64;
+    number(
+        id,
+        format!("What is the precision at {k} of this ranking? (relevant: grade ≥ 1)"),
+        j.data(),
+        key,
+        vec![format!("{hits} relevant in the top {k}: P@{k} = {hits}/{k} = {}", f4(key))],
+        vec![
+            mistake(
+                "divided by the number of relevant passages (that is recall)",
+                if rel > 0.0 { hits / rel } else { 0.0 },
+            ),
+            mistake("only grades ≥ 2 counted as relevant", strict / k as f64),
+            mistake("divided by every passage ranked instead of k", hits / j.ranking.len().max(1) as f64),
+        ],
+    )
+}
+
+/// Recall at k.
+pub fn recall_at(id: &str, j: &Judged<'_>, k: usize) -> Checkpoint {
+    let key = j.metric(Metric::Recall(k));
+    let hits = j.ranking.iter().take(k).filter(|d| j.grade(d) >= 1).count() as f64;
+    let rel = j.relevant() as f64;
+    number(
+        id,
+        format!("What is the recall at {k}? (relevant found in the top {k} over all relevant passages)"),
+        j.data(),
+        key,
+        vec![format!("{hits} of the {rel} relevant passages are in the top {k}: R@{k} = {}", f4(key))],
+        vec![mistake("divided by k (that is precision)", hits / k as f64)],
+    )
+}
+
+/// Average precision (over every relevant passage, found or not).
+pub fn average_precision(id: &str, j: &Judged<'_>) -> Checkpoint {
+    let key = j.metric(Metric::Ap);
+    let mut found = 0usize;
+    let mut precisions = Vec::new();
+    for (i, d) in j.ranking.iter().enumerate() {
+        if j.grade(d) >= 1 {
+            found += 1;
+            precisions.push(found as f64 / (i + 1) as f64);
+        }
+    }
+    let sum: f64 = precisions.iter().sum();
+    let rel = j.relevant() as f64;
+    number(
+        id,
+        "What is the average precision of this ranking? (the mean of the precision at each relevant passage, over every relevant passage)".into(),
+        j.data(),
+        key,
+        vec![
+            format!(
+                "precision at each relevant passage found: {}",
+                precisions.iter().map(|p| f4(*p)).collect::<Vec<_>>().join(", ")
+            ),
+            format!("AP = {} / {rel} = {}", f4(sum), f4(key)),
+        ],
+        vec![mistake(
+            "divided by the relevant passages found instead of all relevant",
+            if precisions.is_empty() { 0.0 } else { sum / precisions.len() as f64 },
+        )],
+    )
+}
+
+/// nDCG at k with linear gains and the log2(rank + 1) discount (trec_eval's).
+pub fn ndcg_at(id: &str, j: &Judged<'_>, k: usize) -> Checkpoint {
+    let key = j.metric(Metric::Ndcg(k));
+    let grades: Vec<f64> = j.ranking.iter().take(k).map(|d| f64::from(j.grade(d).max(0))).collect();
+    let mut ideal: Vec<f64> = j.grades.values().filter(|&&g| g > 0).map(|&g| f64::from(g)).collect();
+    ideal.sort_by(|a, b| b.total_cmp(a));
+    ideal.truncate(k);
+    let dcg = |g: &[f64], gain: fn(f64) -> f64, disc: fn(usize) -> f64| -> f64 {
+        g.iter().enumerate().map(|(i, &x)| gain(x) / disc(i)).sum()
+    };
+    let linear = |x: f64| x;
+    let exp = |x: f64| 2f64.powf(x) - 1.0;
+    let log2_rank1 = |i: usize| ((i + 2) as f64).log2();
+    let ln_rank1 = |i: usize| ((i + 2) as f64).ln();
+    let rank_only = |i: usize| if i == 0 { 1.0 } else { ((i + 1) as f64).log2() };
+    let ratio = |gain: fn(f64) -> f64, disc: fn(usize) -> f64| {
+        let idcg = dcg(&ideal, gain, disc);
+        if idcg > 0.0 { dcg(&grades, gain, disc) / idcg } else { 0.0 }
+    };
+    number(
+        id,
+        format!("What is nDCG@{k}? (gain = grade, discount log2(rank + 1), divided by the ideal ordering's DCG)"),
+        j.data(),
+        key,
+        vec![
+            format!("DCG@{k} = {}", f4(dcg(&grades, linear, log2_rank1))),
+            format!(
+                "ideal: the judged grades sorted, {} → IDCG@{k} = {}",
+                ideal.iter().map(|g| f4(*g)).collect::<Vec<_>>().join(", "),
+                f4(dcg(&ideal, linear, log2_rank1))
+            ),
+            format!("nDCG@{k} = DCG / IDCG = {}", f4(key)),
+        ],
+        vec![
+            mistake("DCG without dividing by the ideal ordering's", dcg(&grades, linear, log2_rank1)),
+            mistake("gain 2^grade − 1 instead of the grade", ratio(exp, log2_rank1)),
+            mistake("ln instead of log2 in the discount", ratio(linear, ln_rank1)),
+            mistake("discount log2(rank), the first rank undiscounted", ratio(linear, rank_only)),
+        ],
+    )
+}
+
+/// How many passages hold a term (its postings list's length).
+pub fn document_frequency(id: &str, term: &str, data: serde_json::Value, df: u64) -> Checkpoint {
+    Checkpoint {
+        id: id.into(),
+        prompt: format!("How many passages hold `{term}` (its document frequency, the length of its postings list)?"),
+        kind: AnswerKind::Number,
+        data,
+        options: Vec::new(),
+        tolerance: 0.0,
+        answer: Answer::Number(df as f64),
+        steps: vec![format!("df(`{term}`) = {df}")],
+        mistakes: Vec::new(),
+    }
+}
+
+/// A term's postings list: the passages that hold it, in index order.
+pub fn postings(id: &str, term: &str, data: serde_json::Value, list: Vec<String>, options: Vec<String>) -> Checkpoint {
+    Checkpoint {
+        id: id.into(),
+        prompt: format!(
+            "Write `{term}`'s postings list: the passages that hold it, in the index's order (the order of the list given)."
+        ),
+        kind: AnswerKind::Ordering,
+        data,
+        options,
+        tolerance: 0.0,
+        answer: Answer::Ordering(list.clone()),
+        steps: vec![format!("postings(`{term}`) = {}", list.join(" → "))],
+        mistakes: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each checkpoint answered with its key is right, and answered with each usual mistake's
+    /// value is wrong with that mistake named.
+    fn keys_and_mistakes_are_recognised(c: &Checkpoint) {
+        assert!(c.check(&c.answer).correct, "{}: its key", c.id);
+        assert!(!c.mistakes.is_empty() || c.kind != AnswerKind::Number || c.tolerance == 0.0, "{}", c.id);
+        for m in &c.mistakes {
+            let v = c.check(&Answer::Number(m.value));
+            assert!(!v.correct, "{}: {}", c.id, m.name);
+            assert_eq!(v.mistake.as_deref(), Some(m.name.as_str()), "{}: {}", c.id, v.message);
+        }
+    }
+
+    #[test]
+    fn tfidf_keys_are_the_textbook_numbers_and_mistakes_are_named() {
+        // The ISRO example: N = 4, `mars` in one document: idf = log2(4) = 2.
+        let c = tfidf_idf("i", "mars", 4, 1);
+        assert_eq!(c.answer, Answer::Number(2.0));
+        keys_and_mistakes_are_recognised(&c);
+        let w = tfidf_weight("w", "mars", "D3", 2, 4, 1);
+        assert_eq!(w.answer, Answer::Number(4.0));
+        keys_and_mistakes_are_recognised(&w);
+        let q: TermCounts = [("mars".to_string(), (1, 1)), ("mission".to_string(), (1, 2))].into();
+        let d: TermCounts = [("mars".to_string(), (1, 1)), ("orbit".to_string(), (1, 1))].into();
+        let cos = tfidf_cosine("c", "D3", &q, &d, 4);
+        // q = (2, 1), d = (2 for mars, 2 for orbit): q·d = 4, |q| = √5, |d| = √8.
+        let Answer::Number(key) = cos.answer else { panic!() };
+        assert!((key - 4.0 / (5f64.sqrt() * 8f64.sqrt())).abs() < 1e-12);
+        keys_and_mistakes_are_recognised(&cos);
+    }
+
+    #[test]
+    fn bm25_keys_follow_lucene_and_mistakes_are_named() {
+        let c = bm25_idf("i", "sync", 27, 5);
+        let Answer::Number(key) = c.answer else { panic!() };
+        assert!((key - (1.0 + 22.5f64 / 5.5).ln()).abs() < 1e-12);
+        keys_and_mistakes_are_recognised(&c);
+        let p = Bm25Params { k1: 1.2, b: 0.75, ..Bm25Variant::Lucene.default_params() };
+        let c = bm25_contribution("t", "sync", "d1", 3, 27, 5, 40.0, 20.0, p);
+        let Answer::Number(key) = c.answer else { panic!() };
+        let hand = (1.0 + 22.5f64 / 5.5).ln() * 3.0 / (3.0 + 1.2 * (0.25 + 0.75 * 2.0));
+        assert!((key - hand).abs() < 1e-12, "{key} vs {hand}");
+        keys_and_mistakes_are_recognised(&c);
+    }
+
+    #[test]
+    fn metric_keys_are_trec_evals_and_mistakes_are_named() {
+        let ranking: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+        let grades: BTreeMap<String, i32> = [("b", 3), ("d", 1), ("z", 2)].map(|(d, g)| (d.to_string(), g)).into();
+        let j = Judged { ranking: &ranking, grades: &grades };
+        let p = precision_at("p", &j, 5);
+        assert_eq!(p.answer, Answer::Number(0.4));
+        keys_and_mistakes_are_recognised(&p);
+        let r = recall_at("r", &j, 5);
+        assert_eq!(r.answer, Answer::Number(2.0 / 3.0));
+        keys_and_mistakes_are_recognised(&r);
+        let ap = average_precision("ap", &j);
+        let Answer::Number(key) = ap.answer else { panic!() };
+        assert!((key - (0.5 + 0.5) / 3.0).abs() < 1e-12);
+        keys_and_mistakes_are_recognised(&ap);
+        let n = ndcg_at("n", &j, 10);
+        let Answer::Number(key) = n.answer else { panic!() };
+        let dcg = 3.0 / 3f64.log2() + 1.0 / 5f64.log2();
+        let idcg = 3.0 + 2.0 / 3f64.log2() + 1.0 / 4f64.log2();
+        assert!((key - dcg / idcg).abs() < 1e-12);
+        keys_and_mistakes_are_recognised(&n);
+    }
+}
