@@ -427,6 +427,8 @@ fn snapshots_of_the_main_views() {
     send(&mut h, [Command::OpenLesson("bm25".into())]);
     h.run_steps(3);
     settle(&mut h);
+    h.get_by_label("Predict first").click();
+    h.run_steps(3);
     snapshot(&mut h, "lesson_bm25", false);
 }
 
@@ -536,13 +538,18 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
         let lesson = lesson.unwrap_or_else(|e| panic!("{id}: {e}"));
         assert!(lesson.blocks.len() > 2, "{id}");
     }
+    // What follows a checkpoint is hidden until it is answered or revealed: untick "Predict
+    // first" to read the whole lesson.
+    h.get_by_label("Predict first").click();
+    h.run_steps(2);
     h.get_all_by_label("Cosine over TF-IDF").next().unwrap().click();
     settle(&mut h);
     h.get_by_label("0.6547");
     h.get_by_label("0.0727");
     h.get_all_by_label("Retrieve then read").next().unwrap().click();
     settle(&mut h);
-    h.get_by_label("the Martian atmosphere");
+    // In the reader's table (and among the checkpoint's options).
+    assert!(h.get_all_by_label("the Martian atmosphere").count() >= 2);
 
     // The BM25 lesson: the textbook rows are drawn; the sliders recompute the learner's row.
     h.get_all_by_label("Why BM25 flips tf-idf").next().unwrap().click();
@@ -1011,4 +1018,122 @@ fn a_folder_of_long_markdown_files_opens_with_windows_an_empty_question_and_an_o
     settle(&mut h);
     let n = h.state().engine().unwrap().corpus().len();
     assert!(n >= 24, "one passage per paragraph: {n}");
+}
+
+/// The text edit labelled `label`: replace its text and press Enter.
+fn answer(h: &mut Harness<'static, RankLensApp>, label: &str, text: &str) {
+    h.get_by_label(label).set_text_value_accesskit(text);
+    h.run_steps(2);
+    h.get_by_label(label).focus();
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+}
+
+#[test]
+fn a_lesson_checks_a_prediction_names_the_mistake_reveals_steps_and_runs_in_class_mode() {
+    // Tall enough that the lesson does not scroll past the fourth checkpoint.
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1700.0));
+    let mut h = harness_with("How long is a sync token valid?", tall);
+    h.get_by_label("Lessons").click();
+    settle(&mut h);
+    h.get_all_by_label("Cosine over TF-IDF").next().unwrap().click();
+    settle(&mut h);
+    // Before: the first checkpoint, and nothing after it.
+    h.get_by_label_contains("What is the idf of `mars`?");
+    h.get_by_label_contains("right within ±0.005");
+    assert!(h.query_by_label("Inverse document frequencies").is_none());
+    h.get_by_label("Answer the checkpoint above (or reveal it) to see what follows.");
+    snapshot(&mut h, "checkpoint_before", false);
+    // A wrong answer: ln 4 instead of log2 4 is named as the mistake; still hidden.
+    answer(&mut h, "Your answer to tfidf-idf", "1.3863");
+    h.get_by_label("✘ 1.3863 is what you get with ln instead of log2; the answer is 2.");
+    assert!(h.query_by_label("Inverse document frequencies").is_none());
+    snapshot(&mut h, "checkpoint_wrong", false);
+    // A number far from every mistake says so.
+    answer(&mut h, "Your answer to tfidf-idf", "7");
+    h.get_by_label_contains("matches none of the usual mistakes");
+    // Right: what follows appears, up to the next checkpoint.
+    answer(&mut h, "Your answer to tfidf-idf", "2,0");
+    h.get_by_label("✔ Right: 2.");
+    h.get_by_label("Inverse document frequencies");
+    h.get_by_label_contains("What is the tf-idf weight of `mars` in D3?");
+    // Reveal the next one: its answer and steps.
+    h.get_by_label("Reveal tfidf-weight").click();
+    h.run_steps(3);
+    h.get_by_label("Answer: 2");
+    h.get_by_label("w = tf × idf = 1 × 2 = 2");
+    h.get_by_label("D3's vector (w = tf × idf)");
+    snapshot(&mut h, "checkpoint_revealed", false);
+    // A choice: the options are buttons.
+    h.get_by_label("Reveal tfidf-cosine").click();
+    h.run_steps(3);
+    h.get_by_label("D4").click();
+    h.run_steps(3);
+    h.get_by_label_contains("✘ Not D4: the answer is D3.");
+
+    // Class mode: larger type, one checkpoint at a time.
+    h.get_by_label("Class mode").click();
+    settle(&mut h);
+    assert!(h.state().data().class_mode);
+    assert_eq!(h.ctx.zoom_factor(), ranklens::gui::app::CLASS_ZOOM);
+    let (_, _, lesson) = h.state().shown_lesson().cloned().unwrap();
+    let n = lesson.unwrap().checkpoints().count();
+    // Four on the textbook's page, two on the open corpus's.
+    assert_eq!(n, 6);
+    h.get_by_label("checkpoint 1 of 6");
+    h.get_by_label("Next ▶").click();
+    h.run_steps(3);
+    h.get_by_label("checkpoint 2 of 6");
+    h.get_by_label_contains("What is the tf-idf weight of `mars` in D3?");
+    assert!(h.query_by_label_contains("What is the idf of `mars`?").is_none());
+    snapshot(&mut h, "class_mode", false);
+    h.get_by_label("◀ Previous").click();
+    h.run_steps(3);
+    h.get_by_label("checkpoint 1 of 6");
+    h.get_by_label("Class mode").click();
+    settle(&mut h);
+    assert_eq!(h.ctx.zoom_factor(), 1.0);
+}
+
+#[test]
+fn the_assignment_dialog_writes_one_variant_per_student_and_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.csv");
+    std::fs::write(&roster, "name\nAda\nBob\nCy\n").unwrap();
+    let out = dir.path().join("week 3");
+    let mut h = harness("sync token expired");
+    h.get_by_label("Lessons").click();
+    settle(&mut h);
+    h.get_by_label("Assignment…").click();
+    h.run_steps(3);
+    // The snapshot shows paths that are the same on every machine; the real ones follow.
+    h.get_by_label("Roster (CSV, first column the name)").set_text_value_accesskit("roster.csv");
+    h.get_by_label("Write into the folder").set_text_value_accesskit("week 3");
+    h.run_steps(3);
+    h.get_by_label("Seed").set_value_accesskit(17.0);
+    h.run_steps(3);
+    snapshot(&mut h, "assignment_dialog", false);
+    h.get_by_label("Roster (CSV, first column the name)").set_text_value_accesskit(roster.to_str().unwrap());
+    h.get_by_label("Write into the folder").set_text_value_accesskit(out.to_str().unwrap());
+    h.run_steps(3);
+    h.get_by_label("Write the assignment").click();
+    settle(&mut h);
+    for f in ["Ada/questions.json", "Bob/handout.html", "Cy/questions.json", "key.json"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let key = ranklens::lessons::assignment::Key::read(&out.join("key.json")).unwrap();
+    assert_eq!((key.lesson.as_str(), key.seed, key.students.len()), ("tfidf", 17, 3));
+    h.get_by_label_contains("assignment written: 3 students");
+    // A roster with a duplicate name is refused, naming the file and line; nothing is written.
+    std::fs::write(&roster, "Ada\nada\n").unwrap();
+    let again = dir.path().join("again");
+    h.get_by_label("Assignment…").click();
+    h.run_steps(3);
+    h.get_by_label("Roster (CSV, first column the name)").set_text_value_accesskit(roster.to_str().unwrap());
+    h.get_by_label("Write into the folder").set_text_value_accesskit(again.to_str().unwrap());
+    h.run_steps(3);
+    h.get_by_label("Write the assignment").click();
+    settle(&mut h);
+    h.get_by_label_contains("roster.csv:2");
+    assert!(!again.exists());
 }

@@ -209,3 +209,210 @@ fn every_lesson_builds_and_prints() {
     assert_eq!(atlas.matches("\nStores: ").count(), lessons::ATLAS.len());
     assert!(lessons::build("nope", kit(), &LessonParams::default(), None).is_err());
 }
+
+// ---- Checkpoints ------------------------------------------------------------------------------
+
+use ranklens::lessons::checkpoint::{Answer, AnswerKind, Checkpoint};
+
+fn checkpoint<'a>(l: &'a Lesson, id: &str) -> &'a Checkpoint {
+    l.checkpoints().find(|c| c.id == id).unwrap_or_else(|| panic!("lesson {} has no checkpoint {id}", l.id))
+}
+
+fn key(c: &Checkpoint) -> f64 {
+    match c.answer {
+        Answer::Number(x) => x,
+        ref other => panic!("{}: {other:?}", c.id),
+    }
+}
+
+/// Right with its key; wrong with each usual mistake, which is named; wrong with another option
+/// or order; and a number far from everything matches no mistake.
+fn answered_every_way(c: &Checkpoint) {
+    assert!(c.check(&c.answer).correct, "{}: its key", c.id);
+    match c.kind {
+        AnswerKind::Number => {
+            for m in &c.mistakes {
+                let v = c.check(&Answer::Number(m.value));
+                assert!(!v.correct, "{}: {}", c.id, m.name);
+                assert_eq!(v.mistake.as_deref(), Some(m.name.as_str()), "{}: {}", c.id, v.message);
+                assert!(v.message.contains(&m.name));
+            }
+            let far = key(c) + 1000.0;
+            let v = c.check(&Answer::Number(far));
+            assert!(
+                !v.correct && v.mistake.is_none() && v.message.contains("none of the usual mistakes")
+                    || c.mistakes.is_empty(),
+                "{}",
+                c.id
+            );
+        }
+        AnswerKind::Choice => {
+            assert!(c.options.len() >= 2, "{}: {:?}", c.id, c.options);
+            assert!(c.options.contains(&c.answer.to_text()), "{}", c.id);
+            for o in c.options.iter().filter(|o| **o != c.answer.to_text()) {
+                assert!(!c.check(&Answer::Choice(o.clone())).correct, "{}: {o}", c.id);
+            }
+            // Case and spaces do not make an answer wrong.
+            assert!(c.check(&Answer::Choice(format!("  {} ", c.answer.to_text().to_uppercase()))).correct);
+        }
+        AnswerKind::Ordering => {
+            let Answer::Ordering(order) = &c.answer else { panic!() };
+            if order.len() > 1 {
+                let mut rev = order.clone();
+                rev.reverse();
+                let v = c.check(&Answer::Ordering(rev));
+                assert!(!v.correct && v.message.contains("#1"), "{}: {}", c.id, v.message);
+            }
+        }
+    }
+    assert!(!c.steps.is_empty(), "{}: no working", c.id);
+}
+
+#[test]
+fn every_lesson_has_checkpoints_each_right_with_its_key_and_naming_each_usual_mistake() {
+    let sample = kit().sample.clone();
+    for question in
+        ["sync token expired", "Why does my phone say my login is stale?", "How long is a sync token valid?"]
+    {
+        let open = lessons::Open { engine: sample.clone(), question: question.into() };
+        for (id, _) in lessons::LESSONS {
+            let l = lessons::build(id, kit(), &LessonParams::default(), Some(&open)).unwrap();
+            let n = l.checkpoints().count();
+            assert!(n >= 1, "{id} has no checkpoint");
+            let mut ids = std::collections::BTreeSet::new();
+            for c in l.checkpoints() {
+                assert!(ids.insert(c.id.clone()), "{id}: {} twice", c.id);
+                answered_every_way(c);
+            }
+        }
+    }
+}
+
+#[test]
+fn checkpoint_keys_are_the_textbook_numbers_and_the_lessons_own_tables() {
+    let l = build("tfidf", &LessonParams::default());
+    // idf(mars) = log2(4/1) = 2; w(mars, D3) = 1 × 2; the cosine is the textbook's 0.6547.
+    assert_eq!(key(checkpoint(&l, "tfidf-idf")), 2.0);
+    assert_eq!(key(checkpoint(&l, "tfidf-weight")), 2.0);
+    let cos = checkpoint(&l, "tfidf-cosine");
+    assert!((key(cos) - 9.0 / (3.0 * 21f64.sqrt())).abs() < 1e-12);
+    assert_eq!(checkpoint(&l, "tfidf-first").answer.to_text(), "D3");
+    // The usual mistake "ln instead of log2" on idf(mars) is ln 4 = 1.3863.
+    let v = checkpoint(&l, "tfidf-idf").check(&Answer::Number(1.3863));
+    assert_eq!(v.mistake.as_deref(), Some("ln instead of log2"));
+
+    let l = build("bm25", &LessonParams::default());
+    assert_eq!(checkpoint(&l, "example-tfidf-first").answer.to_text(), "d2");
+    assert_eq!(checkpoint(&l, "example-bm25-first").answer.to_text(), "d1");
+    assert_eq!(checkpoint(&l, "example-b0-first").answer.to_text(), "d2");
+    // love in d1: tf 8, dl 40, avgdl 120, N 100, df 10, Lucene's form with k1 1.2, b 0.75:
+    // ln(1 + 90.5/10.5) · 8/(8 + 1.2·(0.25 + 0.75·40/120)) = 2.26369 · 0.93023 = 2.10576.
+    let love = key(checkpoint(&l, "example-love"));
+    assert!((love - (1.0 + 90.5f64 / 10.5).ln() * 8.0 / (8.0 + 1.2 * (0.25 + 0.25))).abs() < 1e-12, "{love}");
+    // On the sample, for `sync token expired`: the flipped pair, and the contribution's key is the
+    // row the table shows.
+    let flip = checkpoint(&l, "open-flip");
+    let rows = table(&l, "Term by term");
+    let c = key(checkpoint(&l, "open-contribution"));
+    let col = if flip.answer.to_text() == flip.options[1] { 5 } else { 4 };
+    assert!(rows.iter().any(|r| (r[col].parse::<f64>().unwrap() - c).abs() < 5e-5), "{c} in {rows:?}");
+
+    let l = build("index", &LessonParams::default());
+    let postings = table(&l, "Dictionary and postings");
+    let df = checkpoint(&l, "index-df");
+    let term = df.prompt.split('`').nth(1).unwrap();
+    assert_eq!(cell(postings, term, 1), lessons::checkpoint::format_number(key(df)));
+    let list = checkpoint(&l, "index-postings");
+    let term = list.prompt.split('`').nth(1).unwrap();
+    let shown: Vec<&str> = cell(postings, term, 2).split_whitespace().map(|p| p.split(':').next().unwrap()).collect();
+    assert_eq!(list.answer, Answer::Ordering(shown.iter().map(|s| s.to_string()).collect()));
+
+    // Metrics: P@5 from the lesson's own table of grades, and the evaluation module's table.
+    let l = build("metrics", &LessonParams::default());
+    let ranked = table(&l, "The ranking and its judgements");
+    let p5 = ranked.iter().take(5).filter(|r| r[2] != "0").count() as f64 / 5.0;
+    assert_eq!(key(checkpoint(&l, "metrics-p5")), p5);
+    let values = table(&l, "What the evaluation module");
+    for (id, row) in [("metrics-p5", 0), ("metrics-r10", 1), ("metrics-ap", 2), ("metrics-ndcg10", 3)] {
+        assert_eq!(values[row][1], format!("{:.4}", key(checkpoint(&l, id))), "{id}");
+    }
+
+    // Dense: the cosine worked from its token states is the dense column's score, and the parts
+    // shown sum to it.
+    let l = build("dense", &LessonParams::default());
+    let c = key(checkpoint(&l, "dense-cosine"));
+    let parts = tables(&l, "").into_iter().find(|t| t.last().is_some_and(|r| r[0] == "sum = the cosine")).unwrap();
+    let sum: f64 = parts.last().unwrap()[1].parse().unwrap();
+    assert!((c - sum).abs() < 1e-4, "{c} vs {sum}");
+    let both = table(&l, "Both scores");
+    let first = checkpoint(&l, "dense-first").answer.to_text();
+    assert!((cell(both, &first, 1).parse::<f64>().unwrap() - c).abs() < 1e-4);
+
+    // Fusion: RRF of the wrong passage with k = 60.
+    let l = build("fusion", &LessonParams::default());
+    let rrf = checkpoint(&l, "fusion-rrf");
+    let ranks: Vec<f64> = rrf.data["ranks"].as_array().unwrap().iter().filter_map(|r| r["rank"].as_f64()).collect();
+    assert!((key(rrf) - ranks.iter().map(|r| 1.0 / (60.0 + r)).sum::<f64>()).abs() < 1e-12);
+    // Entities: Jaro(jon, john) = (3/3 + 3/4 + 3/3)/3 = 11/12; they share 2 leading characters:
+    // JW = 11/12 + 2 · 0.1 · (1 − 11/12) = 0.9333.
+    let l = build("entities", &LessonParams::default());
+    assert!((key(checkpoint(&l, "er-jw")) - (11.0 / 12.0 + 0.2 * (1.0 / 12.0))).abs() < 1e-12);
+    // Chunking: 12-word windows overlapping by 4 start every 8 words.
+    let l = build("chunking", &LessonParams::default());
+    let w = checkpoint(&l, "chunk-windows");
+    let words = w.data["words"].as_f64().unwrap();
+    assert_eq!(key(w), 1.0 + ((words - 12.0) / 8.0).ceil().max(0.0));
+}
+
+#[test]
+fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns() {
+    use ranklens::lessons::assignment;
+    let roster: Vec<String> = (1..=30).map(|i| format!("S{i}")).collect();
+    let made = assignment::make("dense", &roster, 9, &kit().sample, &NoProgress).unwrap();
+    for q in ["q1", "q2", "q3"] {
+        let datas: std::collections::BTreeSet<String> =
+            made.sheets.iter().map(|s| s.questions.iter().find(|c| c.id == q).unwrap().data.to_string()).collect();
+        assert_eq!(datas.len(), 30, "{q}");
+    }
+    let key_ = made.key();
+    let mut answers = assignment::Answers::default();
+    for (s, qs) in &key_.students {
+        answers.students.insert(
+            s.clone(),
+            qs.iter().map(|(q, e)| (q.clone(), (serde_json::to_value(&e.answer).unwrap(), "x".to_string()))).collect(),
+        );
+    }
+    assert!(assignment::grade(&key_, &answers).unwrap().students.iter().all(|g| g.score == 3));
+    // q3's key, worked from the printed S, n and |h̄|, is the dense retriever's cosine.
+    let settings = ranklens::config::Settings::default();
+    let dense = kit().sample.retriever(ranklens::retrieve::MethodKind::Dense, &settings).unwrap();
+    for sheet in made.sheets.iter().take(5) {
+        let c = sheet.questions.iter().find(|c| c.id == "q3").unwrap();
+        let passage = c.data["passage"].as_str().unwrap();
+        let question = sheet.questions[0].data["question"].as_str().unwrap();
+        let doc = kit().sample.corpus().lookup(passage).unwrap();
+        let score = dense.explain(&ranklens::retrieve::QueryContext::new(question), doc).unwrap().value;
+        let by_hand =
+            c.data["S"].as_f64().unwrap() / (c.data["n"].as_f64().unwrap() * c.data["mean_norm"].as_f64().unwrap());
+        assert!((by_hand - score).abs() < 1e-3, "{passage}: {by_hand} vs {score}");
+        assert!((key(c) - by_hand).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn handouts_hold_every_question_and_row_and_load_nothing() {
+    for (id, _) in lessons::LESSONS {
+        let l = build(id, &LessonParams::default());
+        let html = lessons::handout::lesson_html(&l, true);
+        let md = lessons::handout::lesson_markdown(&l, true);
+        for needle in ["src=\"http", "href=\"http", "@import", "url("] {
+            assert!(!html.contains(needle), "{id}: {needle}");
+        }
+        for c in l.checkpoints() {
+            assert!(html.contains(&format!("[{}]", c.id)) && md.contains(&format!("[{}]", c.id)), "{id}: {}", c.id);
+        }
+        let student = lessons::handout::lesson_html(&l, false);
+        assert!(!student.contains("<h2>Answers</h2>"));
+        assert_eq!(html.contains("<h2>Answers</h2>"), l.checkpoints().count() > 0);
+    }
+}

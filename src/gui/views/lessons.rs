@@ -212,7 +212,12 @@ impl LessonsView {
     fn assignment_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let Some(form) = &mut self.assignment else { return };
         let mut close = false;
-        egui::Window::new("Assignment").collapsible(false).resizable(false).show(ui.ctx(), |ui| {
+        egui::Window::new("Assignment")
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_TOP, [0.0, 90.0])
+            .default_width(560.0)
+            .show(ui.ctx(), |ui| {
             ui.label("One variant per student — different passages, questions and parameters, drawn with the seed — as DIR/<student>/questions.json and handout.html, and DIR/key.json for `ranklens assignment grade`.");
             egui::ComboBox::from_label("Lesson").selected_text(form.lesson.clone()).show_ui(ui, |ui| {
                 for (id, what) in ASSIGNMENT_LESSONS {
@@ -416,7 +421,7 @@ pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, state: &mut CheckpointState) {
     egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, theme::LITERAL)).show(ui, |ui| {
         ui.set_width(ui.available_width().min(900.0));
         ui.label(RichText::new(format!("Checkpoint · {}", c.id)).strong().color(theme::LITERAL));
-        ui.add(egui::Label::new(RichText::new(&c.prompt).size(15.0)).wrap());
+        ui.add(egui::Label::new(RichText::new(&c.prompt).size(15.0).strong()).wrap());
         ui.label(RichText::new(format!("({})", c.tolerance_text())).weak());
         let label = format!("Your answer to {}", c.id);
         let mut submit = false;

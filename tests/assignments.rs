@@ -1,0 +1,510 @@
+//! Assignments end to end: 30 students get 30 variants with no two alike, the key grades itself
+//! full marks, a wrong answer loses its point with feedback naming its question, one variant's
+//! numbers are recomputed from its questions.json alone with the textbook formulas written here
+//! (not the library's), and every reader (roster, answers, key) refuses bad input by name.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use proptest::prelude::*;
+use ranklens::corpus::{self, LoadOptions};
+use ranklens::engine::Engine;
+use ranklens::lessons::assignment::{
+    self, ASSIGNMENT_LESSONS, Answers, Key, parse_answer_file, parse_answers_csv, parse_roster,
+};
+use ranklens::progress::NoProgress;
+use serde_json::Value;
+
+fn cases() -> u32 {
+    common::proptest_cases()
+}
+
+fn sample() -> Engine {
+    let dir = ranklens::sample::acme_sync().unwrap();
+    Engine::new(corpus::load(&dir, LoadOptions::default()).unwrap())
+}
+
+fn roster(n: usize) -> Vec<String> {
+    (1..=n).map(|i| format!("Student {i:02}")).collect()
+}
+
+/// The key's own answers, as a student would hand them in.
+fn answers_from_key(key: &Key) -> Answers {
+    let mut a = Answers::default();
+    for (s, qs) in &key.students {
+        let m = qs
+            .iter()
+            .map(|(q, e)| (q.clone(), (serde_json::to_value(&e.answer).unwrap(), format!("{s}.json"))))
+            .collect();
+        a.students.insert(s.clone(), m);
+    }
+    a
+}
+
+#[test]
+fn thirty_students_get_thirty_variants_and_the_key_grades_itself_full_marks() {
+    let engine = sample();
+    for (lesson, _) in ASSIGNMENT_LESSONS.iter().filter(|l| l.0 != "dense") {
+        let made = assignment::make(lesson, &roster(30), 42, &engine, &NoProgress).unwrap();
+        assert_eq!(made.sheets.len(), 30, "{lesson}");
+        // No two students share the data of any question.
+        let ids: BTreeSet<&str> = made.sheets[0].questions.iter().map(|c| c.id.as_str()).collect();
+        assert!(ids.len() >= 4, "{lesson}: {ids:?}");
+        for id in &ids {
+            let datas: BTreeSet<String> = made
+                .sheets
+                .iter()
+                .map(|s| s.questions.iter().find(|c| c.id == *id).unwrap().data.to_string())
+                .collect();
+            assert_eq!(datas.len(), 30, "{lesson} {id}: some students share data");
+        }
+        // The same seed gives the same assignment; another seed another one.
+        assert_eq!(assignment::make(lesson, &roster(30), 42, &engine, &NoProgress).unwrap(), made);
+        assert_ne!(assignment::make(lesson, &roster(30), 43, &engine, &NoProgress).unwrap().sheets, made.sheets);
+        // Adding a student changes nobody else's variant.
+        let more = assignment::make(lesson, &roster(31), 42, &engine, &NoProgress).unwrap();
+        assert_eq!(more.sheets[..30], made.sheets[..], "{lesson}");
+
+        let key = made.key();
+        let book = assignment::grade(&key, &answers_from_key(&key)).unwrap();
+        assert_eq!(book.students.len(), 30);
+        for g in &book.students {
+            assert_eq!((g.score, g.max), (g.max, ids.len() as u32), "{lesson} {}: {:?}", g.student, g.feedback);
+            assert!(g.feedback.is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_wrong_answer_loses_its_point_and_its_feedback_names_the_question_and_the_mistake() {
+    let made = assignment::make("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
+    let key = made.key();
+    let mut answers = answers_from_key(&key);
+    let student = "Student 02";
+    let entry = &key.students[student]["q2"];
+    // The value a student gets with BM25's k1 + 1 numerator (the Okapi form): named.
+    let okapi = entry.mistakes.iter().find(|m| m.name.starts_with("k1 + 1")).expect("the Okapi mistake is listed");
+    let mine = answers.students.get_mut(student).unwrap();
+    mine.insert("q2".into(), (Value::from(okapi.value), "x".into()));
+    // A choice that is wrong: another option.
+    let q4 = &key.students[student]["q4"];
+    let right = q4.answer.to_text();
+    let wrong = q4.options.iter().find(|o| **o != right).unwrap().clone();
+    mine.insert("q4".into(), (Value::from(wrong.clone()), "x".into()));
+    // A number given as text with a decimal comma is read as the number.
+    let q1 = match &key.students[student]["q1"].answer {
+        ranklens::lessons::checkpoint::Answer::Number(x) => *x,
+        other => panic!("{other:?}"),
+    };
+    mine.insert("q1".into(), (Value::from(format!("{q1:.4}").replace('.', ",")), "x".into()));
+    let book = assignment::grade(&key, &answers).unwrap();
+    let g = book.students.iter().find(|g| g.student == student).unwrap();
+    assert_eq!((g.score, g.max), (2, 4), "{:?}", g.feedback);
+    let questions: Vec<&str> = g.feedback.iter().map(|f| f.question.as_str()).collect();
+    assert_eq!(questions, ["q2", "q4"]);
+    assert!(g.feedback[0].message.contains("k1 + 1 in the numerator"), "{}", g.feedback[0].message);
+    assert!(g.feedback[1].message.contains(&format!("Not {wrong}")), "{}", g.feedback[1].message);
+    // Everyone else is untouched.
+    assert!(book.students.iter().filter(|g| g.student != student).all(|g| g.score == g.max));
+}
+
+// ---- One variant recomputed from its questions.json alone, with the textbook formulas ----------
+
+fn num(v: &Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"))
+}
+
+/// Lucene's BM25 idf and tf part, from Robertson & Zaragoza (2009) and Lucene's BM25Similarity
+/// documentation, written out here.
+fn bm25(tf: f64, df: f64, n: f64, dl: f64, avgdl: f64, k1: f64, b: f64) -> f64 {
+    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+    idf * tf / (tf + k1 * (1.0 - b + b * dl / avgdl))
+}
+
+fn key_number(key: &Key, student: &str, q: &str) -> f64 {
+    match &key.students[student][q].answer {
+        ranklens::lessons::checkpoint::Answer::Number(x) => *x,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn key_text(key: &Key, student: &str, q: &str) -> String {
+    key.students[student][q].answer.to_text()
+}
+
+fn written(lesson: &str, dir: &Path) -> (Key, Value) {
+    let made =
+        assignment::make(lesson, &["Grace Hopper".to_string(), "Alan Turing".into()], 11, &sample(), &NoProgress)
+            .unwrap();
+    made.write(dir).unwrap();
+    let key = Key::read(&dir.join("key.json")).unwrap();
+    let q: Value = serde_json::from_slice(&std::fs::read(dir.join("Grace Hopper/questions.json")).unwrap()).unwrap();
+    assert_eq!(q["student"], "Grace Hopper");
+    assert_eq!(q["lesson"], lesson);
+    // What the student gets holds no answer.
+    let text = q.to_string();
+    assert!(!text.contains("\"answer\"") && !text.contains("\"steps\"") && !text.contains("mistakes"), "{text}");
+    let html = std::fs::read_to_string(dir.join("Grace Hopper/handout.html")).unwrap();
+    // Self-contained: nothing loaded from the network.
+    for needle in ["src=\"http", "href=\"http", "@import", "url("] {
+        assert!(!html.contains(needle), "{needle}");
+    }
+    for c in q["questions"].as_array().unwrap() {
+        assert!(html.contains(c["id"].as_str().unwrap()));
+    }
+    (key, q)
+}
+
+fn question<'a>(q: &'a Value, id: &str) -> &'a Value {
+    q["questions"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap()
+}
+
+#[test]
+fn a_bm25_variant_recomputed_from_its_questions_by_hand_gives_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, q) = written("bm25", dir.path());
+    let s = "Grace Hopper";
+    let d1 = &question(&q, "q1")["data"];
+    let idf = (1.0 + (num(d1, "N") - num(d1, "n") + 0.5) / (num(d1, "n") + 0.5)).ln();
+    assert!((idf - key_number(&key, s, "q1")).abs() < 1e-9);
+    let d = &question(&q, "q2")["data"];
+    let v = bm25(num(d, "tf"), num(d, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(d, "k1"), num(d, "b"));
+    assert!((v - key_number(&key, s, "q2")).abs() < 1e-9, "{v}");
+    let d = &question(&q, "q3")["data"];
+    let (from, to) = (&d["from"], &d["to"]);
+    let gain = |t: &Value| {
+        let part = |p: &Value| {
+            bm25(num(t, "tf"), num(t, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(p, "k1"), num(p, "b"))
+        };
+        part(to) - part(from)
+    };
+    let best = d["terms"].as_array().unwrap().iter().max_by(|a, b| gain(a).total_cmp(&gain(b))).unwrap();
+    assert_eq!(best["term"].as_str().unwrap(), key_text(&key, s, "q3"));
+    let d = &question(&q, "q4")["data"];
+    let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
+    let score = |p: &Value| -> f64 {
+        let dl = num(p, "dl");
+        words
+            .iter()
+            .filter_map(|w| p["terms"].get(*w))
+            .map(|t| bm25(num(t, "tf"), num(t, "df"), num(d, "N"), dl, num(d, "avgdl"), num(d, "k1"), num(d, "b")))
+            .sum()
+    };
+    let best = d["passages"].as_array().unwrap().iter().max_by(|a, b| score(a).total_cmp(&score(b))).unwrap();
+    assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
+}
+
+#[test]
+fn a_tfidf_variant_recomputed_from_its_questions_by_hand_gives_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, q) = written("tfidf", dir.path());
+    let s = "Grace Hopper";
+    let d = &question(&q, "q1")["data"];
+    assert!(((num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q1")).abs() < 1e-9);
+    let d = &question(&q, "q2")["data"];
+    assert!((num(d, "tf") * (num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q2")).abs() < 1e-9);
+    // Cosine of raw-tf × log2(N/df) vectors (Manning, Raghavan & Schütze, ch. 6).
+    let cosine = |qt: &Value, dt: &Value, n: f64| {
+        let w = |t: &Value| num(t, "tf") * (n / num(t, "df")).log2();
+        let norm = |m: &Value| m.as_object().unwrap().values().map(|t| w(t).powi(2)).sum::<f64>().sqrt();
+        let dot: f64 = qt.as_object().unwrap().iter().filter_map(|(k, t)| dt.get(k).map(|u| w(t) * w(u))).sum();
+        if norm(qt) * norm(dt) > 0.0 { dot / (norm(qt) * norm(dt)) } else { 0.0 }
+    };
+    let d = &question(&q, "q3")["data"];
+    let c = cosine(&d["question"], &d["passage_terms"], num(d, "N"));
+    assert!((c - key_number(&key, s, "q3")).abs() < 1e-9, "{c}");
+    let d = &question(&q, "q4")["data"];
+    let best = d["passages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by(|a, b| {
+            cosine(&d["question_terms"], &a["terms"], num(d, "N")).total_cmp(&cosine(
+                &d["question_terms"],
+                &b["terms"],
+                num(d, "N"),
+            ))
+        })
+        .unwrap();
+    assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
+}
+
+#[test]
+fn a_metrics_variant_recomputed_from_its_questions_by_hand_gives_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, q) = written("metrics", dir.path());
+    let s = "Grace Hopper";
+    let d = &question(&q, "q1")["data"];
+    let ranking: Vec<&str> = d["ranking"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    let grades: BTreeMap<&str, f64> =
+        d["judgements"].as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_f64().unwrap())).collect();
+    let g = |x: &str| grades.get(x).copied().unwrap_or(0.0);
+    let relevant = grades.values().filter(|&&x| x >= 1.0).count() as f64;
+    let prompt = question(&q, "q1")["prompt"].as_str().unwrap();
+    let k: usize = if prompt.contains("precision at 3") { 3 } else { 5 };
+    let p = ranking.iter().take(k).filter(|x| g(x) >= 1.0).count() as f64 / k as f64;
+    assert!((p - key_number(&key, s, "q1")).abs() < 1e-9);
+    let r = ranking.iter().take(10).filter(|x| g(x) >= 1.0).count() as f64 / relevant;
+    assert!((r - key_number(&key, s, "q2")).abs() < 1e-9);
+    let mut found = 0.0;
+    let mut sum = 0.0;
+    for (i, x) in ranking.iter().enumerate() {
+        if g(x) >= 1.0 {
+            found += 1.0;
+            sum += found / (i + 1) as f64;
+        }
+    }
+    assert!((sum / relevant - key_number(&key, s, "q3")).abs() < 1e-9);
+    let dcg: f64 = ranking.iter().take(10).enumerate().map(|(i, x)| g(x) / ((i + 2) as f64).log2()).sum();
+    let mut ideal: Vec<f64> = grades.values().copied().filter(|&x| x > 0.0).collect();
+    ideal.sort_by(|a, b| b.total_cmp(a));
+    let idcg: f64 = ideal.iter().take(10).enumerate().map(|(i, x)| x / ((i + 2) as f64).log2()).sum();
+    assert!((dcg / idcg - key_number(&key, s, "q4")).abs() < 1e-9);
+}
+
+#[test]
+fn an_index_variant_recomputed_from_its_passages_gives_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, q) = written("index", dir.path());
+    let s = "Grace Hopper";
+    let d = &question(&q, "q1")["data"];
+    let passages: Vec<(String, BTreeSet<String>)> = d["passages, in index order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (p["id"].as_str().unwrap().to_string(), p["terms"].as_str().unwrap().split(' ').map(String::from).collect())
+        })
+        .collect();
+    let holding =
+        |t: &str| passages.iter().filter(|(_, ts)| ts.contains(t)).map(|(id, _)| id.clone()).collect::<Vec<_>>();
+    let t1 = d["question"].as_str().unwrap();
+    assert_eq!(holding(t1).len() as f64, key_number(&key, s, "q1"));
+    let t2 = question(&q, "q2")["data"]["question"].as_str().unwrap();
+    assert_eq!(holding(t2).join(", "), key_text(&key, s, "q2"));
+    let and = question(&q, "q3")["data"]["question"].as_str().unwrap().to_string();
+    let (a, c) = and.split_once(" AND ").unwrap();
+    let both = holding(a).into_iter().filter(|x| holding(c).contains(x)).count();
+    assert_eq!(both as f64, key_number(&key, s, "q3"));
+    let either: BTreeSet<String> = holding(a).into_iter().chain(holding(c)).collect();
+    assert_eq!(either.len() as f64, key_number(&key, s, "q4"));
+}
+
+// ---- Bad input: errors that name the file, the line and the field ------------------------------
+
+#[test]
+fn bad_rosters_answers_and_keys_are_refused_by_name() {
+    let e = |r: ranklens::Result<Vec<String>>| r.unwrap_err().to_string();
+    assert!(e(parse_roster(b"Ada\nBob\nAda\n", "roster.csv")).contains("roster.csv:3"));
+    assert!(e(parse_roster(b"Ada\n\"\",x\n", "roster.csv")).contains("roster.csv:2"));
+    assert!(e(parse_roster(b"", "roster.csv")).contains("no student"));
+    let engine = sample();
+    let err = assignment::make("bogus", &roster(2), 1, &engine, &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("bogus") && err.contains("tfidf"), "{err}");
+
+    let made = assignment::make("tfidf", &roster(2), 1, &engine, &NoProgress).unwrap();
+    let key = made.key();
+    let good = answers_from_key(&key);
+    // An unknown question id.
+    let mut a = good.clone();
+    a.students.get_mut("Student 01").unwrap().insert("q9".into(), (Value::from(1.0), "Student 01.json".into()));
+    let err = assignment::grade(&key, &a).unwrap_err().to_string();
+    assert!(err.contains("Student 01.json") && err.contains("q9"), "{err}");
+    // Text where a number belongs.
+    let mut a = good.clone();
+    a.students.get_mut("Student 01").unwrap().insert("q1".into(), (Value::from("two"), "answers.csv:3".into()));
+    let err = assignment::grade(&key, &a).unwrap_err().to_string();
+    assert!(err.contains("answers.csv:3") && err.contains("q1") && err.contains("number"), "{err}");
+    // A missing student.
+    let mut a = good.clone();
+    a.students.remove("Student 02");
+    let err = assignment::grade(&key, &a).unwrap_err().to_string();
+    assert!(err.contains("Student 02"), "{err}");
+    // A student not in the key.
+    let mut a = good.clone();
+    a.students.insert("Mallory".into(), BTreeMap::new());
+    assert!(assignment::grade(&key, &a).unwrap_err().to_string().contains("Mallory"));
+    // An edited key.
+    let original = serde_json::to_string(&key).unwrap();
+    let v = key_number(&key, "Student 01", "q1");
+    let text = original.replacen(&serde_json::to_string(&v).unwrap(), &serde_json::to_string(&(v + 1.0)).unwrap(), 1);
+    assert_ne!(text, original);
+    let err = Key::parse(text.as_bytes(), "key.json").unwrap_err().to_string();
+    assert!(err.contains("key.json") && err.contains("checksum"), "{err}");
+    // Answers as CSV: a row with two fields names its line; a duplicate answer too.
+    assert!(
+        parse_answers_csv(b"student,question,answer\nAda,q1\n", "a.csv").unwrap_err().to_string().contains("a.csv:2")
+    );
+    assert!(parse_answers_csv(b"Ada,q1,1\nAda,q1,2\n", "a.csv").unwrap_err().to_string().contains("a.csv:2"));
+    assert!(parse_answer_file(b"{\"answers\": 3}", "Ada.json").unwrap_err().to_string().contains("Ada.json"));
+}
+
+#[test]
+fn the_cli_writes_an_assignment_and_grades_a_csv_of_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.csv");
+    std::fs::write(&roster, "name,email\nAda,a@x\nBob,b@x\n").unwrap();
+    let out = dir.path().join("out");
+    let run = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_ranklens")).args(args).output().unwrap();
+    let o = run(&[
+        "assignment",
+        "new",
+        "--lesson",
+        "metrics",
+        "--roster",
+        roster.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["Ada/questions.json", "Ada/handout.html", "Bob/questions.json", "Bob/handout.html", "key.json"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let key = Key::read(&out.join("key.json")).unwrap();
+    let mut csv = String::from("student,question,answer\n");
+    for (s, qs) in &key.students {
+        for (q, e) in qs {
+            let a = if s == "Bob" && q == "q4" { "0.0001".to_string() } else { e.answer.to_text() };
+            csv.push_str(&format!("{s},{q},{a}\n"));
+        }
+    }
+    let answers = dir.path().join("answers.csv");
+    std::fs::write(&answers, csv).unwrap();
+    let o = run(&[
+        "assignment",
+        "grade",
+        "--key",
+        out.join("key.json").to_str().unwrap(),
+        "--answers",
+        answers.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let book: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(book["students"][0]["student"], "Ada");
+    assert_eq!(book["students"][0]["score"], 4);
+    assert_eq!(book["students"][1]["score"], 3);
+    assert_eq!(book["students"][1]["feedback"][0]["question"], "q4");
+    // An edited key stops the grader with exit code 2, naming the file.
+    let k = std::fs::read_to_string(out.join("key.json")).unwrap().replacen("\"seed\": 3", "\"seed\": 4", 1);
+    std::fs::write(out.join("key.json"), k).unwrap();
+    let o = run(&[
+        "assignment",
+        "grade",
+        "--key",
+        out.join("key.json").to_str().unwrap(),
+        "--answers",
+        answers.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("checksum"));
+}
+
+// ---- Properties ---------------------------------------------------------------------------------
+
+fn name() -> impl Strategy<Value = String> {
+    "[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ ,'-]{0,20}[A-Za-z]".prop_filter("not a header word", |s| {
+        !matches!(s.to_lowercase().as_str(), "name" | "student" | "students" | "student name" | "full name")
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// Any bytes: a roster, an answer file, a CSV of answers or a key is read or refused, never a
+    /// panic.
+    #[test]
+    fn readers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let _ = parse_roster(&bytes, "r.csv");
+        let _ = parse_answer_file(&bytes, "a.json");
+        let _ = parse_answers_csv(&bytes, "a.csv");
+        prop_assert!(Key::parse(&bytes, "key.json").is_err());
+    }
+
+    /// A roster written as CSV (with or without a header, any names a folder can take) reads back
+    /// the same names in the same order.
+    #[test]
+    fn a_roster_round_trips(names in proptest::collection::btree_set(name(), 1..12), header in any::<bool>()) {
+        let mut seen = BTreeSet::new();
+        let names: Vec<String> = names.into_iter().filter(|n| seen.insert(n.to_lowercase())).collect();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        if header {
+            w.write_record(["name", "email"]).unwrap();
+        }
+        for n in &names {
+            w.write_record([n.as_str(), "x@y"]).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        prop_assert_eq!(parse_roster(&bytes, "r.csv").unwrap(), names);
+    }
+
+    /// Answers written as a student's JSON file and as CSV read back the same.
+    #[test]
+    fn answers_round_trip(answers in proptest::collection::btree_map("q[0-9]{1,2}", prop_oneof![
+        (-1e6f64..1e6).prop_map(Value::from),
+        "[a-z0-9 ,.-]{1,12}".prop_map(|s| Value::from(s.trim().to_string())).prop_filter("not empty", |v| !v.as_str().unwrap_or("").is_empty()),
+    ], 0..8)) {
+        let file = serde_json::to_vec(&serde_json::json!({"answers": answers})).unwrap();
+        let read = parse_answer_file(&file, "s.json").unwrap();
+        let back: BTreeMap<String, Value> = read.into_iter().map(|(q, (v, _))| (q, v)).collect();
+        prop_assert_eq!(&back, &answers);
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(["student", "question", "answer"]).unwrap();
+        for (q, v) in &answers {
+            let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            w.write_record(["Ada", q.as_str(), text.as_str()]).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        match parse_answers_csv(&bytes, "a.csv") {
+            Ok(a) => {
+                let got: BTreeMap<String, String> = a.students["Ada"].iter().map(|(q, (v, _))| (q.clone(), v.as_str().unwrap_or("").to_string())).collect();
+                let want: BTreeMap<String, String> = answers.iter().map(|(q, v)| (q.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect();
+                prop_assert_eq!(got, want);
+            }
+            Err(e) => prop_assert!(answers.is_empty() && e.to_string().contains("no answers")),
+        }
+    }
+
+    /// A key written and read back is the same key; any answer changed in it is caught by the
+    /// checksum; grading any answers against it is a gradebook or an error, never a panic.
+    #[test]
+    fn keys_round_trip_and_catch_edits(seed in any::<u64>(), bump in 0.01f64..100.0, given in -10.0f64..10.0) {
+        let key = small_key(seed);
+        let text = serde_json::to_vec(&key).unwrap();
+        prop_assert_eq!(&Key::parse(&text, "k.json").unwrap(), &key);
+        let mut edited = key.clone();
+        if let Some(e) = edited.students.get_mut("Ada").and_then(|q| q.get_mut("q1")) {
+            e.tolerance += bump;
+        }
+        prop_assert!(Key::parse(&serde_json::to_vec(&edited).unwrap(), "k.json").is_err());
+        let mut a = Answers::default();
+        a.students.insert("Ada".into(), [("q1".to_string(), (Value::from(given), "a".to_string()))].into());
+        let book = assignment::grade(&key, &a).unwrap();
+        prop_assert_eq!(book.students[0].max, 1);
+    }
+}
+
+/// A one-student, one-question key made by the library from a seed.
+fn small_key(seed: u64) -> Key {
+    use ranklens::lessons::exercises;
+    let n = 10 + seed % 1000;
+    let df = 1 + seed % n;
+    let c = exercises::bm25_idf("q1", "term", n, df);
+    let entry = assignment::KeyEntry {
+        answer: c.answer.clone(),
+        tolerance: c.tolerance,
+        steps: c.steps.clone(),
+        kind: c.kind,
+        options: c.options.clone(),
+        mistakes: c.mistakes.clone(),
+    };
+    let students: BTreeMap<String, BTreeMap<String, assignment::KeyEntry>> =
+        [("Ada".to_string(), [("q1".to_string(), entry)].into())].into();
+    let checksum = Key::compute_checksum("bm25", seed, &students);
+    Key { lesson: "bm25".into(), seed, students, checksum }
+}
