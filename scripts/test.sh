@@ -9,6 +9,7 @@ need=()
 dpkg -s mesa-vulkan-drivers >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 dpkg -s libvulkan1 >/dev/null 2>&1 || need+=(libvulkan1)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 source scripts/debian.sh
 install_debian_packages "${need[@]}"
 

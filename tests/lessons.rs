@@ -416,3 +416,101 @@ fn handouts_hold_every_question_and_row_and_load_nothing() {
         assert_eq!(html.contains("<h2>Answers</h2>"), l.checkpoints().count() > 0);
     }
 }
+
+/// Print a page to PDF with headless Chromium (offline) and read it back with pdftotext: its text,
+/// and every word's right edge with its page's width.
+fn print_to_pdf(html: &str, dir: &std::path::Path, name: &str) -> (String, Vec<(f64, f64, String)>) {
+    use std::process::Command;
+    let page = dir.join(format!("{name}.html"));
+    std::fs::write(&page, html).unwrap();
+    let pdf = dir.join(format!("{name}.pdf"));
+    let chromium = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| Command::new(c).arg("--version").output().is_ok())
+        .expect("Chromium is needed for this test: scripts/test.sh installs Debian's `chromium`");
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--no-pdf-header-footer",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join(format!("profile-{name}")).display()))
+        .arg(format!("--print-to-pdf={}", pdf.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(pdf.is_file(), "no PDF: {}", String::from_utf8_lossy(&out.stderr));
+    let text = Command::new("pdftotext")
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext (Debian's poppler-utils; scripts/test.sh installs it)");
+    let bbox = Command::new("pdftotext").arg("-bbox").arg(&pdf).arg("-").output().unwrap();
+    let bbox = String::from_utf8_lossy(&bbox.stdout).into_owned();
+    let attr = |line: &str, name: &str| -> Option<f64> {
+        let at = line.find(&format!("{name}=\""))? + name.len() + 2;
+        line[at..].split('"').next()?.parse().ok()
+    };
+    let mut words = Vec::new();
+    let mut width = 0.0;
+    for line in bbox.lines() {
+        if line.trim_start().starts_with("<page") {
+            width = attr(line, "width").unwrap_or(0.0);
+        } else if line.trim_start().starts_with("<word") {
+            let w = line.split('>').nth(1).and_then(|x| x.split('<').next()).unwrap_or("").to_string();
+            words.push((attr(line, "xMax").unwrap_or(0.0), width, w));
+        }
+    }
+    (String::from_utf8_lossy(&text.stdout).into_owned(), words)
+}
+
+/// Text without white space and hyphens (pdftotext joins a word broken at a line's end and drops
+/// the hyphen it was broken at).
+fn squeeze(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace() && *c != '-' && *c != '‐').collect()
+}
+
+#[test]
+fn every_handout_prints_every_question_and_table_row_within_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    // The check sees a table too wide for the page: its right-hand cell is not printed.
+    let wide = "<html><body><table style='width:2000px'><tr><td>leftcell</td><td style='text-align:right'>rightcell</td></tr></table></body></html>";
+    let (text, _) = print_to_pdf(wide, dir.path(), "wide");
+    assert!(text.contains("leftcell") && !text.contains("rightcell"), "{text}");
+    let mut pages = Vec::new();
+    for (id, _) in lessons::LESSONS {
+        let l = build(id, &LessonParams::default());
+        pages.push((id.to_string(), lessons::handout::lesson_html(&l, true), l));
+    }
+    for (id, html, l) in &pages {
+        let (text, words) = print_to_pdf(html, dir.path(), id);
+        let flat = squeeze(&text);
+        assert!(!words.is_empty(), "{id}: the PDF has no text");
+        for c in l.checkpoints() {
+            assert!(flat.contains(&squeeze(&format!("[{}]", c.id))), "{id}: checkpoint {} not printed", c.id);
+            let start: String = c.prompt.chars().filter(|ch| *ch != '`').take(30).collect();
+            assert!(flat.contains(&squeeze(&start)), "{id}: {start:?} not printed");
+        }
+        for b in &l.blocks {
+            if let Block::Table { caption, rows, .. } = b {
+                assert!(flat.contains(&squeeze(caption).replace('`', "")), "{id}: caption {caption:?}");
+                // Every cell of every row: a table wider than the page loses its right-hand cells.
+                for r in rows {
+                    for cell in r {
+                        let start: String = cell.chars().take(40).collect();
+                        assert!(flat.contains(&squeeze(&start)), "{id}: cell {start:?} of {caption:?} not printed");
+                    }
+                }
+            }
+        }
+        // Nothing runs off the page: every word ends inside it.
+        for (x, width, w) in &words {
+            assert!(*x <= *width + 0.5, "{id}: {w:?} ends at {x} on a page {width} wide");
+        }
+    }
+}

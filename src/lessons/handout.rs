@@ -31,9 +31,11 @@ body { font-family: "DejaVu Sans", "Helvetica", "Arial", sans-serif; max-width: 
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; margin-top: 1.4em; border-bottom: 1px solid #999; }
 table { border-collapse: collapse; margin: 0.6em 0; max-width: 100%; table-layout: auto; }
-th, td { border: 1px solid #999; padding: 0.2em 0.45em; vertical-align: top; text-align: left; overflow-wrap: anywhere; word-break: break-word; }
+th, td { border: 1px solid #999; padding: 0.2em 0.45em; vertical-align: top; text-align: left; }
+th, td.num { white-space: nowrap; }
+td.long { overflow-wrap: anywhere; }
 th { background: #eee; }
-caption { caption-side: top; text-align: left; font-weight: bold; padding: 0.2em 0; }
+p.caption { font-weight: bold; margin: 0.8em 0 0.2em 0; break-after: avoid; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .warning { border-left: 4px solid #c77d00; padding: 0.2em 0.6em; background: #fff6e5; }
 .checkpoint { border: 2px solid #335; border-radius: 6px; padding: 0.5em 0.8em; margin: 1em 0; break-inside: avoid; }
@@ -75,8 +77,21 @@ fn is_number(s: &str) -> bool {
     !s.is_empty() && s.trim_start_matches(['-', '#']).parse::<f64>().is_ok()
 }
 
+/// Numbers stay whole and right-aligned; a cell with a word too long for a column may break it
+/// anywhere (else it would push the table off the page).
+fn cell_class(c: &str) -> &'static str {
+    if is_number(c) {
+        " class=\"num\""
+    } else if c.split_whitespace().any(|w| w.chars().count() > 28) {
+        " class=\"long\""
+    } else {
+        ""
+    }
+}
+
 fn table_html(caption: &str, header: &[String], rows: &[Vec<String>]) -> String {
-    let mut out = format!("<table>\n<caption>{}</caption>\n<thead><tr>", inline(caption));
+    // The caption above the table, as wide as the text (a <caption> is as narrow as its table).
+    let mut out = format!("<p class=\"caption\">{}</p>\n<table>\n<thead><tr>", inline(caption));
     for h in header {
         let _ = write!(out, "<th>{}</th>", inline(h));
     }
@@ -84,7 +99,7 @@ fn table_html(caption: &str, header: &[String], rows: &[Vec<String>]) -> String 
     for r in rows {
         out.push_str("<tr>");
         for c in r {
-            let class = if is_number(c) { " class=\"num\"" } else { "" };
+            let class = cell_class(c);
             let _ = write!(out, "<td{class}>{}</td>", escape(c));
         }
         out.push_str("</tr>\n");
@@ -101,7 +116,7 @@ pub fn data_html(v: &serde_json::Value) -> String {
         Value::Object(m) => {
             let mut out = String::from("<table class=\"data\"><tbody>\n");
             for (k, x) in m {
-                let _ = write!(out, "<tr><th>{}</th><td>{}</td></tr>\n", escape(k), data_html(x));
+                let _ = writeln!(out, "<tr><th>{}</th><td>{}</td></tr>", escape(k), data_html(x));
             }
             out.push_str("</tbody></table>");
             out
