@@ -402,6 +402,7 @@ fn snapshots_of_the_main_views() {
         (MethodKind::Bm25, "explain_bm25"),
         (MethodKind::Splade, "explain_splade"),
         (MethodKind::LateInteraction, "explain_late"),
+        (MethodKind::Dense, "explain_dense"),
     ] {
         select(&mut h, kind, "caching-1");
         send(&mut h, [Command::ShowView(ViewId::Explain)]);
@@ -1136,4 +1137,47 @@ fn the_assignment_dialog_writes_one_variant_per_student_and_a_key() {
     settle(&mut h);
     h.get_by_label_contains("roster.csv:2");
     assert!(!again.exists());
+}
+
+#[test]
+fn the_analyzer_view_and_what_moved_it_explain_a_change() {
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1100.0));
+    let mut h = harness_with("sync token expired", tall);
+    send(&mut h, [Command::ShowView(ViewId::Analyzers)]);
+    settle(&mut h);
+    h.get_by_label("Text to analyse").set_text_value_accesskit("The user's tokens EXPIRED.");
+    h.run_steps(2);
+    settle(&mut h);
+    // `EXPIRED.`: english and english-nostop stem it to `expir`; `The` is dropped by the stop lists.
+    assert_eq!(h.get_all_by_label("expir").count(), 2);
+    assert!(h.get_all_by_label("—").count() >= 2);
+    // The question under each analyzer: english's terms are stems.
+    // english and english-nostop stem; whitespace, standard and standard+stop keep the words.
+    assert_eq!(h.get_all_by_label("sync token expir").count(), 2);
+    assert_eq!(h.get_all_by_label("sync token expired").count(), 3);
+    snapshot(&mut h, "analyzers", false);
+
+    // What moved it: sync-2 under BM25 with b = 0.75, then b = 0.2.
+    select(&mut h, MethodKind::Bm25, "sync-2");
+    send(&mut h, [Command::ShowView(ViewId::Moved)]);
+    settle(&mut h);
+    h.run_steps(3);
+    settle(&mut h);
+    let node = h.get_by_label_contains("when b went from 0.75 to 0.2");
+    let summary = node.accesskit_node().value().or_else(|| node.accesskit_node().label()).unwrap_or_default();
+    assert!(summary.starts_with("sync-2 "), "{summary}");
+    assert!(summary.contains("× the average length"), "{summary}");
+    // The sum row's change is the scores' difference.
+    h.get_by_label("sum");
+    snapshot(&mut h, "what_moved_it", false);
+    // Two methods: BM25 → TF-IDF.
+    h.get_by_label("After: method").click();
+    h.run_steps(2);
+    // The open list's entry (the other is the Before list's closed value, none here: the last).
+    h.get_all_by_label("TF-IDF").last().unwrap().click();
+    h.run_steps(2);
+    settle(&mut h);
+    h.run_steps(3);
+    settle(&mut h);
+    h.get_by_label_contains("when the method went from BM25 to TF-IDF");
 }

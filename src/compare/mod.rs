@@ -1,6 +1,8 @@
 //! Run many methods on one question and compare what they return: the plan of columns, running it,
 //! how much the columns agree, and whole question sets (studies).
 
+pub mod analyzers;
+pub mod moved;
 mod outside;
 mod overlap;
 mod plan;

@@ -94,6 +94,17 @@ pub enum Command {
     SetClassMode(bool),
     /// Write an assignment (one variant per student and the key).
     MakeAssignment(AssignmentRequest),
+    /// Analyse a text with every analyzer and rank the question under each.
+    CompareAnalyzers(String),
+    /// One passage under two states.
+    WhatMoved {
+        /// The passage.
+        doc: DocId,
+        /// Before.
+        before: Box<crate::compare::moved::State>,
+        /// After.
+        after: Box<crate::compare::moved::State>,
+    },
 }
 
 /// What the assignment dialog asks for.

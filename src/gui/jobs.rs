@@ -43,6 +43,10 @@ pub enum JobKind {
     Lesson,
     /// Writing an assignment.
     Assignment,
+    /// One text through every analyzer (and the question ranked under each).
+    Analyzers,
+    /// One passage under two states.
+    Moved,
     /// A file dialog (not listed as work).
     Dialog,
     /// Reading run files.
@@ -91,6 +95,8 @@ impl JobKind {
             JobKind::LessonKit => "Lessons".into(),
             JobKind::Lesson => "Lesson".into(),
             JobKind::Assignment => "Assignment".into(),
+            JobKind::Analyzers => "Analyzers".into(),
+            JobKind::Moved => "What moved it".into(),
             JobKind::Dialog => "File dialog".into(),
             JobKind::Runs => "Reading other systems' files".into(),
         }
@@ -341,6 +347,10 @@ pub struct Jobs {
     pub lesson: Job<BuiltLesson>,
     /// An assignment being written (its result is the message to show).
     pub assignment: Job<String>,
+    /// The analyzers compared.
+    pub analyzers: Job<crate::compare::analyzers::AnalyzerComparison>,
+    /// What moved a passage.
+    pub moved: Job<crate::compare::moved::Moved>,
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
     pub dialog: Job<(super::command::DialogPurpose, Vec<std::path::PathBuf>)>,
     /// Run files being read: each file with its run or why it could not be read.
@@ -363,6 +373,8 @@ impl Default for Jobs {
             lesson_kit: Job::new(JobKind::LessonKit),
             lesson: Job::new(JobKind::Lesson),
             assignment: Job::new(JobKind::Assignment),
+            analyzers: Job::new(JobKind::Analyzers),
+            moved: Job::new(JobKind::Moved),
             dialog: Job::new(JobKind::Dialog),
             runs: Job::new(JobKind::Runs),
         }
@@ -386,6 +398,8 @@ impl Jobs {
             &self.lesson_kit,
             &self.lesson,
             &self.assignment,
+            &self.analyzers,
+            &self.moved,
             &self.dialog,
             &self.runs,
         ]);
@@ -426,6 +440,8 @@ impl Jobs {
             JobKind::LessonKit => self.lesson_kit.cancel(),
             JobKind::Lesson => self.lesson.cancel(),
             JobKind::Assignment => self.assignment.cancel(),
+            JobKind::Analyzers => self.analyzers.cancel(),
+            JobKind::Moved => self.moved.cancel(),
             JobKind::Dialog => self.dialog.cancel(),
             JobKind::Runs => self.runs.cancel(),
         }

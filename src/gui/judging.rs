@@ -201,6 +201,9 @@ impl RankLensApp {
             }
             Polled::Same => {}
         }
+        // Their views show their results and failures.
+        self.jobs.analyzers.poll();
+        self.jobs.moved.poll();
         if self.jobs.study.poll() == Polled::Failed {
             let m = self.jobs.study.failure().map(crate::Error::report).unwrap_or_default();
             self.say(Message::error(format!("Evaluation: {m}")));

@@ -71,19 +71,25 @@ pub enum ViewId {
     Atlas,
     /// The RAG prompt.
     Rag,
+    /// One passage under two states: what moved its rank and score.
+    Moved,
+    /// One text through every analyzer.
+    Analyzers,
 }
 
 impl ViewId {
     /// Every view.
-    pub const ALL: [ViewId; 10] = [
+    pub const ALL: [ViewId; 12] = [
         ViewId::Compare,
         ViewId::Explain,
+        ViewId::Moved,
         ViewId::Map,
         ViewId::Structured,
         ViewId::Evaluate,
         ViewId::Corpus,
         ViewId::Models,
         ViewId::Lessons,
+        ViewId::Analyzers,
         ViewId::Atlas,
         ViewId::Rag,
     ];
@@ -106,6 +112,8 @@ impl ViewId {
             ViewId::Lessons => "Lessons",
             ViewId::Atlas => "Methods atlas",
             ViewId::Rag => "RAG prompt",
+            ViewId::Moved => "What moved it",
+            ViewId::Analyzers => "Analyzers",
         }
     }
 }

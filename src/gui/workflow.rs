@@ -114,6 +114,20 @@ impl RankLensApp {
                 }
             }
             Command::MakeAssignment(request) => self.start_assignment(request),
+            Command::CompareAnalyzers(text) => {
+                let Some(engine) = self.data.engine.clone() else { return };
+                let (settings, question) = (self.data.persisted.settings.clone(), self.data.persisted.question.clone());
+                self.jobs.analyzers.start(self.waker(), move |p| {
+                    crate::compare::analyzers::compare_analyzers(&engine, &settings, &text, &question, 5, p)
+                });
+            }
+            Command::WhatMoved { doc, before, after } => {
+                let Some(engine) = self.data.engine.clone() else { return };
+                let question = self.data.persisted.question.clone();
+                self.jobs.moved.start(self.waker(), move |_| {
+                    crate::compare::moved::what_moved(&engine, &question, doc, &before, &after)
+                });
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 //! [`ViewContext`]; it changes the app only by sending commands. [`Views`] registers every view
 //! once: the navigation, the window loop and the tests all go through [`ViewId::ALL`].
 
+mod analyzers;
 mod atlas;
 mod compare;
 mod corpus;
@@ -11,11 +12,13 @@ mod explain;
 mod lessons;
 mod map;
 mod models;
+mod moved;
 pub mod rag;
 mod structured;
 
 use egui::{RichText, Ui};
 
+pub use analyzers::AnalyzersView;
 pub use atlas::AtlasView;
 pub use compare::CompareView;
 pub use corpus::CorpusView;
@@ -24,6 +27,7 @@ pub use explain::ExplainView;
 pub use lessons::LessonsView;
 pub use map::MapView;
 pub use models::ModelsView;
+pub use moved::MovedView;
 pub use rag::RagView;
 pub use structured::StructuredView;
 
@@ -69,6 +73,10 @@ pub struct Views {
     pub atlas: AtlasView,
     /// The RAG prompt.
     pub rag: RagView,
+    /// What moved a passage between two states.
+    pub moved: MovedView,
+    /// One text through every analyzer.
+    pub analyzers: AnalyzersView,
 }
 
 impl Views {
@@ -85,6 +93,8 @@ impl Views {
             ViewId::Lessons => &mut self.lessons,
             ViewId::Atlas => &mut self.atlas,
             ViewId::Rag => &mut self.rag,
+            ViewId::Moved => &mut self.moved,
+            ViewId::Analyzers => &mut self.analyzers,
         }
     }
 
