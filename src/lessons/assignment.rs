@@ -681,7 +681,7 @@ impl<'a> Drawer<'a> {
         options.sort();
         options.reverse();
         let boolean = engine.sparse(SparseSpec::Boolean, self.analyzer, &NoProgress)?;
-        let and = boolean.search(&QueryContext::new(&format!("{a} AND {c}")), 100)?.hits.len();
+        let and = boolean.search(&QueryContext::new(format!("{a} AND {c}")), 100)?.hits.len();
         let (pa, pc): (BTreeSet<String>, BTreeSet<String>) =
             (names(&a)?.into_iter().collect(), names(&c)?.into_iter().collect());
         let or = pa.union(&pc).count();

@@ -212,15 +212,15 @@ pub fn question_html(n: usize, c: &Checkpoint) -> String {
         inline(&c.prompt)
     );
     if !c.data.is_null() {
-        let _ = write!(out, "<div class=\"data\">{}</div>\n", data_html(&c.data));
+        let _ = writeln!(out, "<div class=\"data\">{}</div>", data_html(&c.data));
     }
     if !c.options.is_empty() {
         let what = if c.kind == AnswerKind::Ordering { "Put in order" } else { "Options" };
-        let _ = write!(out, "<p>{what}: {}</p>\n", c.options.iter().map(|o| escape(o)).collect::<Vec<_>>().join(" · "));
+        let _ = writeln!(out, "<p>{what}: {}</p>", c.options.iter().map(|o| escape(o)).collect::<Vec<_>>().join(" · "));
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<p class=\"tolerance\">{}</p>\n<div class=\"answer-box\"></div>\n</div>\n",
+        "<p class=\"tolerance\">{}</p>\n<div class=\"answer-box\"></div>\n</div>",
         escape(&c.tolerance_text())
     );
     out
@@ -253,7 +253,9 @@ fn curves_svg(
         y0 = y0.min(p[1]);
         y1 = y1.max(p[1]);
     }
-    if !(x1 > x0) || !(y1 >= y0) {
+    if x1.partial_cmp(&x0) != Some(std::cmp::Ordering::Greater)
+        || y1.partial_cmp(&y0).is_none_or(|o| o == std::cmp::Ordering::Less)
+    {
         return String::new();
     }
     let y0 = y0.min(0.0);
@@ -263,24 +265,24 @@ fn curves_svg(
     let sy = |y: f64| h - m - (y - y0) / span * (h - 2.0 * m);
     let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
     let mut out = format!("<figure><svg viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n");
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<line x1=\"{m}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/><line x1=\"{m}\" y1=\"{m}\" x2=\"{m}\" y2=\"{}\" stroke=\"#333\"/>\n",
+        "<line x1=\"{m}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/><line x1=\"{m}\" y1=\"{m}\" x2=\"{m}\" y2=\"{}\" stroke=\"#333\"/>",
         h - m,
         w - m,
         h - m,
         h - m
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
         w / 2.0,
         h - 8.0,
         escape(x_label)
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">{}</text>\n",
+        "<text x=\"12\" y=\"{}\" font-size=\"11\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">{}</text>",
         h / 2.0,
         h / 2.0,
         escape(y_label)
@@ -289,19 +291,19 @@ fn curves_svg(
         let c = colours[i % colours.len()];
         let path: Vec<String> = p.iter().map(|q| format!("{:.1},{:.1}", sx(q[0]), sy(q[1]))).collect();
         let _ =
-            write!(out, "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>\n", path.join(" "));
-        let _ = write!(
+            writeln!(out, "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
+        let _ = writeln!(
             out,
-            "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{c}\">{}</text>\n",
+            "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{c}\">{}</text>",
             m + 8.0,
             m + 14.0 * i as f64,
             escape(name)
         );
     }
     for (label, p) in markers {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#000\"><title>{}</title></circle>\n",
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#000\"><title>{}</title></circle>",
             sx(p[0]),
             sy(p[1]),
             escape(label)
@@ -319,17 +321,17 @@ pub fn lesson_html(l: &Lesson, answers: bool) -> String {
     for b in &l.blocks {
         match b {
             Block::Heading(h) => {
-                let _ = write!(body, "<h2>{}</h2>\n", inline(h));
+                let _ = writeln!(body, "<h2>{}</h2>", inline(h));
             }
             Block::Text(t) => {
-                let _ = write!(body, "<p>{}</p>\n", inline(t));
+                let _ = writeln!(body, "<p>{}</p>", inline(t));
             }
             Block::Warning(w) => {
-                let _ = write!(body, "<p class=\"warning\">{}</p>\n", inline(w));
+                let _ = writeln!(body, "<p class=\"warning\">{}</p>", inline(w));
             }
             Block::Table { caption, header, rows } => body.push_str(&table_html(caption, header, rows)),
             Block::Curves { caption, x_label, y_label, series, markers } => {
-                let _ = write!(body, "<p><strong>{}</strong></p>\n", inline(caption));
+                let _ = writeln!(body, "<p><strong>{}</strong></p>", inline(caption));
                 body.push_str(&curves_svg(series, markers, x_label, y_label));
                 let rows: Vec<Vec<String>> = markers
                     .iter()
@@ -373,9 +375,9 @@ pub fn lesson_markdown(l: &Lesson, answers: bool) -> String {
                 let _ = write!(out, "> **Note.** {w}\n\n");
             }
             Block::Table { caption, header, rows } => {
-                let _ = write!(
+                let _ = writeln!(
                     out,
-                    "**{caption}**\n\n| {} |\n|{}\n",
+                    "**{caption}**\n\n| {} |\n|{}",
                     header.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | "),
                     " --- |".repeat(header.len())
                 );
@@ -385,9 +387,9 @@ pub fn lesson_markdown(l: &Lesson, answers: bool) -> String {
                 out.push('\n');
             }
             Block::Curves { caption, x_label, y_label, markers, .. } => {
-                let _ = write!(
+                let _ = writeln!(
                     out,
-                    "**{caption}**\n\n| point | {} | {} |\n| --- | --- | --- |\n",
+                    "**{caption}**\n\n| point | {} | {} |\n| --- | --- | --- |",
                     md_cell(x_label),
                     md_cell(y_label)
                 );
