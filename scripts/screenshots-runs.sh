@@ -36,6 +36,6 @@ xdotool key ctrl+a type --delay 10 "0-dimensional biomaterials show inductive pr
 xdotool key Return
 sleep 10
 shot runs-compare
-click 40 215 2                 # Evaluate: the question set, then the triage
+click 40 238 2                 # Evaluate: the question set, then the triage
 click 615 "${EVALUATE_Y:-418}" 150
 shot runs-triage

@@ -22,11 +22,11 @@ sleep 15
 shot compare
 click 680 215                  # the first BM25 hit
 click 40 146; shot explain-bm25 3
-click 40 169; shot map 3
-click 40 215 2                 # Evaluate: this question, then the question set
+click 40 192; shot map 3
+click 40 238 2                 # Evaluate: this question, then the question set
 click 615 446 8; shot evaluate
-click 40 192 2                 # Structured: run the SQL statement and the graph pattern
+click 40 215 2                 # Structured: run the SQL statement and the graph pattern
 click 210 281 2; click 811 238 2; shot structured
-click 40 284 3; shot lesson-tfidf   # Lessons (the question bar hides: tabs on top)
+click 40 307 3; shot lesson-tfidf   # Lessons (the question bar hides: tabs on top)
 click 377 43 2; shot lesson-bm25
-click 1299 43 2; shot lesson-chunking
+click 495 66 2; shot lesson-chunking

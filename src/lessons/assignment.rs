@@ -528,12 +528,14 @@ impl<'a> Drawer<'a> {
         let mut passages = Vec::new();
         for &x in &ds {
             scored.push((self.name(x), r.explain(&q, x)?.value));
-            passages.push(serde_json::json!({"id": self.name(x), "terms": counts_json(&self.counts(&self.text(x))?)}));
+            passages.push(
+                serde_json::json!({"id": self.name(x), "terms": exercises::counts_json(&self.counts(&self.text(x))?)}),
+            );
         }
         out.push(exercises::best_of(
             "q4",
             format!("For the question `{question}`, which passage does cosine TF-IDF (w = tf × log2(N/df)) put first?"),
-            serde_json::json!({"question": question, "N": n, "question_terms": counts_json(&qc), "passages": passages}),
+            serde_json::json!({"question": question, "N": n, "question_terms": exercises::counts_json(&qc), "passages": passages}),
             &scored,
             |d, v| format!("{d} has the largest cosine, {}", super::f4(v)),
         ));
@@ -583,7 +585,7 @@ impl<'a> Drawer<'a> {
         let mut passages = Vec::new();
         for &x in &ds {
             scored.push((self.name(x), r.explain(&q, x)?.value));
-            passages.push(serde_json::json!({"id": self.name(x), "dl": self.index.doc_len(x), "terms": counts_json(&self.counts(&self.text(x))?)}));
+            passages.push(serde_json::json!({"id": self.name(x), "dl": self.index.doc_len(x), "terms": exercises::counts_json(&self.counts(&self.text(x))?)}));
         }
         out.push(exercises::best_of(
             "q4",
@@ -774,16 +776,7 @@ impl<'a> Drawer<'a> {
         let states = encoder.token_states(&self.text(d), InputKind::Document)?;
         let qv = encoder.encode(&[question.as_str()], InputKind::Query)?.into_iter().next();
         if let (Some(states), Some(qv)) = (states, qv) {
-            let n = states.tokens.len();
-            let rows: Vec<&[f32]> = states.data.chunks(states.dim.max(1)).collect();
-            let mean: Vec<f64> =
-                (0..states.dim).map(|j| rows.iter().map(|r| f64::from(r[j])).sum::<f64>() / n.max(1) as f64).collect();
-            let norm = mean.iter().map(|x| x * x).sum::<f64>().sqrt();
-            let qn = qv.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
-            let sum: f64 = rows
-                .iter()
-                .map(|r| r.iter().zip(&qv).map(|(h, q)| f64::from(*h) * f64::from(*q) / qn).sum::<f64>())
-                .sum();
+            let (sum, n, norm) = exercises::dense_parts(&states, &qv);
             // Rounded as printed, so the hand computation from the data gives the key.
             let (sum, norm) = (round4(sum), round4(norm));
             out.push(exercises::dense_cosine("q3", &self.name(d), sum, n, norm));
@@ -794,13 +787,6 @@ impl<'a> Drawer<'a> {
 
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
-}
-
-fn counts_json(c: &TermCounts) -> serde_json::Value {
-    c.iter()
-        .map(|(t, (tf, df))| (t.clone(), serde_json::json!({"tf": tf, "df": df})))
-        .collect::<serde_json::Map<_, _>>()
-        .into()
 }
 
 // ---------------------------------------------------------------------------------------------

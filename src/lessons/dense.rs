@@ -111,16 +111,7 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
             enc.encode(&[question.as_str()], InputKind::Query)?.into_iter().next(),
         ) && states.tokens.len() == tokens.len()
         {
-            let n = states.tokens.len();
-            let rows: Vec<&[f32]> = states.data.chunks(states.dim.max(1)).collect();
-            let mean: Vec<f64> =
-                (0..states.dim).map(|j| rows.iter().map(|r| f64::from(r[j])).sum::<f64>() / n as f64).collect();
-            let norm = mean.iter().map(|x| x * x).sum::<f64>().sqrt();
-            let qn = qv.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
-            let sum: f64 = rows
-                .iter()
-                .map(|r| r.iter().zip(&qv).map(|(h, q)| f64::from(*h) * f64::from(*q) / qn).sum::<f64>())
-                .sum();
+            let (sum, n, norm) = exercises::dense_parts(&states, &qv);
             l.check(exercises::dense_cosine("dense-cosine", &top_name, sum, n, norm));
         }
     }

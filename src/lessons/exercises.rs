@@ -138,7 +138,8 @@ pub fn tfidf_cosine(id: &str, passage: &str, question: &TermCounts, doc: &TermCo
     )
 }
 
-fn counts_json(c: &TermCounts) -> serde_json::Value {
+/// Term counts as the exercises' data: term → {tf, df}.
+pub(crate) fn counts_json(c: &TermCounts) -> serde_json::Value {
     c.iter().map(|(t, (tf, df))| (t.clone(), json!({"tf": tf, "df": df}))).collect::<serde_json::Map<_, _>>().into()
 }
 
@@ -449,6 +450,20 @@ pub fn jaro_winkler(id: &str, a: &str, b: &str, jaro: f64, key: f64) -> Checkpoi
         ],
         vec![mistake("the bonus without (1 − J)", jaro + prefix as f64 * 0.1), mistake("Jaro without the bonus", jaro)],
     )
+}
+
+/// What the dense exercise gives from a passage's token states and the question's vector:
+/// S = Σᵢ q·hᵢ (q normalised), n, and |h̄| (the length of the states' mean).
+pub fn dense_parts(states: &crate::models::TokenStates, question: &[f32]) -> (f64, usize, f64) {
+    let n = states.tokens.len();
+    let rows: Vec<&[f32]> = states.data.chunks(states.dim.max(1)).collect();
+    let mean: Vec<f64> =
+        (0..states.dim).map(|j| rows.iter().map(|r| f64::from(r[j])).sum::<f64>() / n.max(1) as f64).collect();
+    let norm = mean.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let qn = question.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt().max(f64::MIN_POSITIVE);
+    let sum: f64 =
+        rows.iter().map(|r| r.iter().zip(question).map(|(h, q)| f64::from(*h) * f64::from(*q) / qn).sum::<f64>()).sum();
+    (sum, n, norm)
 }
 
 /// A ranking and its judgements for the metrics exercises.
