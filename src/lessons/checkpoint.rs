@@ -77,6 +77,12 @@ pub fn format_number(x: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
+/// A small number to as many decimals as it needs (up to eight): a tolerance.
+fn fine(x: f64) -> String {
+    let s = format!("{x:.8}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A usual mistake and the value it gives.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mistake {
@@ -132,7 +138,8 @@ impl Checkpoint {
     /// How the tolerance is stated with the question.
     pub fn tolerance_text(&self) -> String {
         match self.kind {
-            AnswerKind::Number => format!("right within ±{}", format_number(self.tolerance)),
+            AnswerKind::Number if self.tolerance == 0.0 => "exactly".into(),
+            AnswerKind::Number => format!("right within ±{}", fine(self.tolerance)),
             AnswerKind::Choice => "one of the options".into(),
             AnswerKind::Ordering => "every option, in order".into(),
         }
@@ -205,7 +212,7 @@ impl Checkpoint {
                     "{} is not {} (±{}), and it matches none of the usual mistakes ({}): redo the steps.",
                     format_number(x),
                     format_number(key),
-                    format_number(self.tolerance),
+                    fine(self.tolerance),
                     self.mistakes.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join("; ")
                 ),
             },

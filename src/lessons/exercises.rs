@@ -690,6 +690,24 @@ mod tests {
     }
 
     #[test]
+    fn rrf_and_counts_state_their_tolerance_as_it_is() {
+        let ranks = vec![("BM25".to_string(), Some(1)), ("Dense".to_string(), Some(2))];
+        let c = rrf("r", "d", &ranks, 60.0, 1.0 / 61.0 + 1.0 / 62.0);
+        assert_eq!(c.tolerance_text(), "right within ±0.00005");
+        keys_and_mistakes_are_recognised(&c);
+        // 1/61 + 1/63 (a rank off by one) is not within the tolerance.
+        assert!(!c.check(&Answer::Number(1.0 / 61.0 + 1.0 / 63.0)).correct);
+        // 40 words, windows of 12 every 8: they start at 0, 8, 16, 24 (ending at 36 < 40) and 32.
+        let windows = crate::corpus::chunk::by_window(&"w ".repeat(40), 12, 4).len();
+        assert_eq!(windows, 5);
+        let w = window_count("w", 40, 12, 4, windows);
+        assert_eq!(w.tolerance_text(), "exactly");
+        assert!(w.check(&Answer::Number(5.0)).correct && !w.check(&Answer::Number(5.4)).correct);
+        // ⌈40/12⌉ = 4: the overlap ignored.
+        assert_eq!(w.check(&Answer::Number(4.0)).mistake.as_deref(), Some("the overlap ignored (words / size)"));
+    }
+
+    #[test]
     fn metric_keys_are_trec_evals_and_mistakes_are_named() {
         let ranking: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
         let grades: BTreeMap<String, i32> = [("b", 3), ("d", 1), ("z", 2)].map(|(d, g)| (d.to_string(), g)).into();

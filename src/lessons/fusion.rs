@@ -2,7 +2,7 @@
 //! rank fusion promotes it above the right passage that only one of them ranked first.
 
 use super::exercises;
-use super::{Lesson, LessonKit};
+use super::{Lesson, LessonKit, Open};
 use crate::Result;
 use crate::config::Settings;
 use crate::corpus::DocId;
@@ -12,7 +12,7 @@ const QUESTION: &str = "How long is a sync token valid?";
 const RIGHT: &str = "releases-5";
 const WRONG: &str = "errors-2";
 
-pub fn build(kit: &LessonKit) -> Result<Lesson> {
+pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("fusion", "Fusion can hurt");
     let corpus = kit.sample.corpus();
     let (right, wrong) = (corpus.lookup(RIGHT).unwrap_or(DocId(0)), corpus.lookup(WRONG).unwrap_or(DocId(0)));
@@ -75,5 +75,45 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
         rows,
     );
     l.p("Dense search puts the right passage first; BM25 puts it third, behind the wrong one; dense search ranks the wrong one second. The two lists agree that the wrong passage is near the top, so RRF — which only sees ranks — puts it first. Fusion helps when its inputs make different mistakes, not the same one.");
+    open_page(&mut l, on)?;
     Ok(l)
+}
+
+/// The same fusion for the question asked, on the open corpus: each input's top 3, the fused
+/// top 3, and the fused first passage's score to work out from its ranks.
+fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
+    let question = on.question.trim();
+    l.h(format!("Your corpus: `{question}`"));
+    let settings = Settings::default();
+    let fusion = match on.engine.retriever(MethodKind::Fusion, &settings) {
+        Ok(r) => r,
+        Err(e) => {
+            l.warn(format!("Not run on this corpus: {}", e.report().lines().next().unwrap_or("")));
+            return Ok(());
+        }
+    };
+    let corpus = on.engine.corpus();
+    let q = QueryContext::new(question);
+    let mut rows = Vec::new();
+    for kind in [MethodKind::Bm25, MethodKind::Dense] {
+        let r = on.engine.retriever(kind, &settings)?;
+        let top: Vec<String> = r.search(&q, 3)?.hits.iter().map(|h| corpus.external_id(h.doc).to_string()).collect();
+        rows.push(vec![r.label(), top.join(", ")]);
+    }
+    let fused = fusion.search(&q, 3)?;
+    let top: Vec<String> = fused.hits.iter().map(|h| corpus.external_id(h.doc).to_string()).collect();
+    rows.push(vec![fusion.label(), top.join(", ")]);
+    let Some(first) = fused.hits.first() else {
+        l.p("Neither input ranks anything for this question.");
+        return Ok(());
+    };
+    let id = corpus.external_id(first.doc).to_string();
+    let e = fusion.explain(&q, first.doc)?;
+    if let Detail::Fusion { parts } = &e.detail {
+        let ranks: Vec<(String, Option<usize>)> =
+            parts.iter().map(|p| (p.method.split(" (").next().unwrap_or("").to_string(), p.rank)).collect();
+        l.check(exercises::rrf("open-rrf", &id, &ranks, settings.fusion.rrf_k, e.value));
+    }
+    l.table("Each input's top 3, and the fused top 3", &["method", "top 3"], rows);
+    Ok(())
 }

@@ -334,7 +334,7 @@ pub fn build(id: &str, kit: &LessonKit, params: &LessonParams, open: Option<&Ope
         "dense" => dense::build(kit, on),
         "reader" => reader::build(kit, params),
         "mismatch" => mismatch::build(kit, params),
-        "fusion" => fusion::build(kit),
+        "fusion" => fusion::build(kit, on),
         "structure" => structure::build(kit),
         "chunking" => chunking::build(kit, params),
         "entities" => entities::build(kit, params),
