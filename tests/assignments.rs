@@ -495,14 +495,7 @@ fn small_key(seed: u64) -> Key {
     let n = 10 + seed % 1000;
     let df = 1 + seed % n;
     let c = exercises::bm25_idf("q1", "term", n, df);
-    let entry = assignment::KeyEntry {
-        answer: c.answer.clone(),
-        tolerance: c.tolerance,
-        steps: c.steps.clone(),
-        kind: c.kind,
-        options: c.options.clone(),
-        mistakes: c.mistakes.clone(),
-    };
+    let entry = assignment::KeyEntry::from(&c);
     let students: BTreeMap<String, BTreeMap<String, assignment::KeyEntry>> =
         [("Ada".to_string(), [("q1".to_string(), entry)].into())].into();
     let checksum = Key::compute_checksum("bm25", seed, &students);

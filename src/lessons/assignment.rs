@@ -90,21 +90,9 @@ pub fn read_roster(path: &Path) -> Result<Vec<String>> {
 
 /// Parse a roster's bytes; `source` names the file in errors.
 pub fn parse_roster(bytes: &[u8], source: &str) -> Result<Vec<String>> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| Error::invalid(source, format!("not UTF-8 text (byte {})", e.valid_up_to())))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
     let mut names: Vec<String> = Vec::new();
     let mut lines: BTreeMap<String, u64> = BTreeMap::new();
-    for (i, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| {
-            let line = e.position().map_or(i as u64 + 1, |p| p.line());
-            Error::invalid(format!("{source}:{line}"), format!("not a CSV row: {e}"))
-        })?;
-        let line = record.position().map_or(i as u64 + 1, |p| p.line());
-        if record.iter().all(|f| f.trim().is_empty()) {
-            continue;
-        }
+    for (_, line, record) in csv_rows(bytes, source)? {
         let name = record.get(0).unwrap_or("").trim().to_string();
         if names.is_empty() && lines.is_empty() && is_header(&name) {
             lines.insert(String::new(), line);
@@ -125,6 +113,27 @@ pub fn parse_roster(bytes: &[u8], source: &str) -> Result<Vec<String>> {
         return Err(Error::invalid(source, "the roster names no student"));
     }
     Ok(names)
+}
+
+/// The rows of a CSV file that are not blank, each with its index among all rows and its line;
+/// text that is not UTF-8 or not CSV is an error naming the file (and the line).
+fn csv_rows(bytes: &[u8], source: &str) -> Result<Vec<(usize, u64, csv::StringRecord)>> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::invalid(source, format!("not UTF-8 text (byte {})", e.valid_up_to())))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
+    let mut rows = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(i as u64 + 1, |p| p.line());
+            Error::invalid(format!("{source}:{line}"), format!("not a CSV row: {e}"))
+        })?;
+        let line = record.position().map_or(i as u64 + 1, |p| p.line());
+        if !record.iter().all(|f| f.trim().is_empty()) {
+            rows.push((i, line, record));
+        }
+    }
+    Ok(rows)
 }
 
 fn is_header(first: &str) -> bool {
@@ -221,6 +230,19 @@ pub struct KeyEntry {
     pub mistakes: Vec<Mistake>,
 }
 
+impl From<&Checkpoint> for KeyEntry {
+    fn from(c: &Checkpoint) -> Self {
+        KeyEntry {
+            answer: c.answer.clone(),
+            tolerance: c.tolerance,
+            steps: c.steps.clone(),
+            kind: c.kind,
+            options: c.options.clone(),
+            mistakes: c.mistakes.clone(),
+        }
+    }
+}
+
 impl KeyEntry {
     fn checkpoint(&self, id: &str) -> Checkpoint {
         Checkpoint {
@@ -289,23 +311,7 @@ impl Assignment {
             .sheets
             .iter()
             .map(|s| {
-                let qs = s
-                    .questions
-                    .iter()
-                    .map(|c| {
-                        (
-                            c.id.clone(),
-                            KeyEntry {
-                                answer: c.answer.clone(),
-                                tolerance: c.tolerance,
-                                steps: c.steps.clone(),
-                                kind: c.kind,
-                                options: c.options.clone(),
-                                mistakes: c.mistakes.clone(),
-                            },
-                        )
-                    })
-                    .collect();
+                let qs = s.questions.iter().map(|c| (c.id.clone(), KeyEntry::from(c))).collect();
                 (s.student.clone(), qs)
             })
             .collect();
@@ -845,21 +851,9 @@ pub fn parse_answer_file(bytes: &[u8], source: &str) -> Result<BTreeMap<String, 
 
 /// Parse a CSV of `student,question,answer` (a header row allowed).
 pub fn parse_answers_csv(bytes: &[u8], source: &str) -> Result<Answers> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| Error::invalid(source, format!("not UTF-8 text (byte {})", e.valid_up_to())))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
     let mut out = Answers::default();
-    for (i, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| {
-            let line = e.position().map_or(i as u64 + 1, |p| p.line());
-            Error::invalid(format!("{source}:{line}"), format!("not a CSV row: {e}"))
-        })?;
-        let line = record.position().map_or(i as u64 + 1, |p| p.line());
+    for (i, line, record) in csv_rows(bytes, source)? {
         let at = format!("{source}:{line}");
-        if record.iter().all(|f| f.trim().is_empty()) {
-            continue;
-        }
         if i == 0 && record.get(0).is_some_and(|f| f.trim().eq_ignore_ascii_case("student")) {
             continue;
         }

@@ -23,26 +23,39 @@ fn number(
     steps: Vec<String>,
     mistakes: Vec<Mistake>,
 ) -> Checkpoint {
+    number_within(id, prompt, data, key, TOLERANCE, steps, mistakes)
+}
+
+/// A number checkpoint right within `tolerance` (0: exactly).
+#[allow(clippy::too_many_arguments)]
+fn number_within(
+    id: &str,
+    prompt: String,
+    data: serde_json::Value,
+    key: f64,
+    tolerance: f64,
+    steps: Vec<String>,
+    mistakes: Vec<Mistake>,
+) -> Checkpoint {
     // A mistake that gives the right answer anyway teaches nothing here: it is left out. Two that
     // give the same value are one (named both ways): the student's value cannot tell them apart.
     let mut kept: Vec<Mistake> = Vec::new();
-    for m in mistakes.into_iter().filter(|m| m.value.is_finite() && (m.value - key).abs() > TOLERANCE) {
-        match kept.iter_mut().find(|k| (k.value - m.value).abs() <= TOLERANCE) {
+    for m in mistakes.into_iter().filter(|m| m.value.is_finite() && (m.value - key).abs() > tolerance) {
+        match kept.iter_mut().find(|k| (k.value - m.value).abs() <= tolerance) {
             Some(k) => k.name = format!("{}, or {}", k.name, m.name),
             None => kept.push(m),
         }
     }
-    let mistakes = kept;
     Checkpoint {
         id: id.into(),
         prompt,
         kind: AnswerKind::Number,
         data,
         options: Vec::new(),
-        tolerance: TOLERANCE,
+        tolerance,
         answer: Answer::Number(key),
         steps,
-        mistakes,
+        mistakes: kept,
     }
 }
 
@@ -355,25 +368,7 @@ pub fn count(
     steps: Vec<String>,
     mistakes: Vec<Mistake>,
 ) -> Checkpoint {
-    let key = key as f64;
-    let mut kept: Vec<Mistake> = Vec::new();
-    for m in mistakes.into_iter().filter(|m| m.value != key) {
-        match kept.iter_mut().find(|k| k.value == m.value) {
-            Some(k) => k.name = format!("{}, or {}", k.name, m.name),
-            None => kept.push(m),
-        }
-    }
-    Checkpoint {
-        id: id.into(),
-        prompt,
-        kind: AnswerKind::Number,
-        data,
-        options: Vec::new(),
-        tolerance: 0.0,
-        answer: Answer::Number(key),
-        steps,
-        mistakes: kept,
-    }
+    number_within(id, prompt, data, key as f64, 0.0, steps, mistakes)
 }
 
 /// How many windows of `size` words, overlapping by `overlap`, cut a text of `words` words
@@ -406,11 +401,13 @@ pub fn rrf(id: &str, passage: &str, ranks: &[(String, Option<usize>)], k: f64, k
         .iter()
         .map(|(m, r)| format!("{m}: {}", r.map_or("not ranked".to_string(), |r| format!("rank {r}"))))
         .collect();
-    let mut c = number(
+    // RRF scores are small: they are worked to five decimals.
+    number_within(
         id,
         format!("Reciprocal rank fusion with k = {}: what is {passage}'s fused score? ({})", f4(k), listed.join("; ")),
         json!({"passage": passage, "k": k, "ranks": ranks.iter().map(|(m, r)| json!({"method": m, "rank": r})).collect::<Vec<_>>()}),
         key,
+        0.00005,
         vec![format!(
             "RRF = {} = {}",
             ranks.iter().filter_map(|(_, r)| r.map(|r| format!("1/({} + {r})", f4(k)))).collect::<Vec<_>>().join(" + "),
@@ -420,11 +417,7 @@ pub fn rrf(id: &str, passage: &str, ranks: &[(String, Option<usize>)], k: f64, k
             mistake("k left out (1/rank)", sum(&|r| 1.0 / r)),
             mistake("ranks counted from 0", sum(&|r| 1.0 / (k + r - 1.0))),
         ],
-    );
-    // RRF scores are small: they are worked to five decimals.
-    c.tolerance = 0.00005;
-    c.mistakes.retain(|m| (m.value - key).abs() > c.tolerance);
-    c
+    )
 }
 
 /// The Jaro–Winkler similarity of two strings (`key`: the entity resolver's).

@@ -12,17 +12,6 @@ use crate::gui::theme;
 use crate::gui::widgets::labelled_text_ui;
 use crate::retrieve::{Bm25Variant, MethodKind};
 
-/// The methods a state can be.
-const METHODS: [MethodKind; 7] = [
-    MethodKind::TfIdf,
-    MethodKind::Bm25,
-    MethodKind::Splade,
-    MethodKind::Dense,
-    MethodKind::LateInteraction,
-    MethodKind::Fusion,
-    MethodKind::Rerank,
-];
-
 /// The two states and the passage.
 #[derive(Default)]
 pub struct MovedView {
@@ -39,7 +28,7 @@ fn state_ui(ui: &mut Ui, name: &str, s: &mut State) {
     ui.vertical(|ui| {
         ui.label(RichText::new(name).strong());
         egui::ComboBox::from_label(format!("{name}: method")).selected_text(s.kind.label()).show_ui(ui, |ui| {
-            for m in METHODS {
+            for m in MethodKind::RANKED {
                 ui.selectable_value(&mut s.kind, m, m.label());
             }
         });
