@@ -69,7 +69,7 @@ impl Bm25Variant {
             Bm25Variant::Bm25l => (1.5, 0.75, 0.5),
             Bm25Variant::Bm25Plus => (1.5, 0.75, 1.0),
         };
-        Bm25Params { k1, b, delta, epsilon: 0.25 }
+        Bm25Params { k1, b, delta, epsilon: 0.25, exact_lengths: false }
     }
 
     /// Whether δ means anything for this variant.
@@ -278,6 +278,94 @@ pub fn okapi_raw_idf(n_docs: u64, df: u64) -> f64 {
     (n_docs as f64 - df as f64 + 0.5).ln() - (df as f64 + 0.5).ln()
 }
 
+/// Lucene's `SmallFloat`: the one-byte document length ("norm") Lucene 9 stores for BM25. Lengths
+/// below 24 are kept as they are; above, a 4-bit mantissa with an exponent, so a length rounds
+/// down to one of 232 values (exact up to 40, then within 1/8).
+pub mod small_float {
+    /// Lengths below this are stored as themselves (Lucene's `NUM_FREE_VALUES`: 255 minus the
+    /// code of `Integer.MAX_VALUE`).
+    pub const NUM_FREE_VALUES: u32 = 24;
+
+    /// `SmallFloat.longToInt4`: 4 significant bits (the leading one implicit) and a shift.
+    fn long_to_int4(i: u64) -> u32 {
+        let bits = 64 - i.leading_zeros();
+        if bits < 4 {
+            return i as u32;
+        }
+        let shift = bits - 4;
+        ((i >> shift) as u32 & 0x07) | ((shift + 1) << 3)
+    }
+
+    /// `SmallFloat.int4ToLong`.
+    fn int4_to_long(i: u32) -> u64 {
+        let mantissa = u64::from(i & 0x07);
+        match (i >> 3).checked_sub(1) {
+            None => mantissa,
+            Some(shift) => (mantissa | 0x08) << shift,
+        }
+    }
+
+    /// `SmallFloat.intToByte4`: the byte Lucene stores for a length of `len` tokens.
+    pub fn int_to_byte4(len: u32) -> u8 {
+        if len < NUM_FREE_VALUES {
+            len as u8
+        } else {
+            (NUM_FREE_VALUES + long_to_int4(u64::from(len - NUM_FREE_VALUES))) as u8
+        }
+    }
+
+    /// `SmallFloat.byte4ToInt`: the length Lucene reads back from a stored byte.
+    pub fn byte4_to_int(b: u8) -> u32 {
+        let i = u32::from(b);
+        if i < NUM_FREE_VALUES { i } else { NUM_FREE_VALUES + int4_to_long(i - NUM_FREE_VALUES) as u32 }
+    }
+}
+
+/// Lucene 9's `BM25Similarity` as it computes, operation for operation in float32: idf from
+/// (docFreq, docCount) in double then cast; avgdl = sumTotalTermFreq / docCount in double then
+/// cast; a 256-entry cache of 1 / (k1·((1 − b) + b·len/avgdl)) over the one-byte lengths; and a
+/// term's score weight − weight / (1 + freq·cache[norm]), with weight = boost · idf.
+#[derive(Debug, Clone)]
+pub struct LuceneBm25 {
+    /// Average length as Lucene holds it.
+    pub avgdl: f32,
+    /// Documents with at least one term in the field (Lucene's `docCount`), the N of idf.
+    pub doc_count: u64,
+    cache: [f32; 256],
+}
+
+impl LuceneBm25 {
+    /// The similarity for a field of `doc_count` non-empty documents holding `sum_ttf` tokens.
+    pub fn new(k1: f64, b: f64, sum_ttf: u64, doc_count: u64) -> Self {
+        let (k1, b) = (k1 as f32, b as f32);
+        let avgdl = if doc_count == 0 { 1.0 } else { (sum_ttf as f64 / doc_count as f64) as f32 };
+        let mut cache = [0f32; 256];
+        for (i, c) in cache.iter_mut().enumerate() {
+            let len = small_float::byte4_to_int(i as u8) as f32;
+            *c = 1f32 / (k1 * ((1f32 - b) + b * len / avgdl));
+        }
+        Self { avgdl, doc_count, cache }
+    }
+
+    /// `BM25Similarity.idf`: (float) ln(1 + (docCount − docFreq + 0.5) / (docFreq + 0.5)).
+    pub fn idf(&self, doc_freq: u64) -> f32 {
+        let (n, df) = (self.doc_count as f64, doc_freq as f64);
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32
+    }
+
+    /// 1 / (k1·((1 − b) + b·len/avgdl)) for a stored length byte.
+    #[inline(always)]
+    pub fn norm_inverse(&self, norm: u8) -> f32 {
+        self.cache[usize::from(norm)]
+    }
+
+    /// One term's score: `weight − weight / (1 + freq · normInverse)` (`BM25Scorer.score`).
+    #[inline(always)]
+    pub fn score(weight: f32, freq: u32, norm_inverse: f32) -> f32 {
+        weight - weight / (1f32 + freq as f32 * norm_inverse)
+    }
+}
+
 impl fmt::Display for Bm25Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -312,6 +400,10 @@ pub struct Bm25Params {
     pub delta: f64,
     /// Okapi's floor factor for negative idf.
     pub epsilon: f64,
+    /// `lucene` only: score with each document's exact length in f64 (RankLens's own reading of
+    /// the formula) instead of as Lucene does (one-byte length norms, float32; see [`LuceneBm25`]).
+    #[serde(default)]
+    pub exact_lengths: bool,
 }
 
 impl Bm25Params {
@@ -451,7 +543,7 @@ mod tests {
     }
 
     fn textbook_bm25(dl: f64, love: u32, tragic: u32, k1: f64, b: f64) -> f64 {
-        let p = Bm25Params { k1, b, delta: 0.0, epsilon: 0.25 };
+        let p = Bm25Params { k1, b, delta: 0.0, epsilon: 0.25, exact_lengths: false };
         doc_stats(dl, love, tragic).iter().map(|s| bm25_contribution(Bm25Variant::Textbook, s, &p, 0.0)).sum()
     }
 
@@ -533,5 +625,57 @@ mod tests {
         let mut p = Bm25Variant::Lucene.default_params();
         p.b = 1.5;
         assert!(p.validate().expect_err("b out of range").to_string().starts_with("b:"));
+    }
+
+    #[test]
+    fn small_float_lengths_by_hand() {
+        use super::small_float::{byte4_to_int, int_to_byte4};
+        // Below 24 a length is its own byte; 24..=40 too (4 significant bits suffice).
+        for len in [0, 1, 23, 24, 31, 40] {
+            assert_eq!(u32::from(int_to_byte4(len)), len);
+            assert_eq!(byte4_to_int(int_to_byte4(len)), len);
+        }
+        // 41 − 24 = 17 = 0b10001: five bits, shift 1, mantissa 0b000, code (1 + 1) << 3 = 16,
+        // byte 24 + 16 = 40, read back as 24 + (0b1000 << 1) = 40.
+        assert_eq!(int_to_byte4(41), 40);
+        assert_eq!(byte4_to_int(40), 40);
+        // 100 − 24 = 76 = 0b1001100: seven bits, shift 3, 76 >> 3 = 0b1001, mantissa 1,
+        // code 1 | 4 << 3 = 33, byte 57, read back as 24 + (0b1001 << 3) = 96.
+        assert_eq!(int_to_byte4(100), 57);
+        assert_eq!(byte4_to_int(57), 96);
+        // The last byte: code 231 = shift 27, mantissa 7: 24 + (15 << 27).
+        assert_eq!(byte4_to_int(255), 24 + (15 << 27));
+        assert_eq!(int_to_byte4(u32::MAX >> 1), 255);
+    }
+
+    #[test]
+    fn small_float_rounds_down_and_keeps_order() {
+        use super::small_float::{byte4_to_int, int_to_byte4};
+        let mut last = 0u8;
+        for len in 0..200_000u32 {
+            let b = int_to_byte4(len);
+            assert!(b >= last, "monotone at {len}");
+            assert!(byte4_to_int(b) <= len, "never above the length at {len}");
+            // Within one eighth below (the mantissa keeps 4 bits past the free values).
+            assert!(f64::from(len - byte4_to_int(b)) <= f64::from(len.saturating_sub(24)) / 8.0, "{len}");
+            last = b;
+        }
+    }
+
+    #[test]
+    fn lucene_bm25_by_hand() {
+        // N = 4 non-empty documents of 10, 20, 30, 40 tokens: avgdl = 25. k1 = 1.2, b = 0.75.
+        let sim = LuceneBm25::new(1.2, 0.75, 100, 4);
+        assert_eq!(sim.avgdl, 25.0);
+        // idf(n = 1) = ln(1 + 3.5/1.5) = ln(3.3333) = 1.2039728.
+        assert!((f64::from(sim.idf(1)) - (10.0f64 / 3.0).ln()).abs() < 1e-6);
+        // 30 tokens: 1/(1.2·(0.25 + 0.75·30/25)) = 1/(1.2·1.15) = 1/1.38 = 0.7246377.
+        let inv = sim.norm_inverse(super::small_float::int_to_byte4(30));
+        assert!((f64::from(inv) - 1.0 / 1.38).abs() < 1e-6);
+        // tf 2, weight 2·idf: w − w/(1 + 2·0.7246377) = w·(1.4492754/2.4492754).
+        let w = 2.0 * sim.idf(1);
+        let score = LuceneBm25::score(w, 2, inv);
+        let by_hand = 2.0 * (10.0f64 / 3.0).ln() * (2.0 / 1.38) / (1.0 + 2.0 / 1.38);
+        assert!((f64::from(score) - by_hand).abs() < 1e-5, "{score} vs {by_hand}");
     }
 }

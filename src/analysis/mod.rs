@@ -218,9 +218,88 @@ impl Analyzer {
                     Some((offset, trimmed))
                 })
                 .collect(),
-            Preset::Standard | Preset::English => text.unicode_word_indices().collect(),
+            Preset::Standard | Preset::English => {
+                let mut out = Vec::new();
+                // Lucene keeps a run of Thai, Lao, Khmer or Myanmar letters (line-break class SA)
+                // as one token, where UAX #29 alone breaks between each letter.
+                let mut run: Option<(usize, usize)> = None;
+                for (offset, segment) in text.split_word_bound_indices() {
+                    if segment.chars().all(complex_context) {
+                        run = match run {
+                            Some((start, end)) if end == offset => Some((start, offset + segment.len())),
+                            _ => {
+                                if let Some((start, end)) = run {
+                                    push_max_length(&mut out, start, &text[start..end]);
+                                }
+                                Some((offset, offset + segment.len()))
+                            }
+                        };
+                        continue;
+                    }
+                    if let Some((start, end)) = run.take() {
+                        push_max_length(&mut out, start, &text[start..end]);
+                    }
+                    let emoji = segment.chars().next().is_some_and(starts_emoji);
+                    if emoji || segment.chars().any(is_word_char) {
+                        push_max_length(&mut out, offset, segment);
+                    }
+                }
+                if let Some((start, end)) = run {
+                    push_max_length(&mut out, start, &text[start..end]);
+                }
+                out
+            }
         }
     }
+}
+
+/// Lucene's `StandardTokenizer` keeps a token of at most this many UTF-16 units and cuts longer
+/// words into pieces of this length (its default `maxTokenLength`).
+pub const MAX_TOKEN_LENGTH: usize = 255;
+
+/// Whether a word-break segment starting with `c` is an emoji, which Lucene's
+/// `StandardTokenizer` keeps as a token (`<EMOJI>`: ©, ®, ™, ☕, 👍🏽, flags) though it holds no
+/// letter. The ASCII emoji characters (digits, `#`, `*`) are words or punctuation there.
+fn starts_emoji(c: char) -> bool {
+    use unicode_properties::UnicodeEmoji;
+    !c.is_ascii() && c.is_emoji_char()
+}
+
+/// Whether a segment holding `c` is a word to Lucene's `StandardTokenizer`: a letter (Unicode's
+/// Alphabetic, which covers ideographs and letter numbers such as Ⅻ) or a decimal digit. Other
+/// numbers (², ¼, ₁) are not, though Rust's `is_alphanumeric` says they are.
+fn is_word_char(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    c.is_alphabetic() || c.is_ascii_digit() || (!c.is_ascii() && c.general_category() == GeneralCategory::DecimalNumber)
+}
+
+/// Letters of the scripts written without spaces between words that Lucene's
+/// `StandardTokenizer` keeps whole (line-break class SA: Thai, Lao, Myanmar, Khmer, the Tai
+/// scripts), with the marks that combine with them.
+fn complex_context(c: char) -> bool {
+    matches!(u32::from(c),
+        0x0E01..=0x0E3A | 0x0E40..=0x0E4E | 0x0E81..=0x0EDF | 0x1000..=0x103F | 0x1050..=0x108F
+        | 0x109A..=0x109F | 0x1780..=0x17D3 | 0x17D7 | 0x17DC..=0x17DD | 0x1950..=0x19DA | 0x19DE..=0x19DF
+        | 0x1A20..=0x1A5E | 0x1A60..=0x1A7C | 0x1AA0..=0x1AAD | 0xA9E0..=0xA9EF | 0xA9FA..=0xA9FE
+        | 0xAA60..=0xAAC2 | 0xAADB..=0xAADF)
+}
+
+/// Push a segment, cut into pieces of at most [`MAX_TOKEN_LENGTH`] UTF-16 units.
+fn push_max_length<'a>(out: &mut Vec<(usize, &'a str)>, offset: usize, segment: &'a str) {
+    // A UTF-8 byte never stands for more than one UTF-16 unit.
+    if segment.len() <= MAX_TOKEN_LENGTH {
+        out.push((offset, segment));
+        return;
+    }
+    let (mut start, mut units) = (0, 0);
+    for (i, c) in segment.char_indices() {
+        if units + c.len_utf16() > MAX_TOKEN_LENGTH {
+            out.push((offset + start, &segment[start..i]));
+            (start, units) = (i, 0);
+        }
+        units += c.len_utf16();
+    }
+    out.push((offset + start, &segment[start..]));
 }
 
 /// Lucene's `EnglishPossessiveFilter`: drop a trailing `'s` (straight, curly or full-width quote).

@@ -5,12 +5,40 @@
 //! Written out rather than taken from a crate because the crates available implement Porter2
 //! (Snowball English), which stems differently and would move the Anserini reproduction.
 
-/// Stem one lower-case word. Words containing non-ASCII letters are returned unchanged.
+/// Stem one lower-case word. As Lucene's `PorterStemmer`, which works on Java's UTF-16 `char`s:
+/// a word of one or two UTF-16 units is left alone, and a letter outside a–z is a consonant
+/// (`naïve` → `naïv`, as Lucene stems it).
 pub fn stem(word: &str) -> String {
-    if word.len() <= 2 || !word.is_ascii() {
+    if word.is_ascii() {
+        if word.len() <= 2 {
+            return word.to_string();
+        }
+        let b = stem_bytes(word.as_bytes().to_vec());
+        return String::from_utf8(b).unwrap_or_else(|_| word.to_string());
+    }
+    // Each UTF-16 unit outside ASCII becomes OTHER (a consonant no rule names), stemmed as
+    // bytes; the rules only cut and write ASCII suffixes, so the units before the cut are put
+    // back as they were.
+    const OTHER: u8 = 0xFF;
+    let units: Vec<u16> = word.encode_utf16().collect();
+    if units.len() <= 2 {
         return word.to_string();
     }
-    let mut s = Stemmer { b: word.as_bytes().to_vec(), k: word.len() - 1, j: 0 };
+    let bytes = units.iter().map(|&u| if u < 0x80 { u as u8 } else { OTHER }).collect();
+    let stemmed = stem_bytes(bytes);
+    let out: Vec<u16> = stemmed
+        .iter()
+        .zip(&units)
+        .map(|(&b, &u)| if b == OTHER { u } else { u16::from(b) })
+        .chain(stemmed.iter().skip(units.len()).map(|&b| u16::from(b)))
+        .collect();
+    String::from_utf16_lossy(&out)
+}
+
+/// Porter's steps over a word of at least three units.
+fn stem_bytes(b: Vec<u8>) -> Vec<u8> {
+    let k = b.len() - 1;
+    let mut s = Stemmer { b, k, j: 0 };
     s.step1ab();
     if s.k > 0 {
         s.step1c();
@@ -20,7 +48,7 @@ pub fn stem(word: &str) -> String {
         s.step5();
     }
     s.b.truncate(s.k + 1);
-    String::from_utf8(s.b).unwrap_or_else(|_| word.to_string())
+    s.b
 }
 
 struct Stemmer {
@@ -338,7 +366,14 @@ mod tests {
     #[test]
     fn short_and_non_ascii_words_are_left_alone() {
         assert_eq!(stem("at"), "at");
-        assert_eq!(stem("naïve"), "naïve");
+        // Lucene stems by UTF-16 unit, a letter outside a–z being a consonant (recorded from
+        // Lucene 9.9.1 in tests/fixtures/lucene): "naïve" loses its e, "agées" its s and e.
+        assert_eq!(stem("naïve"), "naïv");
+        assert_eq!(stem("agées"), "agé");
+        assert_eq!(stem("né"), "né");
+        assert_eq!(stem("日本"), "日本");
+        // A supplementary character is two units: three units are stemmed.
+        assert_eq!(stem("𝒜s"), "𝒜");
         assert_eq!(stem("s"), "s");
     }
 }

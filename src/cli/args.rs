@@ -53,6 +53,10 @@ pub struct RankArgs {
     /// BM25L / BM25+ δ.
     #[arg(long)]
     pub delta: Option<f64>,
+    /// lucene: score with exact document lengths in f64 instead of as Lucene does (one-byte
+    /// length norms, float32).
+    #[arg(long)]
+    pub exact_lengths: bool,
     /// TF-IDF variant: cosine-log2 or textbook.
     #[arg(long, default_value = "cosine-log2")]
     pub tfidf: String,
@@ -90,6 +94,12 @@ impl RankArgs {
         if let Some(d) = self.delta {
             s.bm25.delta = d;
         }
+        if self.exact_lengths && s.bm25_variant != Bm25Variant::Lucene {
+            bail!(
+                "--exact-lengths: only the lucene variant reads Lucene's one-byte lengths; the others are exact already"
+            );
+        }
+        s.bm25.exact_lengths = self.exact_lengths;
         if s.bm25_variant == Bm25Variant::Tantivy && (self.k1.is_some() || self.b.is_some()) {
             bail!("--k1/--b: tantivy fixes k1 = 1.2 and b = 0.75; choose --variant lucene to change them");
         }

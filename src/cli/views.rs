@@ -131,7 +131,7 @@ pub fn explanation_text(e: &Explanation, out: &mut String) {
                 r.tf.to_string(),
                 r.df.to_string(),
                 format!("{:.4}", r.idf),
-                format!("{}", r.dl),
+                r.dl_text(),
                 format!("{:.2}", r.avgdl),
                 r.k1.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),
                 r.b.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),

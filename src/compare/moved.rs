@@ -219,8 +219,9 @@ mod tests {
         // dl = 14: b = 0: 1/(1 + 1.2) = 0.45455; b = 1: 1/(1 + 1.2 · 14 · 3/17) = 0.25222.
         let idf = 1.6f64.ln();
         let late = 1.0 / (1.0 + 1.2 * 14.0 * 3.0 / 17.0);
-        assert!((m.before.score - idf / 2.2).abs() < 1e-9, "{}", m.before.score);
-        assert!((m.after.score - idf * late).abs() < 1e-9, "{}", m.after.score);
+        // Lucene computes in float32: to 1e-6.
+        assert!((m.before.score - idf / 2.2).abs() < 1e-6, "{}", m.before.score);
+        assert!((m.after.score - idf * late).abs() < 1e-6, "{}", m.after.score);
         let sum: f64 = m.parts.iter().map(PartChange::change).sum();
         assert!((sum - (m.after.score - m.before.score)).abs() < 1e-12);
         assert_eq!(m.parts[0].part, "sync");

@@ -373,6 +373,12 @@ fn knobs_ui(ui: &mut Ui, s: &mut crate::config::Settings) {
     if s.bm25_variant.uses_delta() {
         ui.add(egui::Slider::new(&mut s.bm25.delta, 0.0..=2.0).fixed_decimals(2).text("δ"));
     }
+    if s.bm25_variant == Bm25Variant::Lucene {
+        ui.checkbox(&mut s.bm25.exact_lengths, "Exact lengths").on_hover_text(
+            "Off: as Lucene scores (each passage's length kept in one byte, float32 arithmetic). \
+             On: the exact length and f64, as the formula is written.",
+        );
+    }
     egui::ComboBox::from_label("TF-IDF").selected_text(s.tfidf.name()).show_ui(ui, |ui| {
         for v in TfIdfVariant::ALL {
             ui.selectable_value(&mut s.tfidf, v, v.name());

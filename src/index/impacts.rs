@@ -153,6 +153,30 @@ impl ScoredTerm<'_> {
     }
 }
 
+/// How a posting's contribution is made of its term's `qw` and its own weight, and how a
+/// document's sum of contributions becomes its score.
+pub trait Combine {
+    /// One posting's contribution (≥ +0.0 when `qw` and `w` are).
+    fn part(qw: f64, w: f64) -> f64;
+    /// The score of a document whose contributions sum to `sum` (monotone; −0.0 stays −0.0).
+    fn finish(sum: f64) -> f64;
+}
+
+/// qw · w, summed in f64: every formula but Lucene's own float arithmetic.
+pub struct Product;
+
+impl Combine for Product {
+    #[inline(always)]
+    fn part(qw: f64, w: f64) -> f64 {
+        qw * w
+    }
+
+    #[inline(always)]
+    fn finish(sum: f64) -> f64 {
+        sum
+    }
+}
+
 /// Floating-point sums of the same parts in another order may differ in the last bits: bounds
 /// are raised by this much so a bound is never below the score it bounds.
 fn raise(bound: f64) -> f64 {
@@ -242,6 +266,17 @@ pub fn top_k_exhaustive(
     allowed: Option<&[bool]>,
     num_docs: usize,
 ) -> (Vec<(f64, DocId)>, usize) {
+    top_k_exhaustive_by::<Product>(terms, k, allowed, num_docs)
+}
+
+/// As [`top_k_exhaustive`], each posting's contribution and each document's score made as `C`
+/// makes them.
+pub fn top_k_exhaustive_by<C: Combine>(
+    terms: &[ScoredTerm<'_>],
+    k: usize,
+    allowed: Option<&[bool]>,
+    num_docs: usize,
+) -> (Vec<(f64, DocId)>, usize) {
     let usable = |t: &&ScoredTerm<'_>| {
         // Documents are ascending: one check of the last keeps every index in bounds.
         t.impacts.docs.last().is_none_or(|&d| (d as usize) < num_docs) && t.weights.len() == t.impacts.docs.len()
@@ -260,7 +295,7 @@ pub fn top_k_exhaustive(
             match (allowed, sparse) {
                 (None, false) => {
                     for (&d, &w) in docs.iter().zip(weights) {
-                        acc[d as usize] += qw * w;
+                        acc[d as usize] += C::part(qw, w);
                     }
                 }
                 _ => {
@@ -270,14 +305,14 @@ pub fn top_k_exhaustive(
                             if sparse && unseen(*a) {
                                 s.touched.push(d);
                             }
-                            *a += qw * w;
+                            *a += C::part(qw, w);
                         }
                     }
                 }
             }
         }
         if sparse {
-            let top = best_k(s.touched.iter().map(|&d| (acc[d as usize], d)), k);
+            let top = best_k(s.touched.iter().map(|&d| (C::finish(acc[d as usize]), d)), k);
             return (top, s.touched.len());
         }
         // One pass: count the matches, offer them, and leave every accumulator UNSEEN. Scores
@@ -292,7 +327,7 @@ pub fn top_k_exhaustive(
         let mut floor = floor_bits(&top);
         let mut total = 0;
         for (i, a) in acc.iter_mut().enumerate() {
-            let bits = std::mem::replace(a, UNSEEN).to_bits();
+            let bits = C::finish(std::mem::replace(a, UNSEEN)).to_bits();
             total += usize::from(bits != UNSEEN.to_bits());
             if bits as i64 >= floor {
                 top.push(rank_key(f64::from_bits(bits), DocId(i as u32)));

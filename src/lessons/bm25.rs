@@ -65,7 +65,7 @@ impl Example {
 
     /// Every document's score under one setting (the textbook forms, idf in base 10).
     pub fn scores(&self, kind: &str, k: f64, b: f64) -> Vec<(String, f64)> {
-        let p = Bm25Params { k1: k, b, delta: 0.0, epsilon: 0.25 };
+        let p = Bm25Params { k1: k, b, delta: 0.0, epsilon: 0.25, exact_lengths: true };
         self.sum_over_query(|st| {
             if kind == "tfidf" {
                 tfidf_textbook_contribution(st)
@@ -77,7 +77,7 @@ impl Example {
 
     /// Scores with idf in another base: the textbook forms with log10 replaced.
     pub fn scores_in_base(&self, k: f64, b: f64, base: IdfBase) -> Vec<(String, f64)> {
-        let p = Bm25Params { k1: k, b, delta: 0.0, epsilon: 0.25 };
+        let p = Bm25Params { k1: k, b, delta: 0.0, epsilon: 0.25, exact_lengths: true };
         self.sum_over_query(|st| {
             let idf = base.log(st.n_docs as f64 / st.df.max(1) as f64);
             idf * Bm25Variant::Textbook.tf_weight(f64::from(st.tf), st.dl, st.avgdl, &p)
@@ -187,7 +187,7 @@ pub fn build(kit: &LessonKit, params: &LessonParams, on: &Open) -> Result<Lesson
         ));
     }
     let idf = params.idf_base.log(ex.n_docs as f64 / love_df as f64);
-    let p = Bm25Params { k1: params.k, b: params.b, delta: 0.0, epsilon: 0.25 };
+    let p = Bm25Params { k1: params.k, b: params.b, delta: 0.0, epsilon: 0.25, exact_lengths: true };
     let tfidf: Vec<[f64; 2]> =
         (0..=50).map(|tf| [f64::from(tf), TfIdfVariant::Textbook.tf_weight(f64::from(tf)) * idf]).collect();
     let bm25: Vec<[f64; 2]> = (0..=50)

@@ -318,6 +318,7 @@ mod tests {
             df,
             idf: 0.0,
             dl,
+            exact_dl: None,
             avgdl,
             k1: Some(1.2),
             b: Some(0.75),

@@ -21,6 +21,9 @@ pub struct TermRow {
     pub idf: f64,
     /// Document length |d| in tokens (as this formula sees it).
     pub dl: f64,
+    /// The exact length, where the formula reads another (Lucene's one-byte length norm).
+    #[serde(default)]
+    pub exact_dl: Option<f64>,
     /// Average document length.
     pub avgdl: f64,
     /// k1 (BM25 only).
@@ -33,6 +36,17 @@ pub struct TermRow {
     pub norm: Option<f64>,
     /// This term's share of the score.
     pub contribution: f64,
+}
+
+impl TermRow {
+    /// |d| as the formula reads it, with the exact length beside it where the two differ
+    /// (Lucene's one-byte length norm): `112 (exact 118)`.
+    pub fn dl_text(&self) -> String {
+        match self.exact_dl {
+            Some(exact) if exact != self.dl => format!("{} (exact {exact})", self.dl),
+            _ => format!("{}", self.dl),
+        }
+    }
 }
 
 /// The lexical facts of an explanation: collection statistics and one row per query term.
@@ -60,14 +74,24 @@ impl TermTable {
         use super::{LexicalModel, TfIdfVariant};
         let (n, df, tf, qtf) = (self.n, row.df, row.tf, row.qtf);
         match self.model {
-            Some(LexicalModel::Bm25 { variant, params }) => vec![
-                variant.worked_idf(n, df, &params, self.okapi_mean_idf.unwrap_or(0.0)),
-                format!("weight = {}", variant.worked_tf_weight(tf, row.dl, row.avgdl, &params)),
-                format!(
-                    "contribution = qtf × idf × weight = {qtf} × {:.4} × {:.4} = {:.4}",
-                    row.idf, row.tf_weight, row.contribution
-                ),
-            ],
+            Some(LexicalModel::Bm25 { variant, params }) => {
+                let mut lines = vec![
+                    variant.worked_idf(n, df, &params, self.okapi_mean_idf.unwrap_or(0.0)),
+                    format!("weight = {}", variant.worked_tf_weight(tf, row.dl, row.avgdl, &params)),
+                    format!(
+                        "contribution = qtf × idf × weight = {qtf} × {:.4} × {:.4} = {:.4}",
+                        row.idf, row.tf_weight, row.contribution
+                    ),
+                ];
+                if let Some(exact) = row.exact_dl.filter(|_| !params.exact_lengths) {
+                    lines.push(format!(
+                        "as Lucene computes it: |d| = {exact} tokens kept in one byte, read back as {}; in float32, \
+                         w = qtf·idf, contribution = w − w/(1 + tf/(k1·(1 − b + b·|d|/avgdl)))",
+                        row.dl
+                    ));
+                }
+                lines
+            }
             Some(LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. }) => vec![
                 TfIdfVariant::CosineLog2.worked_idf(n, df),
                 format!("w(t,d) = tf·idf = {tf} × {:.4} = {:.4}", row.idf, f64::from(tf) * row.idf),

@@ -8,10 +8,11 @@ use super::{
 };
 use crate::corpus::DocId;
 use crate::formula::{
-    Bm25Params, Bm25Variant, LowerBounded, Saturating, SaturatingK1Plus1, Shifted, TfIdfVariant, TfShape, TfWeight,
-    length_norm,
+    Bm25Params, Bm25Variant, LowerBounded, LuceneBm25, Saturating, SaturatingK1Plus1, Shifted, TfIdfVariant, TfShape,
+    TfWeight, length_norm, small_float,
 };
 use crate::index::SparseIndex;
+use crate::index::impacts::{Combine, Product};
 use crate::{Error, Result};
 
 /// Which lexical formula to score with.
@@ -43,6 +44,14 @@ struct PreparedTerm {
     idf: f64,
     /// Its postings in the index's plain arrays (`None`: not in the dictionary).
     ordinal: Option<usize>,
+}
+
+impl PreparedTerm {
+    /// What the term's tf part is multiplied by: qtf · idf; as Lucene holds it (`lucene`), the
+    /// float product of the boost (the count, as Anserini boosts a repeated word) and the idf.
+    fn weight(&self, lucene: bool) -> f64 {
+        if lucene { f64::from(self.qtf as f32 * self.idf as f32) } else { f64::from(self.qtf) * self.idf }
+    }
 }
 
 /// Top-k lists up to this long are ranked over the plain postings with a top-k heap, pruned
@@ -81,6 +90,51 @@ pub struct LexicalRetriever {
     weights_ok: bool,
     /// The column's name, written once.
     label: Arc<str>,
+    /// `lucene` scored as Lucene does (not with exact lengths): its similarity and each
+    /// document's one-byte length. `weights` then holds each posting's 1 + freq·normInverse.
+    lucene: Option<Arc<LuceneNorms>>,
+}
+
+/// What Lucene's BM25 reads besides the postings: the similarity built from the field's
+/// statistics, and each document's stored length byte.
+#[derive(Debug)]
+struct LuceneNorms {
+    sim: LuceneBm25,
+    norms: Vec<u8>,
+}
+
+impl LuceneNorms {
+    /// `norms`' byte for each document, and Lucene's statistics: documents with at least one
+    /// term (`docCount`, which leaves out a passage with no words) and their tokens.
+    fn new(index: &SparseIndex, params: &Bm25Params) -> Self {
+        let lens: Vec<u32> = (0..index.num_docs()).map(|d| index.doc_len(DocId(d as u32))).collect();
+        let doc_count = lens.iter().filter(|&&l| l > 0).count() as u64;
+        let sum_ttf: u64 = lens.iter().map(|&l| u64::from(l)).sum();
+        let sim = LuceneBm25::new(params.k1, params.b, sum_ttf, doc_count);
+        Self { sim, norms: lens.into_iter().map(small_float::int_to_byte4).collect() }
+    }
+
+    fn norm_inverse(&self, doc: usize) -> f32 {
+        self.sim.norm_inverse(self.norms.get(doc).copied().unwrap_or(0))
+    }
+}
+
+/// Lucene's way of making a term's score of its weight (boost · idf, here `qw`) and a posting's
+/// 1 + freq·normInverse (here `w`), in float32 — `BM25Scorer.score` — and of a document's score
+/// of its terms' scores: summed in double, then cast to float (Lucene's disjunction scorers).
+pub(crate) struct LuceneFloat;
+
+impl Combine for LuceneFloat {
+    #[inline(always)]
+    fn part(qw: f64, w: f64) -> f64 {
+        let weight = qw as f32;
+        f64::from(weight - weight / w as f32)
+    }
+
+    #[inline(always)]
+    fn finish(sum: f64) -> f64 {
+        f64::from(sum as f32)
+    }
 }
 
 /// Unique terms in first-occurrence order with their query counts.
@@ -104,7 +158,8 @@ fn label_of(model: LexicalModel) -> String {
         }
         LexicalModel::Bm25 { variant, params } => {
             let delta = if variant.uses_delta() { format!(", δ={}", fmt_param(params.delta)) } else { String::new() };
-            format!("BM25 ({variant}, k1={}, b={}{delta})", fmt_param(params.k1), fmt_param(params.b))
+            let exact = if variant == Bm25Variant::Lucene && params.exact_lengths { ", exact lengths" } else { "" };
+            format!("BM25 ({variant}, k1={}, b={}{delta}{exact})", fmt_param(params.k1), fmt_param(params.b))
         }
     }
 }
@@ -118,7 +173,14 @@ impl LexicalRetriever {
                 return Err(Error::invalid("variant", "the tantivy variant is scored by the engine: use TantivyBm25"));
             }
         }
+        let lucene = match model {
+            LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params } if !params.exact_lengths => {
+                Some(Arc::new(LuceneNorms::new(&index, &params)))
+            }
+            _ => None,
+        };
         let len_norm = match model {
+            LexicalModel::Bm25 { .. } if lucene.is_some() => Vec::new(),
             LexicalModel::Bm25 { params, .. } => {
                 let avgdl = index.stats().avgdl;
                 (0..index.num_docs())
@@ -127,8 +189,12 @@ impl LexicalRetriever {
             }
             LexicalModel::TfIdf { .. } => Vec::new(),
         };
-        let weights: Vec<f64> = match model {
-            LexicalModel::Bm25 { variant, params } => {
+        let weights: Vec<f64> = match (model, &lucene) {
+            (LexicalModel::Bm25 { .. }, Some(l)) => {
+                let (docs, tfs) = index.impacts().postings();
+                docs.iter().zip(tfs).map(|(&d, &tf)| f64::from(1f32 + tf as f32 * l.norm_inverse(d as usize))).collect()
+            }
+            (LexicalModel::Bm25 { variant, params }, None) => {
                 let (docs, tfs) = index.impacts().postings();
                 docs.iter()
                     .zip(tfs)
@@ -141,11 +207,11 @@ impl LexicalRetriever {
                     })
                     .collect()
             }
-            LexicalModel::TfIdf { .. } => Vec::new(),
+            (LexicalModel::TfIdf { .. }, _) => Vec::new(),
         };
         let weights_ok = weights.iter().all(|w| w.is_finite() && *w >= 0.0);
         let label = label_of(model).into();
-        Ok(Self { index, model, len_norm: len_norm.into(), weights: weights.into(), weights_ok, label })
+        Ok(Self { index, model, len_norm: len_norm.into(), weights: weights.into(), weights_ok, label, lucene })
     }
 
     /// The formula in use.
@@ -166,9 +232,13 @@ impl LexicalRetriever {
             // Every term of the dictionary has its postings in the plain arrays.
             let ordinal = self.index.term_ord(&term);
             let df = ordinal.and_then(|o| self.index.impacts().term(o)).map_or(0, |p| p.docs.len() as u64);
-            let idf = match self.model {
-                LexicalModel::TfIdf { variant, .. } => variant.idf(stats.n_docs, df),
-                LexicalModel::Bm25 { variant, params } => variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf),
+            let idf = match (self.model, &self.lucene) {
+                (_, Some(l)) if df > 0 => f64::from(l.sim.idf(df)),
+                (_, Some(_)) => 0.0,
+                (LexicalModel::TfIdf { variant, .. }, None) => variant.idf(stats.n_docs, df),
+                (LexicalModel::Bm25 { variant, params }, None) => {
+                    variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf)
+                }
             };
             prepared.push(PreparedTerm { term, qtf, df, idf, ordinal });
         }
@@ -180,6 +250,11 @@ impl LexicalRetriever {
     fn score_term(&self, q: &PreparedQuery, t: &PreparedTerm, tf: u32, doc: DocId) -> (f64, Option<f64>, f64) {
         if tf == 0 {
             return (0.0, None, 0.0);
+        }
+        if let Some(l) = &self.lucene {
+            let denominator = 1f32 + tf as f32 * l.norm_inverse(doc.index());
+            let part = LuceneFloat::part(t.weight(true), f64::from(denominator));
+            return (1.0 - 1.0 / f64::from(denominator), None, part);
         }
         let tf = f64::from(tf);
         match self.model {
@@ -238,8 +313,9 @@ impl LexicalRetriever {
         }
         let impacts = self.index.impacts();
         let mut terms = Vec::with_capacity(q.terms.len());
+        let lucene = self.lucene.is_some();
         for t in q.terms.iter().filter(|t| t.df > 0) {
-            let qw = f64::from(t.qtf) * t.idf;
+            let qw = t.weight(lucene);
             if !(qw >= 0.0 && qw.is_finite()) {
                 return None;
             }
@@ -252,6 +328,11 @@ impl LexicalRetriever {
         // tails); on short lists scoring every posting is cheaper than keeping the bounds.
         let postings: usize = terms.iter().map(|t| t.impacts.docs.len()).sum();
         let prune = prune.unwrap_or(postings >= PRUNE_MIN_POSTINGS_PER_DOC * n);
+        // Lucene's scores are cast to float at the end, which can tie sums that differ in
+        // double: its lists are scored whole, never pruned.
+        if lucene {
+            return Some(crate::index::impacts::top_k_exhaustive_by::<LuceneFloat>(&terms, k, q.query.filter(), n));
+        }
         Some(if prune {
             crate::index::impacts::top_k_max_score(
                 &terms,
@@ -263,7 +344,7 @@ impl LexicalRetriever {
                 n,
             )
         } else {
-            crate::index::impacts::top_k_exhaustive(&terms, k, q.query.filter(), n)
+            crate::index::impacts::top_k_exhaustive_by::<Product>(&terms, k, q.query.filter(), n)
         })
     }
 
@@ -292,6 +373,27 @@ impl LexicalRetriever {
                 continue;
             }
             acc[i] += score(tf, i);
+            seen[i] = true;
+        }
+    }
+
+    /// Add `score(p)` for the p-th posting of a term to its document's accumulator.
+    fn accumulate_at(
+        &self,
+        t: &PreparedTerm,
+        allowed: Option<&[bool]>,
+        acc: &mut [f64],
+        seen: &mut [bool],
+        score: impl Fn(usize) -> f64,
+    ) {
+        let n = acc.len();
+        let Some(plain) = t.ordinal.and_then(|o| self.index.impacts().term(o)) else { return };
+        for (p, &doc) in plain.docs.iter().enumerate() {
+            let i = doc as usize;
+            if i >= n || allowed.is_some_and(|a| !a.get(i).copied().unwrap_or(false)) {
+                continue;
+            }
+            acc[i] += score(p);
             seen[i] = true;
         }
     }
@@ -369,6 +471,15 @@ impl PreparedQuery {
                 continue;
             }
             match r.model {
+                LexicalModel::Bm25 { .. } if r.lucene.is_some() => {
+                    let (qw, weights) = (t.weight(true), &r.weights);
+                    let Some(start) = t.ordinal.and_then(|o| r.index.impacts().term(o)).map(|p| p.start) else {
+                        continue;
+                    };
+                    r.accumulate_at(t, allowed, &mut acc, &mut seen, |p| {
+                        LuceneFloat::part(qw, weights.get(start + p).copied().unwrap_or(1.0))
+                    });
+                }
                 // The hot path: the same arithmetic as `score_term` ((qtf·idf)·w), without the
                 // per-posting dispatch, so search and explain give bit-identical scores.
                 LexicalModel::Bm25 { variant, params } => {
@@ -392,7 +503,9 @@ impl PreparedQuery {
         // per document would mispredict constantly.
         let mut keys = vec![0u128; n];
         let mut len = 0;
+        let lucene = r.lucene.is_some();
         for (i, (&s, &score)) in seen.iter().zip(&acc).enumerate() {
+            let score = if lucene { LuceneFloat::finish(score) } else { score };
             keys[len] = rank_key(score, DocId(i as u32));
             len += usize::from(s);
         }
@@ -409,7 +522,15 @@ impl PreparedQuery {
             return Ok(self.query.filtered_explanation(&r.label()));
         }
         let stats = r.index.stats();
-        let dl = f64::from(r.index.doc_len(doc));
+        let exact_dl = f64::from(r.index.doc_len(doc));
+        let (dl, avgdl, n_docs) = match &r.lucene {
+            Some(l) => (
+                f64::from(small_float::byte4_to_int(l.norms.get(doc.index()).copied().unwrap_or(0))),
+                f64::from(l.sim.avgdl),
+                l.sim.doc_count,
+            ),
+            None => (exact_dl, stats.avgdl, stats.n_docs),
+        };
         let (k1, b) = match r.model {
             LexicalModel::Bm25 { params, .. } => (Some(params.k1), Some(params.b)),
             LexicalModel::TfIdf { .. } => (None, None),
@@ -427,13 +548,17 @@ impl PreparedQuery {
                 df: t.df,
                 idf: t.idf,
                 dl,
-                avgdl: stats.avgdl,
+                exact_dl: r.lucene.is_some().then_some(exact_dl),
+                avgdl,
                 k1,
                 b,
                 tf_weight,
                 norm,
                 contribution,
             });
+        }
+        if r.lucene.is_some() {
+            value = LuceneFloat::finish(value);
         }
         let summary = summarise(&rows, &r.index.analyzer().config().to_string());
         let mut e = Explanation::new(r.label(), value, r.formula(), summary);
@@ -452,13 +577,7 @@ impl PreparedQuery {
             .collect();
         let okapi_mean_idf =
             matches!(r.model, LexicalModel::Bm25 { variant: Bm25Variant::Okapi, .. }).then_some(stats.okapi_mean_idf);
-        e.detail = Detail::Terms(TermTable {
-            n: stats.n_docs,
-            avgdl: stats.avgdl,
-            rows,
-            model: Some(r.model),
-            okapi_mean_idf,
-        });
+        e.detail = Detail::Terms(TermTable { n: n_docs, avgdl, rows, model: Some(r.model), okapi_mean_idf });
         Ok(e)
     }
 }
@@ -540,6 +659,10 @@ mod tests {
             LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, normalize: true },
             LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize: true },
             LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
+            LexicalModel::Bm25 {
+                variant: Bm25Variant::Lucene,
+                params: Bm25Params { exact_lengths: true, ..Bm25Variant::Lucene.default_params() },
+            },
             LexicalModel::Bm25 { variant: Bm25Variant::Bm25l, params: Bm25Variant::Bm25l.default_params() },
         ];
         for model in models {
@@ -550,7 +673,15 @@ mod tests {
             for hit in &ranking.hits {
                 let e = r.explain(&q, hit.doc).expect("explain");
                 assert_eq!(e.value, hit.score, "{}", r.label());
-                assert_eq!(e.parts_sum(), Some(hit.score));
+                let sum = e.parts_sum().expect("a sum");
+                if r.lucene.is_some() {
+                    // Lucene casts the double sum of its float parts to float, as its
+                    // explanation's "sum of:" does: the parts sum to the score within that.
+                    assert_eq!(f64::from(sum as f32), hit.score, "{}", r.label());
+                    assert_ne!(sum.to_bits(), (sum as f32 as f64).to_bits(), "the parts are not all one float");
+                } else {
+                    assert_eq!(sum, hit.score);
+                }
             }
             let zero = r.explain(&q, DocId(0)).expect("explain");
             assert_eq!(zero.value, 0.0);

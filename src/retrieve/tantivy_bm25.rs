@@ -195,6 +195,7 @@ impl Prepared for PreparedTantivy {
                 df,
                 idf: Bm25Variant::Tantivy.idf(stats.n_docs, df, &p, 0.0),
                 dl,
+                exact_dl: Some(f64::from(r.index.doc_len(doc))),
                 avgdl: stats.avgdl,
                 k1: Some(p.k1),
                 b: Some(p.b),

@@ -494,7 +494,7 @@ fn terms_ui(ui: &mut Ui, kind: MethodKind, t: &TermTable, value: f64) {
             ui.label(r.tf.to_string());
             ui.label(r.df.to_string());
             ui.label(format!("{:.3}", r.idf));
-            ui.label(format!("{}", r.dl));
+            ui.label(r.dl_text());
             ui.label(r.k1.map(fmt_param).unwrap_or_else(|| "—".into()));
             ui.label(r.b.map(fmt_param).unwrap_or_else(|| "—".into()));
             ui.label(format!("{:.3}", r.tf_weight));
