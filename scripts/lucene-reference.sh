@@ -4,6 +4,9 @@
 #   tests/fixtures/lucene/<collection>-bm25-flat.run.gz  Anserini's BM25 run (k1 0.9, b 0.4, 100 hits)
 #   tests/fixtures/lucene/<collection>-queries.tokens    the default English analyzer's terms of every query
 #   tests/fixtures/lucene/analyzer-cases.tokens          the same for tricky strings (scripts/lucene/cases.tsv)
+#   tests/fixtures/engines/recorded/*.json                Elasticsearch 8 and Solr 9 responses with explain,
+#                                                         from IndexSearcher.explain over the bundled sample
+#                                                         (scripts/lucene/RecordResponses.java says how)
 # for SciFact (title and text in one field, as Anserini's BEIR flat index), Cranfield and
 # Vaswani (text alone). Anserini 1.7.1 (Lucene 9.9.1) comes as a fat jar inside pyserini's
 # source package on PyPI; it needs Java 21 or later.
@@ -33,7 +36,7 @@ for candidate in "${JAVA:-}" /usr/lib/jvm/temurin-25-jdk-amd64/bin/java "$(comma
 done
 [ -n "$java" ] || { echo "Anserini 1.7.1 needs Java 21 or later (set JAVA=/path/to/java)" >&2; exit 2; }
 javac="$(dirname "$java")/javac"
-"$javac" -d "$work/classes" -cp "$jar" "$root/scripts/lucene/DumpTokens.java"
+"$javac" -d "$work/classes" -cp "$jar" "$root/scripts/lucene/DumpTokens.java" "$root/scripts/lucene/RecordResponses.java"
 tokens() { "$java" -cp "$jar:$work/classes" DumpTokens; }
 
 python3 - "$data" "$work" <<'PY'
@@ -78,3 +81,5 @@ for name in scifact cranfield vaswani; do
     echo "$name: $(wc -l <"$dir/run.txt") run lines, $(wc -l <"$dir/topics.tsv") questions" >&2
 done
 tokens <"$root/scripts/lucene/cases.tsv" >"$out/analyzer-cases.tokens"
+"$java" -cp "$jar:$work/classes" RecordResponses "$root/sample-corpus/acme-sync/corpus.jsonl" \
+    "$root/tests/fixtures/engines/recorded"

@@ -7,7 +7,9 @@ use ranklens::analysis::{AnalyzerConfig, Preset};
 use ranklens::corpus::{Corpus, DocId};
 use ranklens::index::{IndexLocation, SparseIndex};
 use ranklens::progress::NoProgress;
-use ranklens::retrieve::{Bm25Variant, LexicalModel, LexicalRetriever, QueryContext, Retriever, TantivyBm25};
+use ranklens::retrieve::{
+    Bm25Params, Bm25Variant, Detail, LexicalModel, LexicalRetriever, QueryContext, Retriever, TantivyBm25,
+};
 
 fn index(docs: &[&str], preset: Preset) -> Arc<SparseIndex> {
     let ids: Vec<String> = (0..docs.len()).map(|i| format!("d{i}")).collect();
@@ -93,22 +95,29 @@ fn beyond_40_tokens_only_the_length_norm_differs() {
     assert_eq!(idx.doc_len(DocId(1)), 98);
     let tantivy_len = idx.tantivy_doc_len(DocId(1)).unwrap();
     assert!(tantivy_len < 98, "tantivy's one-byte norm rounds 98 down (got {tantivy_len})");
-    let lucene = LexicalRetriever::new(
-        idx.clone(),
-        LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params: Bm25Variant::Lucene.default_params() },
-    )
-    .unwrap();
+    let lucene_with = |exact_lengths| {
+        let params = Bm25Params { exact_lengths, ..Bm25Variant::Lucene.default_params() };
+        LexicalRetriever::new(idx.clone(), LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params }).unwrap()
+    };
+    let (lucene, exact) = (lucene_with(false), lucene_with(true));
     let tantivy = TantivyBm25::new(idx.clone());
     let q = QueryContext::new("needle");
-    let l = lucene.explain(&q, DocId(1)).unwrap().value;
     let t = tantivy.explain(&q, DocId(1)).unwrap().value;
-    assert!((l * 2.2 - t).abs() > 1e-4, "the exact and the one-byte length give different scores");
-    // With tantivy's length put into Lucene's formula, the two agree again.
+    // tantivy keeps lengths in Lucene's one byte: RankLens's lucene variant, which reads them
+    // as Lucene does, is tantivy over k1 + 1 for the long passage too (to float32).
+    let l = lucene.explain(&q, DocId(1)).unwrap();
+    assert!((l.value * 2.2 - t).abs() < 1e-5, "{} × 2.2 vs {t}", l.value);
+    let Detail::Terms(table) = &l.detail else { panic!("{:?}", l.detail) };
+    assert_eq!((table.rows[0].dl, table.rows[0].exact_dl), (f64::from(tantivy_len), Some(98.0)));
+    // With exact lengths the scores part.
+    let e = exact.explain(&q, DocId(1)).unwrap().value;
+    assert!((e * 2.2 - t).abs() > 1e-4, "the exact and the one-byte length give different scores");
+    // The exact length put into the formula by hand gives the exact-lengths score.
     let p = Bm25Variant::Lucene.default_params();
     let stats = idx.stats();
     let idf = Bm25Variant::Lucene.idf(stats.n_docs, 2, &p, 0.0);
-    let with_norm = idf * Bm25Variant::Lucene.tf_weight(1.0, f64::from(tantivy_len), stats.avgdl, &p);
-    assert!((with_norm * 2.2 - t).abs() < 1e-5, "{with_norm} × 2.2 vs {t}");
+    let by_hand = idf * Bm25Variant::Lucene.tf_weight(1.0, 98.0, stats.avgdl, &p);
+    assert!((by_hand - e).abs() < 1e-12, "{by_hand} vs {e}");
     // Short documents are untouched.
     let l0 = lucene.explain(&q, DocId(0)).unwrap().value;
     let t0 = tantivy.explain(&q, DocId(0)).unwrap().value;

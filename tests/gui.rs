@@ -887,7 +887,7 @@ fn hostile_input_in_every_box_and_bad_files_leave_the_app_up_with_the_corpus_loa
 fn search_engines_and_vectors_stand_beside_the_methods() {
     let mut h = harness("How long before saved results expire?");
     let fixture = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/engines/elasticsearch-8.15-search.json");
+        .join("tests/fixtures/engines/recorded/elasticsearch-8-multi-match.json");
     // A saved Elasticsearch 8 response opens like a run, told apart by its contents.
     send(&mut h, [Command::OpenRuns(vec![(Some("es8".into()), fixture)])]);
     assert_eq!(column(&h, MethodKind::Engine), "es8");
@@ -904,7 +904,7 @@ fn search_engines_and_vectors_stand_beside_the_methods() {
     // A live engine through the form, against a server in the test.
     let es8 = std::fs::read_to_string(
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/engines/elasticsearch-8.15-search.json"),
+            .join("tests/fixtures/engines/recorded/elasticsearch-8-multi-match.json"),
     )
     .unwrap();
     let server =

@@ -9,7 +9,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::OutputFormat;
+use super::args::{CorpusArgs, OutputFormat};
 use super::printer::{Printable, print};
 use super::table::Table;
 use crate::external::{EngineResponse, EngineTermRow, ExplainNode, LuceneBreakdown, SavedResponses, breakdown};
@@ -30,6 +30,29 @@ pub struct ResponseArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
+    /// The question the response answers: each hit's rows are then put beside RankLens's own
+    /// Lucene BM25 of the same passage in `--corpus` (the engine's k1 and b), and every input
+    /// that differs is named.
+    #[arg(long)]
+    question: Option<String>,
+    #[command(flatten)]
+    corpus: CorpusArgs,
+}
+
+/// A hit beside RankLens's own Lucene BM25 of the same passage.
+#[derive(Debug, Serialize)]
+struct BesideView {
+    /// RankLens's score for the passage.
+    ranklens: f64,
+    /// The engine's score.
+    engine: f64,
+    /// k1 and b (the engine's).
+    k1: f64,
+    b: f64,
+    /// Each input that differs, in words (`scale` is a constant factor, not an input).
+    differences: Vec<(String, String)>,
+    /// No input differs and the scores agree to float32 (after the constant factor, if any).
+    equal: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -45,6 +68,9 @@ struct HitView {
     tree: Option<ExplainNode>,
     unreadable: Option<(String, String)>,
     features: std::collections::BTreeMap<String, f64>,
+    /// Beside RankLens's own BM25, with `--question`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    beside: Option<BesideView>,
 }
 
 #[derive(Debug, Serialize)]
@@ -78,6 +104,7 @@ fn view(qid: Option<&str>, r: &EngineResponse) -> ResponseView {
                 other: bd.other,
                 not_a_sum: bd.not_a_sum,
                 tree: h.explanation.clone(),
+                beside: None,
                 unreadable: h.raw_explanation.clone(),
                 features: h.features.clone(),
             }
@@ -122,7 +149,7 @@ impl Printable for ResponsesView {
                             row.term.clone(),
                             row.field.clone(),
                             opt(row.tf),
-                            opt(row.df),
+                            row.df_text(),
                             opt(row.n),
                             row.idf.map(|x| format!("{x:.4}")).unwrap_or_else(|| "—".into()),
                             dl,
@@ -161,6 +188,29 @@ impl Printable for ResponsesView {
                         }
                     }
                     (None, None) => {}
+                }
+                if let Some(b) = &h.beside {
+                    let scale = b.differences.iter().find(|(input, _)| input == "scale");
+                    let inputs: Vec<&(String, String)> = b.differences.iter().filter(|(i, _)| i != "scale").collect();
+                    out.push_str(&format!(
+                        "  beside RankLens's lucene BM25 (k1 {}, b {}): RankLens {:.7}, the engine {:.7}\n",
+                        fmt_param(b.k1),
+                        fmt_param(b.b),
+                        b.ranklens,
+                        b.engine
+                    ));
+                    if inputs.is_empty() {
+                        out.push_str(&match (scale, b.equal) {
+                            (None, true) => "    no input differs, and the scores are equal\n".to_string(),
+                            (Some((_, says)), true) => {
+                                format!("    no input differs, and the scores are equal but for a constant: {says}\n")
+                            }
+                            (_, false) => "    no input differs, yet the scores differ\n".to_string(),
+                        });
+                    }
+                    for (_, says) in inputs.iter().copied().chain(scale.filter(|_| !inputs.is_empty())) {
+                        out.push_str(&format!("    {says}\n"));
+                    }
                 }
                 if let Some((raw, why)) = &h.unreadable {
                     out.push_str(&format!("  the explanation could not be read ({why}); as it came:\n"));
@@ -203,7 +253,46 @@ pub fn response(a: ResponseArgs) -> anyhow::Result<Found> {
     for p in saved.problems.iter().filter(|p| !responses.iter().any(|r| r.problems.contains(p))) {
         eprintln!("warning: {p}");
     }
+    if let Some(question) = &a.question {
+        beside_ranklens(&a, question, &mut responses)?;
+    }
     let found = responses.iter().any(|r| !r.hits.is_empty());
     print(&ResponsesView { file: a.path.clone(), responses }, a.format)?;
     Ok(if found { Found::Some } else { Found::Nothing })
+}
+
+/// Put each hit beside RankLens's own Lucene BM25 of the same passage, through the same plan
+/// and engine table as the app's Explain view.
+fn beside_ranklens(a: &ResponseArgs, question: &str, responses: &mut [ResponseView]) -> anyhow::Result<()> {
+    use crate::compare::{External, Plan};
+    use crate::progress::NoProgress;
+    use crate::retrieve::{Detail, MethodKind};
+    let engine = a.corpus.engine(&NoProgress)?;
+    for view in responses.iter_mut() {
+        let external = External::open(&a.path, Some("engine"), Some(engine.corpus()))?;
+        let settings = crate::config::Settings::default();
+        let plan = Plan::of_kinds(&settings, &[MethodKind::Bm25]).with_externals(&[external]);
+        let query = engine.query_context(question, &settings);
+        let run = plan.run(&engine, &query, &NoProgress)?;
+        for hit in &mut view.hits {
+            let Some(doc) = engine.corpus().lookup(&hit.id) else {
+                continue;
+            };
+            let Some(explained) = run.explain_in("engine", doc).transpose()? else { continue };
+            let Detail::Engine(detail) = &explained.detail else { continue };
+            let Some(c) = &detail.comparison else { continue };
+            let scale = c.differences.iter().find(|d| d.input == "scale").and_then(|d| d.engine).unwrap_or(1.0);
+            let equal = c.differences.iter().all(|d| d.input == "scale")
+                && (c.engine_score - scale * c.ranklens_score).abs() <= 1e-6 * c.engine_score.abs().max(1.0);
+            hit.beside = Some(BesideView {
+                ranklens: c.ranklens_score,
+                engine: c.engine_score,
+                k1: c.k1,
+                b: c.b,
+                differences: c.differences.iter().map(|d| (d.input.clone(), d.says.clone())).collect(),
+                equal,
+            });
+        }
+    }
+    Ok(())
 }

@@ -28,8 +28,12 @@ pub struct EngineTermRow {
     pub field: String,
     /// Occurrences in the field (`freq`, `termFreq`, `phraseFreq`).
     pub tf: Option<f64>,
-    /// Documents containing the term (`n`, `docFreq`).
+    /// Documents containing the term (`n`, `docFreq`); for a phrase, its last word's.
     pub df: Option<f64>,
+    /// A phrase's n for each of its words, in order (its idf is the sum of theirs); empty for a
+    /// single term.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub df_each: Vec<f64>,
     /// Documents with the field (`N`, `docCount`).
     pub n: Option<f64>,
     /// The idf factor.
@@ -243,6 +247,7 @@ fn term_row(node: &ExplainNode, field: String, term: String, similarity: String,
         field,
         tf: None,
         df: None,
+        df_each: Vec::new(),
         n: None,
         idf: None,
         dl: None,
@@ -275,8 +280,10 @@ fn term_row(node: &ExplainNode, field: String, term: String, similarity: String,
             "tf" | "tfnorm" if row.tf_weight.is_none() => row.tf_weight = Some(n.value),
             "freq" | "termfreq" | "phrasefreq" => row.tf = Some(n.value),
             "n" if desc.starts_with('N') => row.n = Some(n.value),
-            "n" => row.df = Some(n.value),
-            "docfreq" => row.df = Some(n.value),
+            "n" | "docfreq" => {
+                row.df = Some(n.value);
+                row.df_each.push(n.value);
+            }
             "doccount" => row.n = Some(n.value),
             "k1" => row.k1 = Some(n.value),
             "b" => row.b = Some(n.value),
@@ -294,7 +301,21 @@ fn term_row(node: &ExplainNode, field: String, term: String, similarity: String,
     if !boosts.is_empty() {
         row.boost = Some(boosts.iter().product());
     }
+    if row.df_each.len() < 2 {
+        row.df_each.clear();
+    }
     row
+}
+
+impl EngineTermRow {
+    /// The df column: n, or a phrase's n of each word joined by `+` (`1+3`).
+    pub fn df_text(&self) -> String {
+        if self.df_each.len() > 1 {
+            self.df_each.iter().map(|d| crate::formula::fmt_param(*d)).collect::<Vec<_>>().join("+")
+        } else {
+            self.df.map(crate::formula::fmt_param).unwrap_or_else(|| "—".into())
+        }
+    }
 }
 
 #[cfg(test)]

@@ -236,7 +236,13 @@ impl Differences {
     /// `lucene` variant, like Lucene 8+, drops it). Said from the boost where the engine names one,
     /// else from the ratio of the weights when every other input agrees.
     fn scale(&mut self, pairs: &[TermPair], k1: f64) {
-        let boost = pairs.iter().flat_map(|p| &p.engine).find_map(|e| e.boost);
+        // A repeated word is one clause boosted by its count (Lucene merges duplicate clauses,
+        // Anserini boosts them), where RankLens multiplies by qtf: the constant is the boost over
+        // the count.
+        let boost = pairs.iter().find_map(|p| {
+            let qtf = p.ranklens.as_ref().map_or(1, |r| r.qtf.max(1));
+            p.engine.iter().find_map(|e| e.boost).map(|b| b / f64::from(qtf))
+        });
         let inputs_differ =
             self.list.iter().any(|d| matches!(d.input.as_str(), "tf" | "df" | "N" | "dl" | "avgdl" | "k1" | "b"));
         let ratios: Vec<f64> = pairs
@@ -294,6 +300,7 @@ mod tests {
             field: field.into(),
             tf: Some(tf),
             df: Some(df),
+            df_each: Vec::new(),
             n: Some(nn),
             idf: None,
             dl: Some(dl),

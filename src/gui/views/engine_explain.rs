@@ -88,7 +88,7 @@ fn rows_ui(ui: &mut Ui, rows: &[EngineTermRow]) {
             ui.label(RichText::new(&r.term).monospace());
             ui.label(&r.field);
             ui.label(num(r.tf));
-            ui.label(num(r.df));
+            ui.label(r.df_text());
             ui.label(num(r.n));
             ui.label(r.idf.map(|x| format!("{x:.3}")).unwrap_or_else(|| "—".into()));
             ui.label(dl(r));
@@ -130,7 +130,7 @@ fn comparison_ui(ui: &mut Ui, c: &Bm25Comparison) {
                 ui.label(RichText::new("engine").small());
                 ui.label(&e.field);
                 ui.label(num(e.tf));
-                ui.label(num(e.df));
+                ui.label(e.df_text());
                 ui.label(num(e.n));
                 ui.label(dl(e));
                 ui.label(e.avgdl.map(|x| format!("{x:.2}")).unwrap_or_else(|| "—".into()));
