@@ -521,8 +521,11 @@ fn a_phrase_row_shows_every_words_n_and_its_idf_is_their_sum() {
 fn the_response_command_puts_each_hit_beside_ranklens_bm25() {
     let question = "How long before saved results expire?";
     for (name, says) in [
-        ("recorded/solr-9-match-structured.json", "no input differs, and the scores are equal\n"),
-        ("recorded/elasticsearch-8-match.json", "no input differs, and the scores are equal but for a constant"),
+        ("recorded/solr-9-match-structured.json", "No input differs, and the scores are equal.\n"),
+        (
+            "recorded/elasticsearch-8-match.json",
+            "No input differs, and the scores are equal but for a constant: the engine's are 2.2 times RankLens's.",
+        ),
     ] {
         let (code, out, err) = cli(&["response", fixture(name).to_str().unwrap(), "--question", question]);
         assert_eq!(code, Some(0), "{err}");

@@ -53,6 +53,9 @@ struct BesideView {
     differences: Vec<(String, String)>,
     /// No input differs and the scores agree to float32 (after the constant factor, if any).
     equal: bool,
+    /// That in a sentence, when no input differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -199,16 +202,10 @@ impl Printable for ResponsesView {
                         b.ranklens,
                         b.engine
                     ));
-                    if inputs.is_empty() {
-                        out.push_str(&match (scale, b.equal) {
-                            (None, true) => "    no input differs, and the scores are equal\n".to_string(),
-                            (Some((_, says)), true) => {
-                                format!("    no input differs, and the scores are equal but for a constant: {says}\n")
-                            }
-                            (_, false) => "    no input differs, yet the scores differ\n".to_string(),
-                        });
+                    if let Some(verdict) = &b.verdict {
+                        out.push_str(&format!("    {verdict}\n"));
                     }
-                    for (_, says) in inputs.iter().copied().chain(scale.filter(|_| !inputs.is_empty())) {
+                    for (_, says) in inputs.iter().copied().chain(scale) {
                         out.push_str(&format!("    {says}\n"));
                     }
                 }
@@ -281,9 +278,7 @@ fn beside_ranklens(a: &ResponseArgs, question: &str, responses: &mut [ResponseVi
             let Some(explained) = run.explain_in("engine", doc).transpose()? else { continue };
             let Detail::Engine(detail) = &explained.detail else { continue };
             let Some(c) = &detail.comparison else { continue };
-            let scale = c.differences.iter().find(|d| d.input == "scale").and_then(|d| d.engine).unwrap_or(1.0);
-            let equal = c.differences.iter().all(|d| d.input == "scale")
-                && (c.engine_score - scale * c.ranklens_score).abs() <= 1e-6 * c.engine_score.abs().max(1.0);
+            let equal = c.inputs_agree() && c.scores_agree();
             hit.beside = Some(BesideView {
                 ranklens: c.ranklens_score,
                 engine: c.engine_score,
@@ -291,6 +286,7 @@ fn beside_ranklens(a: &ResponseArgs, question: &str, responses: &mut [ResponseVi
                 b: c.b,
                 differences: c.differences.iter().map(|d| (d.input.clone(), d.says.clone())).collect(),
                 equal,
+                verdict: c.verdict(),
             });
         }
     }

@@ -235,7 +235,8 @@ impl Engine {
         match &self.workspace {
             Some(ws) if bytes > self.on_disk_above => {
                 let fp = self.corpus.fingerprint();
-                IndexLocation::Dir(ws.join("indexes").join(format!("{}-{analyzer}", &fp[..16])))
+                let format = crate::index::INDEX_FORMAT;
+                IndexLocation::Dir(ws.join("indexes").join(format!("{}-{analyzer}-f{format}", &fp[..16])))
             }
             _ => IndexLocation::Ram,
         }

@@ -35,6 +35,11 @@ pub use tokenizer::TOKENIZER_NAME;
 
 const META_FILE: &str = "ranklens-index.json";
 
+/// The on-disk index format. 2: the `english` analyzer makes Lucene's terms (emoji kept, ² and
+/// ¼ dropped, Thai runs whole, non-ASCII words stemmed), so an index of format 1 holds other
+/// terms and is rebuilt, not reopened.
+pub const INDEX_FORMAT: u32 = 2;
+
 /// Where the index lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexLocation {
@@ -175,7 +180,7 @@ impl SparseIndex {
             })?;
             drop(index);
             let meta = IndexMeta {
-                format: 1,
+                format: INDEX_FORMAT,
                 analyzer: config,
                 corpus_name: corpus.name.clone(),
                 fingerprint: corpus.fingerprint(),
@@ -242,6 +247,16 @@ impl SparseIndex {
         let bytes = std::fs::read(&meta_path).map_err(|e| Error::io(&meta_path, e))?;
         let meta: IndexMeta = serde_json::from_slice(&bytes)
             .map_err(|e| Error::invalid(meta_path.display().to_string(), format!("not a RankLens index: {e}")))?;
+        if meta.format != INDEX_FORMAT {
+            return Err(Error::invalid(
+                meta_path.display().to_string(),
+                format!(
+                    "an index of format {} (this RankLens reads format {INDEX_FORMAT}, whose analyzers make other \
+                     terms): build it again with `ranklens index`",
+                    meta.format
+                ),
+            ));
+        }
         let analyzer = Analyzer::new(meta.analyzer);
         let mut index = Index::open_in_dir(dir).map_err(|e| Error::caused(format!("index: {}", dir.display()), e))?;
         index.set_tokenizers(tokenizers(&analyzer));

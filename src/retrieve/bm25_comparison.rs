@@ -56,6 +56,45 @@ pub struct Bm25Comparison {
     pub differences: Vec<Difference>,
 }
 
+impl Bm25Comparison {
+    /// No input differs (a constant factor such as k1 + 1 is not an input).
+    pub fn inputs_agree(&self) -> bool {
+        self.differences.iter().all(|d| d.input == "scale")
+    }
+
+    /// The constant factor the engine's weights carry (1 when none).
+    pub fn scale(&self) -> f64 {
+        self.differences.iter().find(|d| d.input == "scale").and_then(|d| d.engine).unwrap_or(1.0)
+    }
+
+    /// The engine's score is RankLens's times [`Self::scale`], to float32 precision.
+    pub fn scores_agree(&self) -> bool {
+        (self.engine_score - self.scale() * self.ranklens_score).abs() <= 1e-6 * self.engine_score.abs().max(1.0)
+    }
+
+    /// The comparison in one sentence, when no input differs; `None` when some do (they are
+    /// listed in [`Self::differences`]).
+    pub fn verdict(&self) -> Option<String> {
+        if !self.inputs_agree() {
+            return None;
+        }
+        let scale = self.scale();
+        Some(match self.scores_agree() {
+            true if scale == 1.0 => "No input differs, and the scores are equal.".to_string(),
+            true => format!(
+                "No input differs, and the scores are equal but for a constant: the engine's are {} times RankLens's.",
+                fmt_factor(scale)
+            ),
+            false => "No input differs, yet the scores differ.".to_string(),
+        })
+    }
+}
+
+fn fmt_factor(s: f64) -> String {
+    let t = format!("{s:.4}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-9)
 }

@@ -155,8 +155,8 @@ fn comparison_ui(ui: &mut Ui, c: &Bm25Comparison) {
         );
     }
     ui.label(format!("engine {:.4} · RankLens {:.4}", c.engine_score, c.ranklens_score));
-    if c.differences.is_empty() {
-        ui.colored_label(theme::LITERAL, "Every input agrees.");
+    if let Some(verdict) = c.verdict() {
+        ui.colored_label(theme::LITERAL, verdict);
     }
     for d in &c.differences {
         ui.label(format!("• {}", d.says));
