@@ -203,6 +203,31 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    /// Every spelling the CLI, the reports and trec_eval's names use (cargo-mutants found the MRR
+    /// names untested).
+    #[test]
+    fn every_metric_spelling_parses_and_others_are_refused() {
+        for (s, m) in [
+            ("MRR", Metric::Mrr),
+            ("recip_rank", Metric::Mrr),
+            ("rr", Metric::Mrr),
+            ("MAP", Metric::Ap),
+            ("ap", Metric::Ap),
+            ("nDCG@10", Metric::Ndcg(10)),
+            ("ndcg_cut_10", Metric::Ndcg(10)),
+            ("ndcg_cut.5", Metric::Ndcg(5)),
+            (" R@100 ", Metric::Recall(100)),
+            ("recall_1000", Metric::Recall(1000)),
+            ("P@5", Metric::Precision(5)),
+            ("p_20", Metric::Precision(20)),
+        ] {
+            assert_eq!(s.parse::<Metric>().ok(), Some(m), "{s:?}");
+        }
+        for bad in ["mrr@10", "ndcg@0", "ndcg@", "recall", "f1", ""] {
+            assert!(bad.parse::<Metric>().is_err(), "{bad:?}");
+        }
+    }
+
     macro_rules! assert_close {
         ($a:expr, $b:expr) => {{
             let (a, b): (f64, f64) = ($a, $b);
