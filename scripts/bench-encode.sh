@@ -18,7 +18,7 @@ models="$("$bin" models list | sed -n 's/^cache: //p')"
 dense="$models/sentence-transformers--all-MiniLM-L6-v2"
 splade="$models/splade-tiny"
 echo "RankLens (candle, $threads threads)…" >&2
-ours="$("$bin" bench-encode --dataset "$dataset" --limit "$limit" --late --offline \
+ours="$("$bin" bench-encode --dataset "$dataset" --limit "$limit" --late --offline --compare bf16 \
     --dense-model "$dense" --splade-model "$splade" --format json)"
 echo "PyTorch ($threads threads)…" >&2
 ref="$("$py" "$root/scripts/encode_bench.py" --dataset "$dataset" --limit "$limit" --threads "$threads" \
@@ -27,13 +27,19 @@ ref="$("$py" "$root/scripts/encode_bench.py" --dataset "$dataset" --limit "$limi
 import json, sys
 ours, ref = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 print(f"{ours['passages']} passages of {ours['dataset']}, {ours['threads']} threads, batches of 32, 256 tokens")
-print(f"{'passages/s':34}{'RankLens':>10}{'PyTorch ' + ref['torch']:>20}{'ratio':>8}")
-for key, name in (("dense", "all-MiniLM-L6-v2 (dense)"), ("splade", "splade-tiny (SPLADE)")):
-    a, b = ours[f"{key}_passages_per_sec"], ref[f"{key}_passages_per_sec"]
-    print(f"{name:34}{a:>10.1f}{b:>20.1f}{a / b:>7.2f}x")
+print(f"PyTorch {ref['torch']} (f32): dense {ref['dense_passages_per_sec']:.1f} passages/s, "
+      f"SPLADE {ref['splade_passages_per_sec']:.1f} passages/s")
+print(f"{'RankLens':10}{'dense p/s':>11}{'ratio':>8}{'SPLADE p/s':>12}{'ratio':>8}"
+      f"{'dense cos min/mean':>24}{'SPLADE cos min/mean':>24}  kernels")
+for r in ours["precisions"]:
+    d, s = r["dense_passages_per_sec"], r["splade_passages_per_sec"]
+    print(f"{r['precision']:10}{d:>11.1f}{d / ref['dense_passages_per_sec']:>7.2f}x"
+          f"{s:>12.1f}{s / ref['splade_passages_per_sec']:>7.2f}x"
+          f"{r['dense_min_cosine']:>14.6f}/{r['dense_mean_cosine']:.6f}"
+          f"{r['splade_min_cosine']:>14.6f}/{r['splade_mean_cosine']:.6f}  {r['kernels']}")
 if ours.get("late_index_bytes"):
     mib = 1 << 20
-    print(f"late-interaction index: {ours['late_tokens']} token vectors x 384 dims (f16) = "
+    print(f"late-interaction index: {ours['late_tokens']} token vectors x 384 dims = "
           f"{ours['late_index_bytes'] / mib:.1f} MiB "
           f"({ours['late_index_bytes'] / ours['passages'] / 1024:.1f} KiB per passage)")
     print(f"peak resident memory: {ours['peak_rss_bytes_before_late'] / mib:.0f} MiB before building it, "

@@ -94,7 +94,14 @@ fn es8_tree(e: &ranklens::retrieve::Explanation) -> serde_json::Value {
 }
 
 fn arch() -> ArchSettings {
-    ArchSettings { pooling: None, normalize: true, max_length: 64, query_instruction: None, colbert: None }
+    ArchSettings {
+        max_length: 64,
+        normalize: true,
+        pooling: None,
+        query_instruction: None,
+        colbert: None,
+        precision: Default::default(),
+    }
 }
 
 /// Every retriever RankLens has, each with what it is (lexical or not).

@@ -54,7 +54,19 @@ fn a_process_killed_while_encoding_resumes_from_the_encodings_it_stored() {
     std::fs::write(&corpus, passages(total)).unwrap();
     let ws = dir.path().join("ws");
     let db = ws.join("encodings.sqlite");
-    let args = ["search", "--corpus", corpus.to_str().unwrap(), "--method", "dense", "--offline", "-k", "3"];
+    // f32: the id the messages name is then the same on every CPU (bf16 would add `@bf16` where it runs).
+    let args = [
+        "search",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--method",
+        "dense",
+        "--offline",
+        "-k",
+        "3",
+        "--precision",
+        "f32",
+    ];
 
     // Kill it (SIGKILL: no clean-up runs) once some steps are stored and well before the end.
     let mut child = ranklens(&ws).args(args).arg("sync").stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();

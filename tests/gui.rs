@@ -40,7 +40,11 @@ fn harness(question: &str) -> Harness<'static, RankLensApp> {
 
 fn harness_with(question: &str, builder: egui_kittest::HarnessBuilder<RankLensApp>) -> Harness<'static, RankLensApp> {
     let manager = models();
-    let state = Persisted { question: question.to_string(), ..Persisted::default() };
+    let state = Persisted {
+        question: question.to_string(),
+        precision: ranklens::models::Precision::F32,
+        ..Persisted::default()
+    };
     let workspace = tempfile::tempdir().unwrap().keep();
     let mut h = builder
         .build_eframe(move |cc| RankLensApp::create(cc, state, manager, Some(workspace), Some(CorpusChoice::Sample)));
@@ -167,7 +171,11 @@ fn a_malformed_corpus_file_is_reported_and_the_current_corpus_stays() {
 
 #[test]
 fn a_missing_model_says_what_to_do() {
-    let state = Persisted { question: "What is E140?".into(), ..Persisted::default() };
+    let state = Persisted {
+        question: "What is E140?".into(),
+        precision: ranklens::models::Precision::F32,
+        ..Persisted::default()
+    };
     let empty = tempfile::tempdir().unwrap();
     let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
     let mut h = Harness::builder()
@@ -435,7 +443,11 @@ fn snapshots_of_the_main_views() {
 
 fn harness_in(workspace: std::path::PathBuf, question: &str) -> Harness<'static, RankLensApp> {
     let manager = models();
-    let state = Persisted { question: question.to_string(), ..Persisted::default() };
+    let state = Persisted {
+        question: question.to_string(),
+        precision: ranklens::models::Precision::F32,
+        ..Persisted::default()
+    };
     let mut h = Harness::builder()
         .with_size(egui::vec2(1360.0, 860.0))
         .build_eframe(move |cc| RankLensApp::create(cc, state, manager, Some(workspace), Some(CorpusChoice::Sample)));
@@ -626,7 +638,8 @@ fn a_question_asked_while_another_ranks_supersedes_it() {
     let scifact = common::shared_data("scifact");
     let empty = tempfile::tempdir().unwrap();
     let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
-    let state = Persisted { question: String::new(), ..Persisted::default() };
+    let state =
+        Persisted { question: String::new(), precision: ranklens::models::Precision::F32, ..Persisted::default() };
     let open = CorpusChoice::Path(scifact, ranklens::corpus::Split::File);
     let mut h = Harness::builder()
         .with_size(egui::vec2(1360.0, 860.0))
@@ -1182,4 +1195,34 @@ fn the_analyzer_view_and_what_moved_it_explain_a_change() {
     h.run_steps(3);
     settle(&mut h);
     h.get_by_label_contains("when the method went from BM25 to TF-IDF");
+}
+
+#[test]
+fn models_precision_switches_the_encoders_and_every_label_follows() {
+    let mut h = harness("Why does my phone say my login is stale?");
+    let dense_label = |h: &Harness<'static, RankLensApp>| {
+        let ranked = h.state().ranking().unwrap();
+        ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap().label.clone()
+    };
+    assert_eq!(dense_label(&h), "Dense (all-MiniLM-L6-v2)", "f32 ids carry no suffix");
+    h.get_by_label(ViewId::Models.label()).click();
+    settle(&mut h);
+    h.get_by_label("loaded: sentence-transformers/all-MiniLM-L6-v2");
+    h.get_by_label("runs as f32");
+    // Models → Precision → bf16: the models load again and the passages are encoded again.
+    h.get_by_label("Precision").click();
+    h.run_steps(2);
+    h.get_by_label("bf16").click();
+    settle(&mut h);
+    assert_eq!(h.state().data().persisted.precision, ranklens::models::Precision::Bf16);
+    let bf16 = ranklens::models::precision::bf16_supported();
+    let id =
+        if bf16 { "sentence-transformers/all-MiniLM-L6-v2@bf16" } else { "sentence-transformers/all-MiniLM-L6-v2" };
+    h.get_by_label(&format!("loaded: {id}"));
+    h.get_by_label(&format!("runs as {}", ranklens::models::precision::describe(ranklens::models::Precision::Bf16)));
+    let n = h.state().engine().unwrap().neural();
+    assert_eq!(n.dense_index.as_ref().unwrap().model_id, id, "the passages' vectors were made in the new precision");
+    assert_eq!(n.splade_index.as_ref().unwrap().model_id.ends_with("@bf16"), bf16);
+    send(&mut h, [Command::Ask]);
+    assert_eq!(dense_label(&h), if bf16 { "Dense (all-MiniLM-L6-v2@bf16)" } else { "Dense (all-MiniLM-L6-v2)" });
 }

@@ -1,10 +1,14 @@
 //! Real weights, real numbers: the candle encoders against an independent NumPy implementation
 //! (`scripts/reference_encoders.py`, run on the same files), for the two models reachable here.
 
+mod common;
+
 use std::sync::OnceLock;
 
+use ranklens::models::fast_bert::Kernels;
 use ranklens::models::{
-    BertDenseEncoder, BertSpladeEncoder, InputKind, ModelManager, ResolvedModel, SparseEncoder, TextEncoder,
+    Backbone, Batch, BertDenseEncoder, BertSpladeEncoder, InputKind, ModelManager, Precision, ResolvedModel,
+    SparseEncoder, TextEncoder,
 };
 use ranklens::progress::NoProgress;
 
@@ -84,4 +88,96 @@ fn an_explicit_folder_is_recognised_by_its_pinned_hashes() {
     let found = manager.resolve(ranklens::models::Role::Splade, false, &NoProgress).unwrap();
     assert_eq!(found.spec.id, "splade-tiny");
     assert_eq!(found.dir, m.dir);
+}
+
+/// Mean-pooled, L2-normalised vectors of `texts` from a backbone (MiniLM's pooling).
+fn pooled(b: &Backbone, texts: &[String]) -> Vec<Vec<f32>> {
+    let mut out = Vec::new();
+    for chunk in texts.chunks(16) {
+        let mut batch = Batch::default();
+        for t in chunk {
+            batch.push(&b.encode(t).unwrap());
+        }
+        let (hidden, mask) = b.forward(&batch).unwrap();
+        let (hidden, mask): (Vec<Vec<Vec<f32>>>, Vec<Vec<f32>>) = (hidden.to_vec3().unwrap(), mask.to_vec2().unwrap());
+        for (rows, mask) in hidden.iter().zip(&mask) {
+            let mut v = vec![0f64; rows[0].len()];
+            let n: f64 = mask.iter().map(|&m| m as f64).sum();
+            for (row, &m) in rows.iter().zip(mask) {
+                for (a, x) in v.iter_mut().zip(row) {
+                    *a += (m * x) as f64 / n;
+                }
+            }
+            let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            out.push(v.iter().map(|x| (x / norm) as f32).collect());
+        }
+    }
+    out
+}
+
+fn cos64(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum();
+    let (na, nb) = (cos(a, a) as f64, cos(b, b) as f64);
+    dot / (na * nb).sqrt()
+}
+
+#[test]
+fn bf16_products_keep_every_embedding_within_cosine_0_999_of_f32() {
+    // The first 64 SciFact passages (long ones: most fill MiniLM's 256 word pieces), in f32, in
+    // bf16 computed plainly (on any CPU), and with the AVX512-BF16 kernel where the CPU has it.
+    let m = fetch("sentence-transformers/all-MiniLM-L6-v2");
+    let corpus = ranklens::corpus::load(&common::shared_data("scifact"), Default::default()).unwrap();
+    let texts: Vec<String> = corpus.docs()[..64].iter().map(|d| format!("{} {}", d.title, d.text)).collect();
+    let (mut backbone, _) = Backbone::load(&m.dir, 256, Precision::F32).unwrap();
+    assert_eq!(backbone.model.precision(), Precision::F32);
+    let exact = pooled(&backbone, &texts);
+    backbone.model.set_kernels(Kernels::Bf16Portable).unwrap();
+    assert_eq!(backbone.model.precision(), Precision::Bf16);
+    let plain = pooled(&backbone, &texts);
+    let cosines: Vec<f64> = exact.iter().zip(&plain).map(|(a, b)| cos64(a, b)).collect();
+    let worst = cosines.iter().copied().fold(1.0, f64::min);
+    assert!(worst >= 0.999, "bf16 moved an embedding to cosine {worst}");
+    // bf16 did round: the vectors are not f32's (8 bits of mantissa move the third digit).
+    let moved = exact.iter().zip(&plain).flat_map(|(a, b)| a.iter().zip(b)).map(|(x, y)| (x - y).abs());
+    assert!(moved.fold(0f32, f32::max) > 1e-4, "bf16 left every component as f32 had it");
+    match backbone.model.set_kernels(Kernels::Bf16) {
+        Ok(()) => {
+            assert!(ranklens::models::precision::bf16_instructions());
+            // The kernel is the same arithmetic in another order of sums.
+            let fast = pooled(&backbone, &texts);
+            for (a, b) in fast.iter().zip(&plain) {
+                assert!(cos64(a, b) > 0.99999, "kernel vs plain bf16: {}", cos64(a, b));
+            }
+        }
+        Err(e) => {
+            assert!(!ranklens::models::precision::bf16_instructions(), "{e}");
+            assert_eq!(backbone.model.kernels(), Kernels::Bf16Portable, "a refused change leaves the model as it was");
+        }
+    }
+}
+
+#[test]
+fn the_f32_kernels_can_be_forced_and_the_listing_says_what_runs() {
+    let run = |force: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"));
+        c.args(["models", "list"]).env("RANKLENS_OFFLINE", "1");
+        if force {
+            c.env("RANKLENS_F32_KERNELS", "1");
+        } else {
+            c.env_remove("RANKLENS_F32_KERNELS");
+        }
+        let out = c.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        text.lines()
+            .find(|l| l.starts_with("precision: "))
+            .unwrap_or_else(|| panic!("no precision line: {text}"))
+            .to_string()
+    };
+    assert_eq!(run(true), "precision: f32 (bf16 asked; RANKLENS_F32_KERNELS forces f32)");
+    let free = run(false);
+    if ranklens::models::precision::bf16_instructions() {
+        assert_eq!(free, "precision: bf16 (AVX512-BF16, f32 sums)");
+    } else {
+        assert_eq!(free, "precision: f32 (bf16 asked; this CPU has no AVX512-BF16)");
+    }
 }

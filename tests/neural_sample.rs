@@ -52,6 +52,11 @@ fn dense_splade_and_late_interaction_sit_next_to_the_sparse_methods() {
     for run in &cmp.runs {
         assert!(matches!(run.outcome, Outcome::Ranked(_)), "{}: {:?}", run.label, run.outcome);
     }
+    // The manager's default precision is bf16; the label names it where it ran, f32 where not.
+    let dense_label = &cmp.runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap().label;
+    let bf16 = ranklens::models::precision::bf16_supported();
+    assert_eq!(dense_label.contains("all-MiniLM-L6-v2@bf16"), bf16, "{dense_label}");
+    assert!(dense_label.contains("all-MiniLM-L6-v2"), "{dense_label}");
     let late = cmp.runs.iter().find(|r| r.kind == MethodKind::LateInteraction).unwrap();
     assert!(late.label.contains("not a trained ColBERT"), "the fallback says what it is: {}", late.label);
     // Dense search finds the E104 passage that BM25 misses.

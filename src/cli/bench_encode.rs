@@ -14,9 +14,9 @@ use super::args::{ModelArgs, OutputFormat};
 use super::printer::{Printable, print};
 use crate::corpus::{self, Corpus, LoadOptions};
 use crate::engine::Engine;
-use crate::index::neural::{TokenTarget, build_dense, build_splade};
-use crate::models::Role;
+use crate::index::neural::{DenseIndex, SpladeIndex, TokenTarget, build_dense, build_splade};
 use crate::models::WindowSpec;
+use crate::models::{Precision, Role, SparseVector};
 use crate::progress::NoProgress;
 
 /// `ranklens bench-encode`
@@ -31,6 +31,10 @@ pub struct BenchEncodeArgs {
     /// Also keep every passage's token vectors (the late-interaction index) and report its memory.
     #[arg(long)]
     late: bool,
+    /// Precisions to measure besides f32 (which always runs first: the others are compared with
+    /// it), comma-separated.
+    #[arg(long = "compare", value_name = "PRECISIONS", value_delimiter = ',', default_value = "bf16")]
+    precisions: Vec<String>,
     #[command(flatten)]
     models: ModelArgs,
     /// Output format.
@@ -43,11 +47,9 @@ struct EncodeBenchReport {
     dataset: String,
     passages: usize,
     dense_model: String,
-    dense_secs: f64,
-    dense_passages_per_sec: f64,
     splade_model: String,
-    splade_secs: f64,
-    splade_passages_per_sec: f64,
+    /// One entry per precision, f32 first (the others are compared with it).
+    precisions: Vec<PrecisionRun>,
     late_index_bytes: Option<usize>,
     late_tokens: Option<usize>,
     late_secs: Option<f64>,
@@ -56,12 +58,47 @@ struct EncodeBenchReport {
     threads: usize,
 }
 
+/// The speed of one precision and how far its vectors are from f32's.
+#[derive(Debug, Serialize)]
+struct PrecisionRun {
+    /// The precision asked for.
+    precision: String,
+    /// What ran (`bf16 (AVX512-BF16, f32 sums)`, or f32 where the CPU has no bf16).
+    kernels: String,
+    dense_secs: f64,
+    dense_passages_per_sec: f64,
+    splade_secs: f64,
+    splade_passages_per_sec: f64,
+    /// The smallest and the mean cosine of a row's dense vector with f32's (1 for f32 itself).
+    dense_min_cosine: f64,
+    dense_mean_cosine: f64,
+    /// The same for the SPLADE vectors (as sparse vectors over the vocabulary).
+    splade_min_cosine: f64,
+    splade_mean_cosine: f64,
+}
+
 impl Printable for EncodeBenchReport {
     fn table(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{} passages of {} ({} threads)", self.passages, self.dataset, self.threads);
-        let _ = writeln!(out, "dense  {:<45} {:>8.1} passages/s", self.dense_model, self.dense_passages_per_sec);
-        let _ = writeln!(out, "SPLADE {:<45} {:>8.1} passages/s", self.splade_model, self.splade_passages_per_sec);
+        let _ = writeln!(
+            out,
+            "{:<10}{:>14}{:>14}{:>16}{:>16}  kernels",
+            "precision", "dense p/s", "SPLADE p/s", "dense cos min", "SPLADE cos min"
+        );
+        for r in &self.precisions {
+            let _ = writeln!(
+                out,
+                "{:<10}{:>14.1}{:>14.1}{:>16.6}{:>16.6}  {}",
+                r.precision,
+                r.dense_passages_per_sec,
+                r.splade_passages_per_sec,
+                r.dense_min_cosine,
+                r.splade_min_cosine,
+                r.kernels
+            );
+        }
+        let _ = writeln!(out, "dense {}, SPLADE {}", self.dense_model, self.splade_model);
         if let (Some(b), Some(t)) = (self.late_index_bytes, self.late_tokens) {
             let _ = writeln!(out, "late-interaction index: {t} token vectors, {:.1} MiB", b as f64 / 1048576.0);
         }
@@ -77,6 +114,48 @@ impl Printable for EncodeBenchReport {
     }
 }
 
+/// The cosine of two vectors, in f64 (1 for two zero vectors: nothing differs).
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let (mut ab, mut aa, mut bb) = (0f64, 0f64, 0f64);
+    for (x, y) in a.iter().zip(b) {
+        let (x, y) = (*x as f64, *y as f64);
+        ab += x * y;
+        aa += x * x;
+        bb += y * y;
+    }
+    if aa == 0.0 && bb == 0.0 { 1.0 } else { ab / (aa.sqrt() * bb.sqrt()).max(f64::MIN_POSITIVE) }
+}
+
+/// The cosine of two sparse vectors (sorted by id), in f64.
+fn sparse_cosine(a: &SparseVector, b: &SparseVector) -> f64 {
+    let norm = |v: &SparseVector| v.terms.iter().map(|t| (t.1 as f64).powi(2)).sum::<f64>().sqrt();
+    let (mut i, mut j, mut dot) = (0, 0, 0f64);
+    while i < a.terms.len() && j < b.terms.len() {
+        match a.terms[i].0.cmp(&b.terms[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                dot += a.terms[i].1 as f64 * b.terms[j].1 as f64;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let (na, nb) = (norm(a), norm(b));
+    if na == 0.0 && nb == 0.0 { 1.0 } else { dot / (na * nb).max(f64::MIN_POSITIVE) }
+}
+
+/// (min, mean) of a list of cosines (1, 1 when empty).
+fn min_mean(c: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut min, mut sum, mut n) = (1f64, 0f64, 0usize);
+    for x in c {
+        min = min.min(x);
+        sum += x;
+        n += 1;
+    }
+    (min, if n == 0 { 1.0 } else { sum / n as f64 })
+}
+
 /// The process's peak resident memory (Linux `VmHWM`), when the system reports it.
 fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -90,43 +169,82 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
     let all = corpus::load(&a.dataset, LoadOptions::default())?;
     let take = if a.limit == 0 { all.len() } else { a.limit.min(all.len()) };
     let corpus = Corpus::from_docs(all.name.clone(), all.docs()[..take].iter().cloned());
-    let manager = a.models.manager();
-    let engine = Engine::new(corpus);
-    for role in [Role::Dense, Role::Splade] {
-        engine.load_model(&manager, role, !a.models.offline, &NoProgress)?;
+    let mut precisions = vec![Precision::F32];
+    for p in &a.precisions {
+        let p = Precision::parse(p)?;
+        if !precisions.contains(&p) {
+            precisions.push(p);
+        }
     }
-    let neural = engine.neural();
-    let (Some(dense), Some(splade)) = (neural.dense, neural.splade) else { bail!("the models did not load") };
-    let corpus = engine.corpus();
-    let t = Instant::now();
-    let (dense_index, _) = build_dense(corpus, &dense.encoder, None, WindowSpec::default(), None, &NoProgress)?;
-    let dense_secs = t.elapsed().as_secs_f64();
-    std::hint::black_box(dense_index);
-    let t = Instant::now();
-    let splade_index = build_splade(corpus, splade.encoder.as_ref(), None, WindowSpec::default(), &NoProgress)?;
-    let splade_secs = t.elapsed().as_secs_f64();
-    std::hint::black_box(splade_index);
+    let mut runs = Vec::new();
+    let mut reference: Option<(DenseIndex, SpladeIndex)> = None;
+    let (mut dense_model, mut splade_model) = (String::new(), String::new());
     let (mut late_index_bytes, mut late_tokens, mut late_secs, mut before, mut after) = (None, None, None, None, None);
-    if a.late {
-        before = peak_rss_bytes();
+    for (at, &precision) in precisions.iter().enumerate() {
+        let manager = a.models.manager().with_precision(precision);
+        let engine = Engine::new(corpus.clone());
+        for role in [Role::Dense, Role::Splade] {
+            engine.load_model(&manager, role, !a.models.offline, &NoProgress)?;
+        }
+        let neural = engine.neural();
+        let (Some(dense), Some(splade)) = (neural.dense, neural.splade) else { bail!("the models did not load") };
+        dense_model.clone_from(&dense.model.spec.id);
+        splade_model.clone_from(&splade.model.spec.id);
+        let corpus = engine.corpus();
         let t = Instant::now();
-        let target = TokenTarget { bits: a.models.token_bits(), ..Default::default() };
-        let (_, late) = build_dense(corpus, &dense.encoder, None, WindowSpec::default(), Some(&target), &NoProgress)?;
-        late_secs = Some(t.elapsed().as_secs_f64());
-        after = peak_rss_bytes();
-        late_index_bytes = late.as_ref().map(|l| l.size_bytes());
-        late_tokens = late.as_ref().map(|l| l.total_tokens() as usize);
+        let (dense_index, _) = build_dense(corpus, &dense.encoder, None, WindowSpec::default(), None, &NoProgress)?;
+        let dense_secs = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let splade_index = build_splade(corpus, splade.encoder.as_ref(), None, WindowSpec::default(), &NoProgress)?;
+        let splade_secs = t.elapsed().as_secs_f64();
+        let ((dense_min_cosine, dense_mean_cosine), (splade_min_cosine, splade_mean_cosine)) = match &reference {
+            None => ((1.0, 1.0), (1.0, 1.0)),
+            Some((d, s)) => {
+                if d.vectors.len() != dense_index.vectors.len() || s.rows.len() != splade_index.rows.len() {
+                    bail!("{precision} cut the passages into other windows than f32");
+                }
+                let dense = d.vectors.chunks(d.dim.max(1)).zip(dense_index.vectors.chunks(d.dim.max(1)));
+                (
+                    min_mean(dense.map(|(x, y)| cosine(x, y))),
+                    min_mean(s.rows.iter().zip(&splade_index.rows).map(|(x, y)| sparse_cosine(x, y))),
+                )
+            }
+        };
+        let n = corpus.len();
+        runs.push(PrecisionRun {
+            precision: precision.name().to_string(),
+            kernels: crate::models::precision::describe(precision),
+            dense_secs,
+            dense_passages_per_sec: n as f64 / dense_secs,
+            splade_secs,
+            splade_passages_per_sec: n as f64 / splade_secs,
+            dense_min_cosine,
+            dense_mean_cosine,
+            splade_min_cosine,
+            splade_mean_cosine,
+        });
+        // The late-interaction index once, at the last (the default-most) precision asked for.
+        if a.late && at + 1 == precisions.len() {
+            before = peak_rss_bytes();
+            let t = Instant::now();
+            let target = TokenTarget { bits: a.models.token_bits(), ..Default::default() };
+            let (_, late) =
+                build_dense(corpus, &dense.encoder, None, WindowSpec::default(), Some(&target), &NoProgress)?;
+            late_secs = Some(t.elapsed().as_secs_f64());
+            after = peak_rss_bytes();
+            late_index_bytes = late.as_ref().map(|l| l.size_bytes());
+            late_tokens = late.as_ref().map(|l| l.total_tokens() as usize);
+        }
+        if reference.is_none() {
+            reference = Some((dense_index, splade_index));
+        }
     }
-    let n = corpus.len();
     let report = EncodeBenchReport {
         dataset: a.dataset.display().to_string(),
-        passages: n,
-        dense_model: dense.model.spec.id.clone(),
-        dense_secs,
-        dense_passages_per_sec: n as f64 / dense_secs,
-        splade_model: splade.model.spec.id.clone(),
-        splade_secs,
-        splade_passages_per_sec: n as f64 / splade_secs,
+        passages: corpus.len(),
+        dense_model,
+        splade_model,
+        precisions: runs,
         late_index_bytes,
         late_tokens,
         late_secs,

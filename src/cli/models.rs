@@ -44,6 +44,9 @@ struct ModelList {
     status: Vec<ModelStatus>,
     #[serde(skip)]
     cache: String,
+    /// What the encoders' default precision runs as on this machine.
+    #[serde(skip)]
+    precision: String,
 }
 
 impl Printable for ModelList {
@@ -58,7 +61,7 @@ impl Printable for ModelList {
                 if s.pinned { "pinned".into() } else { "recorded on first download".into() },
             ]);
         }
-        format!("cache: {}\n{}", self.cache, t.render())
+        format!("cache: {}\nprecision: {}\n{}", self.cache, self.precision, t.render())
     }
 }
 
@@ -67,7 +70,11 @@ pub fn models(a: ModelsArgs) -> anyhow::Result<Found> {
     let manager = ModelManager::from_env();
     match a.action {
         ModelsAction::List { format } => {
-            let list = ModelList { status: manager.status(), cache: manager.cache_dir().display().to_string() };
+            let list = ModelList {
+                status: manager.status(),
+                cache: manager.cache_dir().display().to_string(),
+                precision: crate::models::precision::describe(manager.precision()),
+            };
             print(&list, format)?;
             Ok(if list.status.iter().any(|s| s.present.is_some()) { Found::Some } else { Found::Nothing })
         }

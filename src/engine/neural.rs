@@ -87,6 +87,9 @@ impl Neural {
                 arch.max_length = n;
                 id = format!("{id}@{n}");
             }
+            // The precision that runs here, in the id (and so in every cache key and label).
+            arch.precision = manager.precision().effective();
+            id.push_str(arch.precision.id_suffix());
             match role {
                 Role::Dense => {
                     self.dense = Some(Loaded { encoder: Arc::new(BertDenseEncoder::load(&id, &dir, &arch)?), model: m })
@@ -125,17 +128,18 @@ impl Neural {
         self.dense.as_ref().map(|d| d.encoder.clone() as Arc<dyn TokenEncoder>)
     }
 
-    /// Model ids and file hashes of everything loaded, for reports.
+    /// Model ids and file hashes of everything loaded, for reports. The id is the encoder's: the
+    /// model, and any token limit or precision it ran with (`all-MiniLM-L6-v2@bf16`).
     pub fn fingerprints(&self) -> BTreeMap<String, BTreeMap<String, String>> {
         let mut out = BTreeMap::new();
         let models = [
-            self.dense.as_ref().map(|l| &l.model),
-            self.splade.as_ref().map(|l| &l.model),
-            self.late.as_ref().map(|l| &l.model),
-            self.reranker.as_ref().map(|l| &l.model),
+            self.dense.as_ref().map(|l| (TextEncoder::model_id(l.encoder.as_ref()), &l.model)),
+            self.splade.as_ref().map(|l| (crate::models::SparseEncoder::model_id(l.encoder.as_ref()), &l.model)),
+            self.late.as_ref().map(|l| (TokenEncoder::model_id(l.encoder.as_ref()), &l.model)),
+            self.reranker.as_ref().map(|l| (crate::models::PairScorer::model_id(l.encoder.as_ref()), &l.model)),
         ];
-        for m in models.into_iter().flatten() {
-            out.insert(m.spec.id.clone(), m.hashes.clone());
+        for (id, m) in models.into_iter().flatten() {
+            out.insert(id.to_string(), m.hashes.clone());
         }
         out
     }

@@ -21,7 +21,15 @@ pub fn sentence_transformers_arch(dir: &Path) -> ArchSettings {
     let max_length = read("sentence_bert_config.json")
         .and_then(|c| c.get("max_seq_length").and_then(serde_json::Value::as_u64))
         .map_or(256, |n| n as usize);
-    ArchSettings { pooling: Some(pooling), normalize: true, max_length, query_instruction: None, colbert: None }
+    // Vectors computed elsewhere were made in f32: their questions are encoded in f32 too.
+    ArchSettings {
+        pooling: Some(pooling),
+        normalize: true,
+        max_length,
+        query_instruction: None,
+        colbert: None,
+        precision: crate::models::Precision::F32,
+    }
 }
 
 impl Engine {

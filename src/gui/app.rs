@@ -58,6 +58,7 @@ impl RankLensApp {
             store.ok().map(Arc::new)
         });
         let choice = open.unwrap_or_else(|| persisted.corpus.clone());
+        let manager = manager.with_precision(persisted.precision);
         let data = AppData {
             persisted,
             engine: None,

@@ -63,6 +63,9 @@ pub enum Command {
     FetchModel(Role),
     /// Never download.
     SetOffline(bool),
+    /// Run the encoders in this precision: the loaded models are loaded again and the corpus
+    /// encoded (or read from the cache) under the new precision.
+    SetPrecision(crate::models::Precision),
     /// Stop a job.
     Cancel(JobKind),
     /// Grade a passage for the current question (`None` clears the grade).

@@ -132,6 +132,8 @@ pub struct Persisted {
     pub question: String,
     /// Never download.
     pub offline: bool,
+    /// The arithmetic the encoders run in (Models → Precision).
+    pub precision: crate::models::Precision,
     /// The SQL editor's text.
     pub sql: String,
     /// The graph pattern editor's text.
@@ -155,6 +157,7 @@ impl Default for Persisted {
             view: ViewId::Compare,
             question: "Why does my phone say my login is stale?".into(),
             offline: false,
+            precision: crate::models::Precision::Bf16,
             sql: String::new(),
             pattern: String::new(),
             debug_overlay: false,

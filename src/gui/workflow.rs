@@ -88,6 +88,26 @@ impl RankLensApp {
             }
             Command::FetchModel(role) => self.start_model(role, true),
             Command::SetOffline(offline) => data.persisted.offline = offline,
+            Command::SetPrecision(precision) => {
+                if precision != data.persisted.precision {
+                    data.persisted.precision = precision;
+                    data.models.manager = data.models.manager.clone().with_precision(precision);
+                    let loaded = data.engine.as_ref().map(|e| {
+                        let n = e.neural();
+                        [
+                            (Role::Dense, n.dense.is_some()),
+                            (Role::Splade, n.splade.is_some()),
+                            (Role::LateInteraction, n.late.is_some()),
+                            (Role::Reranker, n.reranker.is_some()),
+                        ]
+                    });
+                    for (role, is_loaded) in loaded.into_iter().flatten() {
+                        if is_loaded {
+                            self.start_model(role, false);
+                        }
+                    }
+                }
+            }
             Command::Cancel(kind) => self.jobs.cancel(kind),
             Command::SetGrade { doc, grade } => self.set_grade(doc, grade),
             Command::SetBaseline(system) => data.baseline = system,

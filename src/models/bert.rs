@@ -10,6 +10,7 @@ use candle_transformers::models::bert::Config;
 use std::ops::Range;
 
 use super::fast_bert::FastBert;
+use super::precision::Precision;
 use super::windows::{WindowSpec, window_spans};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
@@ -107,7 +108,8 @@ pub fn load_weights(dir: &Path, device: &Device) -> Result<VarBuilder<'static>> 
 impl Backbone {
     /// Load the tokenizer, config and encoder of a folder. Returns the weights too, so a head can
     /// load its own tensors from them.
-    pub fn load(dir: &Path, max_length: usize) -> Result<(Backbone, VarBuilder<'static>)> {
+    /// The linear layers run in `precision` where the CPU can (see [`FastBert::precision`]).
+    pub fn load(dir: &Path, max_length: usize, precision: Precision) -> Result<(Backbone, VarBuilder<'static>)> {
         let device = Device::Cpu;
         let cfg_path = dir.join("config.json");
         let cfg_text = std::fs::read_to_string(&cfg_path).map_err(|e| Error::io(&cfg_path, e))?;
@@ -117,7 +119,9 @@ impl Backbone {
         let mut untruncated = tokenizer.clone();
         untruncated.with_truncation(None).map_err(|e| model_err(dir, "truncation", e))?;
         let vb = load_weights(dir, &device)?;
-        let model = FastBert::load(&vb, &config).map_err(|e| model_err(dir, "BERT weights", e))?;
+        let model = FastBert::load(&vb, &config)
+            .and_then(|m| m.with_precision(precision))
+            .map_err(|e| model_err(dir, "BERT weights", e))?;
         Ok((Backbone { model, tokenizer, config, untruncated, max_length, device }, vb))
     }
 

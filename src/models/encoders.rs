@@ -242,7 +242,7 @@ pub struct BertDenseEncoder {
 impl BertDenseEncoder {
     /// Load from a model folder.
     pub fn load(id: &str, dir: &Path, arch: &ArchSettings) -> Result<Self> {
-        let (backbone, _) = Backbone::load(dir, arch.max_length)?;
+        let (backbone, _) = Backbone::load(dir, arch.max_length, arch.precision)?;
         Ok(Self { id: id.to_string(), arch: arch.clone(), backbone })
     }
 
@@ -438,7 +438,7 @@ fn first_tensor(vb: &VarBuilder, names: &[&str], shape: (usize, usize)) -> Resul
 impl BertSpladeEncoder {
     /// Load from a model folder (BertForMaskedLM layout; gamma/beta LayerNorm names accepted).
     pub fn load(id: &str, dir: &Path, arch: &ArchSettings) -> Result<Self> {
-        let (backbone, vb) = Backbone::load(dir, arch.max_length)?;
+        let (backbone, vb) = Backbone::load(dir, arch.max_length, arch.precision)?;
         let (h, v) = (backbone.config.hidden_size, backbone.config.vocab_size);
         let head = vb.pp("cls.predictions");
         let transform = candle_nn::linear(h, h, head.pp("transform.dense"))?;
@@ -541,7 +541,7 @@ impl ColbertEncoder {
     /// `1_Dense/model.safetensors` (PyLate layout).
     pub fn load(id: &str, dir: &Path, arch: &ArchSettings) -> Result<Self> {
         let settings = arch.colbert.clone().ok_or_else(|| Error::Model(format!("{id}: no ColBERT settings")))?;
-        let (backbone, vb) = Backbone::load(dir, settings.doc_length.max(settings.query_length))?;
+        let (backbone, vb) = Backbone::load(dir, settings.doc_length.max(settings.query_length), arch.precision)?;
         let h = backbone.config.hidden_size;
         let projection = if vb.contains_tensor("linear.weight") {
             candle_nn::linear_no_bias(h, settings.projection_dim, vb.pp("linear"))?
@@ -683,7 +683,7 @@ pub struct BertCrossEncoder {
 impl BertCrossEncoder {
     /// Load from a model folder (BertForSequenceClassification layout).
     pub fn load(id: &str, dir: &Path, arch: &ArchSettings) -> Result<Self> {
-        let (backbone, vb) = Backbone::load(dir, arch.max_length)?;
+        let (backbone, vb) = Backbone::load(dir, arch.max_length, arch.precision)?;
         let h = backbone.config.hidden_size;
         let root = if vb.contains_tensor("bert.pooler.dense.weight") { vb.pp("bert") } else { vb.clone() };
         let pooler = candle_nn::linear(h, h, root.pp("pooler.dense"))?;

@@ -16,7 +16,21 @@
 use candle_nn::VarBuilder;
 use rayon::prelude::*;
 
+use super::precision::{PackedBf16, Precision, from_bf16, linear_bf16, to_bf16};
 use crate::{Error, Result};
+
+/// How the linear layers multiply (see [`super::precision`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernels {
+    /// f32 products (gemm).
+    F32,
+    /// bf16 products, f32 sums, with AVX512-BF16.
+    Bf16,
+    /// The same bf16 rounding on any CPU: inputs and weights rounded to bf16, their exact
+    /// products summed in f32 by gemm. What bf16 does to a model, shown where the instruction
+    /// is missing (no faster than f32).
+    Bf16Portable,
+}
 
 /// The activation of the feed-forward layers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +57,18 @@ struct Layer {
     ffn_b: Vec<f32>,
     ln2_g: Vec<f32>,
     ln2_b: Vec<f32>,
+    /// The four products' weights in bf16, when the kernels are bf16.
+    bf16: Bf16Weights,
+}
+
+/// A layer's four products' weights rounded to bf16, as each bf16 kernel reads them.
+enum Bf16Weights {
+    /// f32 kernels: none.
+    None,
+    /// Packed for the AVX512-BF16 kernel.
+    Packed(Box<[PackedBf16; 4]>),
+    /// Rounded to bf16 and kept as f32 values (which hold every bf16 exactly), for gemm.
+    Rounded(Box<[Vec<f32>; 4]>),
 }
 
 /// A BERT encoder's weights in plain row-major arrays.
@@ -61,6 +87,7 @@ pub struct FastBert {
     emb_g: Vec<f32>,
     emb_b: Vec<f32>,
     layers: Vec<Layer>,
+    kernels: Kernels,
 }
 
 fn tensor(vb: &VarBuilder<'_>, shape: &[usize], name: &str) -> Result<Vec<f32>> {
@@ -118,6 +145,7 @@ impl FastBert {
                 ffn_b: tensor(&vb, &[h], &format!("{p}.output.dense.bias"))?,
                 ln2_g,
                 ln2_b,
+                bf16: Bf16Weights::None,
             });
         }
         Ok(FastBert {
@@ -135,7 +163,77 @@ impl FastBert {
             emb_g,
             emb_b,
             layers,
+            kernels: Kernels::F32,
         })
+    }
+
+    /// Run the linear layers in `precision` where this CPU can ([`Precision::effective`]).
+    pub fn with_precision(mut self, precision: Precision) -> Result<FastBert> {
+        self.set_kernels(match precision.effective() {
+            Precision::F32 => Kernels::F32,
+            Precision::Bf16 => Kernels::Bf16,
+        })?;
+        Ok(self)
+    }
+
+    /// Run the linear layers with these kernels (bf16 packs the weights once; an error when the
+    /// CPU cannot run them, and the model is left as it was).
+    pub fn set_kernels(&mut self, kernels: Kernels) -> Result<()> {
+        if kernels == Kernels::Bf16 && !super::precision::bf16_instructions() {
+            return Err(Error::Model("bf16 kernels: this CPU has no AVX512-BF16 instructions".into()));
+        }
+        let (h, i) = (self.hidden, self.inter);
+        for l in &mut self.layers {
+            l.bf16 = match kernels {
+                Kernels::F32 => Bf16Weights::None,
+                Kernels::Bf16 => Bf16Weights::Packed(Box::new([
+                    PackedBf16::pack(&l.qkv_w, 3 * h, h)?,
+                    PackedBf16::pack(&l.out_w, h, h)?,
+                    PackedBf16::pack(&l.inter_w, i, h)?,
+                    PackedBf16::pack(&l.ffn_w, h, i)?,
+                ])),
+                Kernels::Bf16Portable => {
+                    let r = |w: &[f32]| w.iter().map(|&x| from_bf16(to_bf16(x))).collect::<Vec<f32>>();
+                    Bf16Weights::Rounded(Box::new([r(&l.qkv_w), r(&l.out_w), r(&l.inter_w), r(&l.ffn_w)]))
+                }
+            };
+        }
+        self.kernels = kernels;
+        Ok(())
+    }
+
+    /// The kernels the linear layers run with.
+    pub fn kernels(&self) -> Kernels {
+        self.kernels
+    }
+
+    /// The precision the linear layers run in.
+    pub fn precision(&self) -> Precision {
+        match self.kernels {
+            Kernels::F32 => Precision::F32,
+            Kernels::Bf16 | Kernels::Bf16Portable => Precision::Bf16,
+        }
+    }
+
+    /// out (n × o) = x (n × i) · Wᵀ + b for product `which` (0 qkv, 1 attention output, 2
+    /// intermediate, 3 output) of a layer, with this model's kernels.
+    #[allow(clippy::too_many_arguments)]
+    fn product(&self, l: &Layer, which: usize, x: &[f32], n: usize, i: usize, o: usize, out: &mut [f32]) -> Result<()> {
+        let (w, b) = match which {
+            0 => (&l.qkv_w, &l.qkv_b),
+            1 => (&l.out_w, &l.out_b),
+            2 => (&l.inter_w, &l.inter_b),
+            _ => (&l.ffn_w, &l.ffn_b),
+        };
+        match &l.bf16 {
+            Bf16Weights::Packed(p) => linear_bf16(x, n, &p[which], b, out),
+            Bf16Weights::Rounded(r) => {
+                // The inputs rounded as the kernel rounds them; gemm then sums exact products.
+                let x: Vec<f32> = x[..n * i].par_iter().map(|&v| from_bf16(to_bf16(v))).collect();
+                linear(&x, n, i, &r[which], b, o, out)
+            }
+            Bf16Weights::None => linear(x, n, i, w, b, o, out),
+        }
     }
 
     /// Hidden size.
@@ -180,13 +278,13 @@ impl FastBert {
         let mut tmp = vec![0f32; n * h];
         let mut inter = vec![0f32; n * self.inter];
         for l in &self.layers {
-            linear(&x, n, h, &l.qkv_w, &l.qkv_b, 3 * h, &mut qkv)?;
+            self.product(l, 0, &x, n, h, 3 * h, &mut qkv)?;
             self.attention(&qkv, &offsets, keys, &mut ctx)?;
-            linear(&ctx, n, h, &l.out_w, &l.out_b, h, &mut tmp)?;
+            self.product(l, 1, &ctx, n, h, h, &mut tmp)?;
             layer_norm_rows(&mut x, Some(&tmp), &l.ln1_g, &l.ln1_b, h, self.eps);
-            linear(&x, n, h, &l.inter_w, &l.inter_b, self.inter, &mut inter)?;
+            self.product(l, 2, &x, n, h, self.inter, &mut inter)?;
             activate(&mut inter, self.act);
-            linear(&inter, n, self.inter, &l.ffn_w, &l.ffn_b, h, &mut tmp)?;
+            self.product(l, 3, &inter, n, self.inter, h, &mut tmp)?;
             layer_norm_rows(&mut x, Some(&tmp), &l.ln2_g, &l.ln2_b, h, self.eps);
         }
         Ok((x, offsets))

@@ -110,6 +110,10 @@ pub struct ArchSettings {
     /// ColBERT specifics.
     #[serde(default)]
     pub colbert: Option<ColbertSettings>,
+    /// The arithmetic of the linear layers (a choice of this run, not of the model: never read
+    /// from or written to a manifest). f32 unless the model manager says otherwise.
+    #[serde(skip)]
+    pub precision: super::Precision,
 }
 
 /// One file of a model.

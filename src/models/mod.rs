@@ -10,6 +10,7 @@ mod encoders;
 pub mod fast_bert;
 mod fetch;
 mod manifest;
+pub mod precision;
 mod windows;
 
 pub use bert::{Backbone, Batch};
@@ -22,4 +23,5 @@ pub use fetch::{ModelManager, ModelSource, ModelStatus, ResolvedModel};
 pub use manifest::{
     ArchSettings, ColbertSettings, HubSource, Manifest, ModelFile, ModelSpec, PipSource, Pooling, Role,
 };
+pub use precision::Precision;
 pub use windows::{WindowSpec, window_spans};

@@ -7,7 +7,7 @@ use super::View;
 use crate::gui::command::Command;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
-use crate::models::Role;
+use crate::models::{PairScorer, Precision, Role, SparseEncoder, TextEncoder, TokenEncoder};
 use crate::retrieve::MethodKind;
 
 /// The model role a method family needs, if any.
@@ -36,6 +36,18 @@ impl View for ModelsView {
             ctx.send(Command::SetOffline(off));
         }
         let neural = ctx.engine().map(|e| e.neural()).unwrap_or_default();
+        let mut precision = ctx.data.persisted.precision;
+        ui.horizontal(|ui| {
+            egui::ComboBox::from_label("Precision").selected_text(precision.name()).show_ui(ui, |ui| {
+                for p in Precision::ALL {
+                    ui.selectable_value(&mut precision, p, p.name());
+                }
+            });
+            ui.label(RichText::new(format!("runs as {}", crate::models::precision::describe(precision))).small());
+        });
+        if precision != ctx.data.persisted.precision {
+            ctx.send(Command::SetPrecision(precision));
+        }
         ui.separator();
         ui.label(RichText::new("Long documents and the token index").strong());
         let mut s = ctx.data.persisted.settings.clone();
@@ -66,11 +78,18 @@ impl View for ModelsView {
             ui.separator();
             ui.horizontal(|ui| {
                 ui.label(RichText::new(role.name()).strong());
+                // The encoder's id: the model, and any token limit or precision it runs with.
                 let loaded = match role {
-                    Role::Dense => neural.dense.as_ref().map(|l| l.model.spec.id.clone()),
-                    Role::Splade => neural.splade.as_ref().map(|l| l.model.spec.id.clone()),
-                    Role::LateInteraction => neural.late.as_ref().map(|l| l.model.spec.id.clone()),
-                    Role::Reranker => neural.reranker.as_ref().map(|l| l.model.spec.id.clone()),
+                    Role::Dense => neural.dense.as_ref().map(|l| TextEncoder::model_id(l.encoder.as_ref()).to_string()),
+                    Role::Splade => {
+                        neural.splade.as_ref().map(|l| SparseEncoder::model_id(l.encoder.as_ref()).to_string())
+                    }
+                    Role::LateInteraction => {
+                        neural.late.as_ref().map(|l| TokenEncoder::model_id(l.encoder.as_ref()).to_string())
+                    }
+                    Role::Reranker => {
+                        neural.reranker.as_ref().map(|l| PairScorer::model_id(l.encoder.as_ref()).to_string())
+                    }
                 };
                 match loaded {
                     Some(id) => {

@@ -1,0 +1,456 @@
+//! The arithmetic an encoder's linear layers run in: f32 (exact to the reference), or bf16 inputs
+//! with f32 accumulation on CPUs that multiply bf16 pairs in one instruction (AVX512-BF16's
+//! `vdpbf16ps`: two products per 32-bit lane, twice the f32 rate).
+//!
+//! Only the matrix products of the linear layers change: each weight and each input of a product
+//! is rounded to bf16 (8 bits of mantissa, to nearest even) and the products are summed in f32.
+//! Attention, LayerNorm, GELU and pooling stay f32. Where the instruction is missing, or
+//! `RANKLENS_F32_KERNELS=1` is set, bf16 falls back at run time to the f32 kernels, and the
+//! encoder's id and label say f32 — a vector is always named by the arithmetic that made it.
+
+use std::fmt;
+
+use rayon::prelude::*;
+
+use crate::{Error, Result};
+
+/// The arithmetic of the linear layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// f32 products (gemm): the reference, and what a model loads in unless told otherwise.
+    #[default]
+    F32,
+    /// bf16 products with f32 sums (AVX512-BF16), where the CPU has them: the app's and the
+    /// CLI's default (see [`crate::models::ModelManager::precision`]).
+    Bf16,
+}
+
+impl Precision {
+    /// Every precision, in the order the settings list them.
+    pub const ALL: [Precision; 2] = [Precision::F32, Precision::Bf16];
+
+    /// The name used on the command line, in ids and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Bf16 => "bf16",
+        }
+    }
+
+    /// Parse a name (`f32`, `bf16`; `fp32` is taken as `f32`).
+    pub fn parse(s: &str) -> Result<Precision> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "f32" | "fp32" | "float32" => Ok(Precision::F32),
+            "bf16" | "bfloat16" => Ok(Precision::Bf16),
+            other => Err(Error::Invalid {
+                location: "precision".into(),
+                message: format!("`{other}`: expected one of f32, bf16"),
+            }),
+        }
+    }
+
+    /// The precision that actually runs here: bf16 only where the CPU multiplies bf16 pairs and
+    /// `RANKLENS_F32_KERNELS` does not force the f32 kernels.
+    pub fn effective(self) -> Precision {
+        match self {
+            Precision::Bf16 if bf16_supported() => Precision::Bf16,
+            _ => Precision::F32,
+        }
+    }
+
+    /// A suffix for model ids and cache keys: empty for f32 (the ids vectors always had), `@bf16`
+    /// otherwise.
+    pub fn id_suffix(self) -> &'static str {
+        match self {
+            Precision::F32 => "",
+            Precision::Bf16 => "@bf16",
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Whether `RANKLENS_F32_KERNELS` asks for the f32 kernels whatever the CPU has (read once).
+pub fn f32_forced() -> bool {
+    static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| {
+        std::env::var("RANKLENS_F32_KERNELS").is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes" | "on"))
+    })
+}
+
+/// Whether this CPU runs the bf16 kernel (AVX512-BF16 and AVX512F) and nothing forbids it.
+pub fn bf16_supported() -> bool {
+    !f32_forced() && bf16_instructions()
+}
+
+/// Whether this CPU has the instructions of the bf16 kernel.
+pub fn bf16_instructions() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bf16") && std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// A description of the kernels this machine runs for a requested precision, for labels and
+/// `models list`: "bf16 (AVX512-BF16)", or "f32 (bf16 asked; this CPU has no AVX512-BF16)".
+pub fn describe(requested: Precision) -> String {
+    match (requested, requested.effective()) {
+        (Precision::Bf16, Precision::Bf16) => "bf16 (AVX512-BF16, f32 sums)".to_string(),
+        (Precision::Bf16, _) if f32_forced() => "f32 (bf16 asked; RANKLENS_F32_KERNELS forces f32)".to_string(),
+        (Precision::Bf16, _) => "f32 (bf16 asked; this CPU has no AVX512-BF16)".to_string(),
+        _ => "f32".to_string(),
+    }
+}
+
+/// f32 → bf16 rounded to nearest, ties to even (NaN stays NaN).
+#[inline(always)]
+pub fn to_bf16(x: f32) -> u16 {
+    let bits = x.to_bits();
+    if x.is_nan() {
+        return ((bits >> 16) | 0x40) as u16;
+    }
+    let round = 0x7fff + ((bits >> 16) & 1);
+    (bits.wrapping_add(round) >> 16) as u16
+}
+
+/// bf16 → f32 (exact).
+#[inline(always)]
+pub fn from_bf16(b: u16) -> f32 {
+    f32::from_bits((b as u32) << 16)
+}
+
+/// Output columns per panel: one f32 lane of a 512-bit register each.
+const LANES: usize = 16;
+/// Rows per tile of the kernel (two panels of accumulators per row).
+const TILE_ROWS: usize = 8;
+/// Rows each thread takes at a time.
+const CHUNK_ROWS: usize = 64;
+
+/// A linear layer's weights (o rows of i, as PyTorch stores them) rounded to bf16 and laid out
+/// for the kernel: panels of 16 output columns; in each, for every pair of inputs (k, k+1), the
+/// 16 columns' two weights side by side in one 32-bit word (k in the low half).
+#[derive(Debug, Clone)]
+pub struct PackedBf16 {
+    outputs: usize,
+    inputs: usize,
+    /// Input pairs, ⌈i / 2⌉.
+    pairs: usize,
+    /// Panels, rounded up to an even count (the kernel takes two at a time; the extra is zeros).
+    panels: usize,
+    data: Vec<u32>,
+}
+
+impl PackedBf16 {
+    /// Pack `w` (o × i, row-major).
+    pub fn pack(w: &[f32], o: usize, i: usize) -> Result<PackedBf16> {
+        if w.len() != o * i {
+            return Err(Error::Model(format!("a {o}×{i} weight has {} values", w.len())));
+        }
+        let pairs = i.div_ceil(2);
+        let panels = o.div_ceil(LANES).div_ceil(2) * 2;
+        let mut data = vec![0u32; panels * pairs * LANES];
+        for p in 0..panels {
+            for q in 0..pairs {
+                for j in 0..LANES {
+                    let col = p * LANES + j;
+                    if col >= o {
+                        continue;
+                    }
+                    let lo = to_bf16(w[col * i + 2 * q]) as u32;
+                    let hi = if 2 * q + 1 < i { to_bf16(w[col * i + 2 * q + 1]) as u32 } else { 0 };
+                    data[(p * pairs + q) * LANES + j] = lo | (hi << 16);
+                }
+            }
+        }
+        Ok(PackedBf16 { outputs: o, inputs: i, pairs, panels, data })
+    }
+
+    /// Output columns.
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// The bf16 weight of output `col`, input `k` (as the kernel multiplies it).
+    pub fn weight(&self, col: usize, k: usize) -> f32 {
+        let (p, j, q) = (col / LANES, col % LANES, k / 2);
+        let word = self.data[(p * self.pairs + q) * LANES + j];
+        from_bf16(if k.is_multiple_of(2) { word as u16 } else { (word >> 16) as u16 })
+    }
+}
+
+/// Rows of `x` (n × i) rounded to bf16, two inputs per word, `pairs` words a row.
+fn pack_rows(x: &[f32], n: usize, i: usize, pairs: usize) -> Vec<u32> {
+    let mut a = vec![0u32; n * pairs];
+    a.par_chunks_mut(pairs.max(1) * CHUNK_ROWS).enumerate().for_each(|(c, rows)| {
+        for (r, row) in rows.chunks_mut(pairs.max(1)).enumerate() {
+            let src = &x[(c * CHUNK_ROWS + r) * i..][..i];
+            for (q, word) in row.iter_mut().enumerate() {
+                let lo = to_bf16(src[2 * q]) as u32;
+                let hi = if 2 * q + 1 < i { to_bf16(src[2 * q + 1]) as u32 } else { 0 };
+                *word = lo | (hi << 16);
+            }
+        }
+    });
+    a
+}
+
+/// out (n × o) = bf16(x) (n × i) · bf16(W)ᵀ + b, summed in f32, with the AVX512-BF16 kernel.
+/// Errors when the CPU lacks it (callers check [`bf16_supported`] first) or the shapes disagree.
+pub fn linear_bf16(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out: &mut [f32]) -> Result<()> {
+    let (i, o) = (w.inputs, w.outputs);
+    if x.len() < n * i || out.len() < n * o || b.len() != o {
+        return Err(Error::Model(format!("a bf16 product of {n}×{i} by {i}×{o} does not fit its arrays")));
+    }
+    if !bf16_instructions() {
+        return Err(Error::Model("this CPU has no AVX512-BF16 instructions".into()));
+    }
+    let a = pack_rows(x, n, i, w.pairs);
+    out[..n * o].par_chunks_mut(o.max(1) * CHUNK_ROWS).enumerate().for_each(|(c, dst)| {
+        let rows = dst.len() / o.max(1);
+        let a = &a[c * CHUNK_ROWS * w.pairs..][..rows * w.pairs];
+        // SAFETY: the CPU has AVX512F and AVX512-BF16 (checked above); `a` holds `rows` rows of
+        // `pairs` words, `w.data` holds `panels` panels of `pairs × 16` words, `dst` holds `rows`
+        // rows of `o` outputs and `b` has `o` biases, which is all the kernel reads or writes.
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx512::chunk(a, rows, w, b, dst)
+        }
+    });
+    Ok(())
+}
+
+/// The same product computed plainly: each bf16 product in f32, summed in f32 in order. What the
+/// kernel computes up to the order of its sums; the tests hold the kernel to it, and it shows on
+/// any CPU what bf16 rounding does to an encoder.
+pub fn linear_bf16_portable(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out: &mut [f32]) -> Result<()> {
+    let (i, o) = (w.inputs, w.outputs);
+    if x.len() < n * i || out.len() < n * o || b.len() != o {
+        return Err(Error::Model(format!("a bf16 product of {n}×{i} by {i}×{o} does not fit its arrays")));
+    }
+    let a = pack_rows(x, n, i, w.pairs);
+    out[..n * o].par_chunks_mut(o.max(1)).enumerate().for_each(|(r, row)| {
+        let a = &a[r * w.pairs..][..w.pairs];
+        for (col, v) in row.iter_mut().enumerate() {
+            let (p, j) = (col / LANES, col % LANES);
+            let mut sum = 0f32;
+            for (q, &word) in a.iter().enumerate() {
+                let wq = w.data[(p * w.pairs + q) * LANES + j];
+                sum += from_bf16(word as u16) * from_bf16(wq as u16);
+                sum += from_bf16((word >> 16) as u16) * from_bf16((wq >> 16) as u16);
+            }
+            *v = sum + b[col];
+        }
+    });
+    Ok(())
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    use super::{LANES, PackedBf16, TILE_ROWS};
+
+    /// One thread's rows: every pair of panels, tiles of up to 8 rows under it.
+    ///
+    /// # Safety
+    /// AVX512F and AVX512-BF16 present; `a` has `rows × w.pairs` words, `dst` `rows × o` floats,
+    /// `b` `o` floats.
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub(super) unsafe fn chunk(a: &[u32], rows: usize, w: &PackedBf16, b: &[f32], dst: &mut [f32]) {
+        let (o, pairs) = (w.outputs, w.pairs);
+        for pp in (0..w.panels).step_by(2) {
+            let b0 = &w.data[pp * pairs * LANES..][..pairs * LANES];
+            let b1 = &w.data[(pp + 1) * pairs * LANES..][..pairs * LANES];
+            let col = pp * LANES;
+            let mut r = 0;
+            while r < rows {
+                let take = (rows - r).min(TILE_ROWS);
+                let a = &a[r * pairs..][..take * pairs];
+                let d = &mut dst[r * o..][..take * o];
+                // SAFETY: as this function's, for the `take` rows at `r`.
+                unsafe {
+                    match take {
+                        8 => tile::<8>(a, pairs, b0, b1, b, col, o, d),
+                        7 => tile::<7>(a, pairs, b0, b1, b, col, o, d),
+                        6 => tile::<6>(a, pairs, b0, b1, b, col, o, d),
+                        5 => tile::<5>(a, pairs, b0, b1, b, col, o, d),
+                        4 => tile::<4>(a, pairs, b0, b1, b, col, o, d),
+                        3 => tile::<3>(a, pairs, b0, b1, b, col, o, d),
+                        2 => tile::<2>(a, pairs, b0, b1, b, col, o, d),
+                        _ => tile::<1>(a, pairs, b0, b1, b, col, o, d),
+                    }
+                }
+                r += take;
+            }
+        }
+    }
+
+    /// R rows × 32 columns: R × 2 accumulators, one pair of inputs per step.
+    ///
+    /// # Safety
+    /// As [`chunk`]; `a` has `R × pairs` words, `b0`/`b1` `pairs × 16`, `d` `R × o` floats.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn tile<const R: usize>(
+        a: &[u32],
+        pairs: usize,
+        b0: &[u32],
+        b1: &[u32],
+        bias: &[f32],
+        col: usize,
+        o: usize,
+        d: &mut [f32],
+    ) {
+        let mut acc0 = [_mm512_setzero_ps(); R];
+        let mut acc1 = [_mm512_setzero_ps(); R];
+        let (ap, p0, p1) = (a.as_ptr(), b0.as_ptr(), b1.as_ptr());
+        for q in 0..pairs {
+            // SAFETY: q < pairs, so each read is inside `b0`, `b1` (16 words at q·16) and `a`
+            // (word q of each of the R rows).
+            unsafe {
+                let w0 = _mm512_loadu_si512(p0.add(q * LANES).cast());
+                let w1 = _mm512_loadu_si512(p1.add(q * LANES).cast());
+                let (w0, w1) =
+                    (std::mem::transmute::<__m512i, __m512bh>(w0), std::mem::transmute::<__m512i, __m512bh>(w1));
+                for r in 0..R {
+                    let x = std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(*ap.add(r * pairs + q) as i32));
+                    acc0[r] = _mm512_dpbf16_ps(acc0[r], x, w0);
+                    acc1[r] = _mm512_dpbf16_ps(acc1[r], x, w1);
+                }
+            }
+        }
+        for (half, acc) in [(0usize, &acc0), (1, &acc1)] {
+            let start = col + half * LANES;
+            if start >= o {
+                continue;
+            }
+            let n = (o - start).min(LANES);
+            let mask: __mmask16 = if n == LANES { 0xffff } else { (1u16 << n) - 1 };
+            // SAFETY: the mask keeps columns start..start + n < o of each row, inside `d` and `bias`.
+            unsafe {
+                let bv = _mm512_maskz_loadu_ps(mask, bias.as_ptr().add(start));
+                for (r, acc) in acc.iter().enumerate() {
+                    _mm512_mask_storeu_ps(d.as_mut_ptr().add(r * o + start), mask, _mm512_add_ps(*acc, bv));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_and_others_are_refused() {
+        for p in Precision::ALL {
+            assert_eq!(Precision::parse(p.name()).unwrap(), p);
+            assert_eq!(Precision::parse(&p.name().to_uppercase()).unwrap(), p);
+        }
+        assert_eq!(Precision::parse("fp32").unwrap(), Precision::F32);
+        let e = Precision::parse("int4").unwrap_err().to_string();
+        assert!(e.contains("int4") && e.contains("bf16"), "{e}");
+        assert_eq!(Precision::F32.id_suffix(), "");
+        assert_eq!(Precision::Bf16.id_suffix(), "@bf16");
+        assert_eq!(Precision::F32.effective(), Precision::F32);
+    }
+
+    #[test]
+    fn bf16_rounds_to_nearest_even() {
+        // 1 + 2⁻⁸ lies halfway between 1 and 1 + 2⁻⁷: ties go to the even mantissa (1).
+        assert_eq!(to_bf16(1.0 + 1.0 / 256.0), 0x3f80);
+        // 1 + 3·2⁻⁸ lies halfway between 1 + 2⁻⁷ (odd) and 1 + 2⁻⁶: up to the even one.
+        assert_eq!(to_bf16(1.0 + 3.0 / 256.0), 0x3f82);
+        // Just above the halfway point rounds up.
+        assert_eq!(to_bf16(f32::from_bits(0x3f80_8001)), 0x3f81);
+        assert_eq!(to_bf16(-2.0), 0xc000);
+        assert_eq!(from_bf16(0x3f81), 1.0 + 1.0 / 128.0);
+        assert!(from_bf16(to_bf16(f32::NAN)).is_nan());
+        assert_eq!(from_bf16(to_bf16(f32::INFINITY)), f32::INFINITY);
+        // Every value a bf16 holds goes through unchanged.
+        for b in (0u16..=0xffff).step_by(7) {
+            let x = from_bf16(b);
+            if !x.is_nan() {
+                assert_eq!(to_bf16(x), b);
+            }
+        }
+    }
+
+    /// A small deterministic generator (xorshift), values in [-1, 1).
+    fn values(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed.max(1);
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_portable_product_is_the_product_of_the_rounded_values() {
+        // 2 rows × 3 inputs (odd: the last pair is half padding) × 3 outputs, by hand in f64.
+        let x = [1.0, 2.0, 3.0, 0.5, -1.0, 0.25];
+        let w = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 2.0, 2.0, 2.0];
+        let packed = PackedBf16::pack(&w, 3, 3).unwrap();
+        assert_eq!(packed.weight(2, 1), 2.0);
+        let mut out = [0f32; 6];
+        linear_bf16_portable(&x, 2, &packed, &[0.5, 0.0, -1.0], &mut out).unwrap();
+        assert_eq!(out, [4.5, 2.0, 11.0, 1.25, -1.0, -1.5]);
+        // A value bf16 cannot hold is rounded first: 1 + 2⁻¹⁰ becomes 1.
+        let mut one = [0f32; 1];
+        let p = PackedBf16::pack(&[1.0 + 1.0 / 1024.0], 1, 1).unwrap();
+        linear_bf16_portable(&[3.0], 1, &p, &[0.0], &mut one).unwrap();
+        assert_eq!(one, [3.0]);
+        assert!(PackedBf16::pack(&w, 2, 3).is_err(), "9 values are not 2×3");
+        assert!(linear_bf16_portable(&x, 3, &packed, &[0.0; 3], &mut [0f32; 9]).is_err(), "3 rows of x do not exist");
+    }
+
+    #[test]
+    fn the_kernel_computes_the_portable_product_or_says_it_cannot() {
+        // Shapes with every remainder: rows not a multiple of 8 or 64, outputs not of 16 or 32,
+        // an odd number of inputs.
+        for &(n, i, o) in &[(1, 1, 1), (7, 5, 17), (70, 33, 40), (130, 384, 384), (9, 1536, 48)] {
+            let (x, w, b) = (values(n * i, 1 + n as u64), values(o * i, 7 + i as u64), values(o, 3));
+            let packed = PackedBf16::pack(&w, o, i).unwrap();
+            let mut want = vec![0f32; n * o];
+            linear_bf16_portable(&x, n, &packed, &b, &mut want).unwrap();
+            // The portable product against f64 sums of the same rounded values.
+            for r in 0..n {
+                for c in 0..o {
+                    let exact: f64 = (0..i)
+                        .map(|k| from_bf16(to_bf16(x[r * i + k])) as f64 * packed.weight(c, k) as f64)
+                        .sum::<f64>()
+                        + b[c] as f64;
+                    let got = want[r * o + c] as f64;
+                    assert!((got - exact).abs() <= 1e-5 * (1.0 + i as f64).sqrt(), "{n}×{i}×{o} [{r},{c}]");
+                }
+            }
+            let mut got = vec![f32::NAN; n * o];
+            match linear_bf16(&x, n, &packed, &b, &mut got) {
+                Ok(()) => {
+                    assert!(bf16_instructions());
+                    for (g, w) in got.iter().zip(&want) {
+                        assert!((g - w).abs() <= 1e-5 * (1.0 + i as f32).sqrt(), "{n}×{i}×{o}: {g} vs {w}");
+                    }
+                }
+                Err(e) => {
+                    assert!(!bf16_instructions(), "{e}");
+                    assert!(e.to_string().contains("AVX512-BF16"), "{e}");
+                    assert_eq!(Precision::Bf16.effective(), Precision::F32);
+                }
+            }
+        }
+    }
+}
