@@ -424,6 +424,9 @@ pub struct BertSpladeEncoder {
     /// separate one.
     decoder: Tensor,
     bias: Tensor,
+    /// The decoder in bf16 with its bias, when the backbone runs the bf16 kernel: the vocabulary
+    /// projection is most of splade-tiny's arithmetic, so it runs in the backbone's precision.
+    decoder_bf16: Option<(super::precision::PackedBf16, Vec<f32>)>,
 }
 
 fn first_tensor(vb: &VarBuilder, names: &[&str], shape: (usize, usize)) -> Result<Tensor> {
@@ -453,7 +456,14 @@ impl BertSpladeEncoder {
             (v, h),
         )?;
         let bias = if head.contains_tensor("bias") { head.get(v, "bias")? } else { head.get(v, "decoder.bias")? };
-        Ok(Self { id: id.to_string(), backbone, transform, layer_norm, decoder, bias })
+        let decoder_bf16 = match backbone.model.kernels() {
+            super::fast_bert::Kernels::Bf16 => {
+                let w: Vec<f32> = decoder.flatten_all()?.to_vec1()?;
+                Some((super::precision::PackedBf16::pack(&w, v, h)?, bias.to_vec1()?))
+            }
+            _ => None,
+        };
+        Ok(Self { id: id.to_string(), backbone, transform, layer_norm, decoder, bias, decoder_bf16 })
     }
 }
 
@@ -474,11 +484,21 @@ impl SparseEncoder for BertSpladeEncoder {
                     let x = hidden.i((b, 0..ids.len(), ..))?;
                     let x = self.transform.forward(&x)?.gelu_erf()?;
                     let x = self.layer_norm.forward(&x)?;
-                    let logits = x.matmul(&self.decoder.t()?)?.broadcast_add(&self.bias)?;
+                    let flat: Vec<f32> = match &self.decoder_bf16 {
+                        Some((w, bias)) => {
+                            let x: Vec<f32> = x.flatten_all()?.to_vec1()?;
+                            let mut logits = vec![0f32; ids.len() * w.outputs()];
+                            super::precision::linear_bf16(&x, ids.len(), w, bias, &mut logits)?;
+                            logits
+                        }
+                        None => {
+                            let logits = x.matmul(&self.decoder.t()?)?.broadcast_add(&self.bias)?;
+                            logits.flatten_all()?.to_vec1()?
+                        }
+                    };
                     // log(1 + ReLU(x)) is non-decreasing, so its maximum over tokens is the
                     // transform of the largest logit: one pass over the logits, no activation tensor.
-                    let vocab = logits.dim(1)?;
-                    let flat: Vec<f32> = logits.flatten_all()?.to_vec1()?;
+                    let vocab = self.bias.dim(0)?;
                     let (mut max, mut arg) = (vec![f32::NEG_INFINITY; vocab], vec![0usize; vocab]);
                     for (pos, row) in flat.chunks_exact(vocab).enumerate() {
                         for (id, &x) in row.iter().enumerate() {

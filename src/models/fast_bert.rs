@@ -318,9 +318,7 @@ impl FastBert {
                     scale,
                     false,
                 )?;
-                for row in scores.chunks_mut(kv.max(1)) {
-                    softmax(row);
-                }
+                softmax_rows(&mut scores, kv.max(1));
                 let mut out = vec![0f32; len * d];
                 matmul(
                     &mut out,
@@ -444,14 +442,55 @@ fn layer_norm_rows(x: &mut [f32], add: Option<&[f32]>, g: &[f32], b: &[f32], h: 
     });
 }
 
-/// A softmax over one row (max subtracted first).
+/// A softmax over each row of `cols` values, with the widest vectors this CPU has: the same
+/// operations in the same order whatever the width (the sums run in 16 fixed lanes), so the
+/// result does not depend on the CPU.
+fn softmax_rows(x: &mut [f32], cols: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX512F, the only feature the function is compiled for.
+        unsafe { softmax_rows_avx512(x, cols) };
+        return;
+    }
+    for row in x.chunks_mut(cols) {
+        softmax(row);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn softmax_rows_avx512(x: &mut [f32], cols: usize) {
+    for row in x.chunks_mut(cols) {
+        softmax(row);
+    }
+}
+
+/// Lanes of the softmax's sums and maxima.
+const SUM_LANES: usize = 16;
+
+/// A softmax over one row (max subtracted first). The maximum and the sum are taken in 16 lanes
+/// (element j into lane j mod 16), then the lanes in order, so the loops vectorise.
+#[inline(always)]
 fn softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
+    let mut lanes = [f32::NEG_INFINITY; SUM_LANES];
+    let mut chunks = row.chunks_exact(SUM_LANES);
+    for c in &mut chunks {
+        for (l, &v) in lanes.iter_mut().zip(c) {
+            *l = if v > *l { v } else { *l };
+        }
+    }
+    let max = chunks.remainder().iter().chain(&lanes).copied().fold(f32::NEG_INFINITY, f32::max);
     for v in row.iter_mut() {
         *v = fast_exp(*v - max);
-        sum += *v;
     }
+    let mut lanes = [0f32; SUM_LANES];
+    let mut chunks = row.chunks_exact(SUM_LANES);
+    for c in &mut chunks {
+        for (l, &v) in lanes.iter_mut().zip(c) {
+            *l += v;
+        }
+    }
+    let sum = lanes.iter().chain(chunks.remainder()).sum::<f32>();
     let inv = 1.0 / sum;
     for v in row.iter_mut() {
         *v *= inv;

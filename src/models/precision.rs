@@ -213,7 +213,16 @@ pub fn linear_bf16(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out: &mut [f3
     if !bf16_instructions() {
         return Err(Error::Model("this CPU has no AVX512-BF16 instructions".into()));
     }
-    let a = pack_rows(x, n, i, w.pairs);
+    let mut a = vec![0u32; n * w.pairs];
+    a.par_chunks_mut(w.pairs.max(1) * CHUNK_ROWS).enumerate().for_each(|(c, rows)| {
+        let src = &x[c * CHUNK_ROWS * i..][..rows.len() / w.pairs.max(1) * i];
+        // SAFETY: the CPU has AVX512F and AVX512-BF16 (checked above); `src` holds the rows
+        // whose `pairs` words each `rows` receives.
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx512::round_rows(src, i, w.pairs, rows)
+        }
+    });
     out[..n * o].par_chunks_mut(o.max(1) * CHUNK_ROWS).enumerate().for_each(|(c, dst)| {
         let rows = dst.len() / o.max(1);
         let a = &a[c * CHUNK_ROWS * w.pairs..][..rows * w.pairs];
@@ -257,7 +266,36 @@ pub fn linear_bf16_portable(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out:
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{LANES, PackedBf16, TILE_ROWS};
+    use super::{LANES, PackedBf16, TILE_ROWS, to_bf16};
+
+    /// Rows of `i` floats rounded to bf16 (to nearest even, as [`to_bf16`] for every value
+    /// but denormals, which the instruction takes as zero), two to a word, `pairs` words a row.
+    ///
+    /// # Safety
+    /// AVX512F and AVX512-BF16 present; `src` holds `dst.len() / pairs` rows of `i` floats.
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub(super) unsafe fn round_rows(src: &[f32], i: usize, pairs: usize, dst: &mut [u32]) {
+        for (row, out) in src.chunks_exact(i.max(1)).zip(dst.chunks_exact_mut(pairs.max(1))) {
+            let mut k = 0;
+            while k + 32 <= i {
+                // SAFETY: k + 32 ≤ i floats of the row and 16 words at k / 2 < pairs.
+                unsafe {
+                    let lo = _mm512_loadu_ps(row.as_ptr().add(k));
+                    let hi = _mm512_loadu_ps(row.as_ptr().add(k + 16));
+                    // The second operand fills the low 16 bf16s: k..k+16 in order, then k+16..k+32.
+                    let packed = std::mem::transmute::<__m512bh, __m512i>(_mm512_cvtne2ps_pbh(hi, lo));
+                    _mm512_storeu_si512(out.as_mut_ptr().add(k / 2).cast(), packed);
+                }
+                k += 32;
+            }
+            while k < i {
+                let lo = to_bf16(row[k]) as u32;
+                let hi = if k + 1 < i { to_bf16(row[k + 1]) as u32 } else { 0 };
+                out[k / 2] = lo | (hi << 16);
+                k += 2;
+            }
+        }
+    }
 
     /// One thread's rows: every pair of panels, tiles of up to 8 rows under it.
     ///
