@@ -1,5 +1,7 @@
-//! `ranklens bench-encode`: passages per second for the dense and SPLADE encoders on a corpus,
-//! and the memory of the late-interaction token index.
+//! `ranklens bench-encode`: passages per second for the dense and SPLADE encoders on a corpus
+//! (each passage read to the model's limit, as the PyTorch side of `scripts/bench-encode.sh`
+//! reads it), per precision with its vectors' cosines to f32's, and the memory of the
+//! late-interaction token index.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -176,6 +178,9 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
             precisions.push(p);
         }
     }
+    // The same work as the PyTorch side: each passage read to the model's limit (256 tokens), no
+    // windows. (The late-interaction index below is cut into windows, as the app builds it.)
+    let truncated = WindowSpec { truncate: true, ..WindowSpec::default() };
     let mut runs = Vec::new();
     let mut reference: Option<(DenseIndex, SpladeIndex)> = None;
     let (mut dense_model, mut splade_model) = (String::new(), String::new());
@@ -192,10 +197,10 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
         splade_model.clone_from(&splade.model.spec.id);
         let corpus = engine.corpus();
         let t = Instant::now();
-        let (dense_index, _) = build_dense(corpus, &dense.encoder, None, WindowSpec::default(), None, &NoProgress)?;
+        let (dense_index, _) = build_dense(corpus, &dense.encoder, None, truncated, None, &NoProgress)?;
         let dense_secs = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let splade_index = build_splade(corpus, splade.encoder.as_ref(), None, WindowSpec::default(), &NoProgress)?;
+        let splade_index = build_splade(corpus, splade.encoder.as_ref(), None, truncated, &NoProgress)?;
         let splade_secs = t.elapsed().as_secs_f64();
         let ((dense_min_cosine, dense_mean_cosine), (splade_min_cosine, splade_mean_cosine)) = match &reference {
             None => ((1.0, 1.0), (1.0, 1.0)),
