@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::Found;
 use super::args::{ModelArgs, OutputFormat};
 use super::printer::{Printable, print};
+use super::table::Table;
 use crate::corpus::{self, Corpus, LoadOptions};
 use crate::engine::Engine;
 use crate::index::neural::{DenseIndex, SpladeIndex, TokenTarget, build_dense, build_splade};
@@ -83,23 +84,19 @@ impl Printable for EncodeBenchReport {
     fn table(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{} passages of {} ({} threads)", self.passages, self.dataset, self.threads);
-        let _ = writeln!(
-            out,
-            "{:<10}{:>14}{:>14}{:>16}{:>16}  kernels",
-            "precision", "dense p/s", "SPLADE p/s", "dense cos min", "SPLADE cos min"
-        );
+        let header = ["precision", "kernels", "dense p/s", "SPLADE p/s", "dense cos min", "SPLADE cos min"];
+        let mut t = Table::new(header.map(String::from).to_vec(), 2);
         for r in &self.precisions {
-            let _ = writeln!(
-                out,
-                "{:<10}{:>14.1}{:>14.1}{:>16.6}{:>16.6}  {}",
-                r.precision,
-                r.dense_passages_per_sec,
-                r.splade_passages_per_sec,
-                r.dense_min_cosine,
-                r.splade_min_cosine,
-                r.kernels
-            );
+            t.row(vec![
+                r.precision.clone(),
+                r.kernels.clone(),
+                format!("{:.1}", r.dense_passages_per_sec),
+                format!("{:.1}", r.splade_passages_per_sec),
+                format!("{:.6}", r.dense_min_cosine),
+                format!("{:.6}", r.splade_min_cosine),
+            ]);
         }
+        out.push_str(&t.render());
         let _ = writeln!(out, "dense {}, SPLADE {}", self.dense_model, self.splade_model);
         if let (Some(b), Some(t)) = (self.late_index_bytes, self.late_tokens) {
             let _ = writeln!(out, "late-interaction index: {t} token vectors, {:.1} MiB", b as f64 / 1048576.0);
@@ -116,35 +113,21 @@ impl Printable for EncodeBenchReport {
     }
 }
 
-/// The cosine of two vectors, in f64 (1 for two zero vectors: nothing differs).
+/// The cosine of two vectors (1 for two zero vectors: nothing differs).
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let (mut ab, mut aa, mut bb) = (0f64, 0f64, 0f64);
-    for (x, y) in a.iter().zip(b) {
-        let (x, y) = (*x as f64, *y as f64);
-        ab += x * y;
-        aa += x * x;
-        bb += y * y;
-    }
-    if aa == 0.0 && bb == 0.0 { 1.0 } else { ab / (aa.sqrt() * bb.sqrt()).max(f64::MIN_POSITIVE) }
+    use crate::index::dot::dot;
+    ratio(dot(a, b), dot(a, a), dot(b, b))
 }
 
-/// The cosine of two sparse vectors (sorted by id), in f64.
+/// The cosine of two sparse vectors.
 fn sparse_cosine(a: &SparseVector, b: &SparseVector) -> f64 {
-    let norm = |v: &SparseVector| v.terms.iter().map(|t| (t.1 as f64).powi(2)).sum::<f64>().sqrt();
-    let (mut i, mut j, mut dot) = (0, 0, 0f64);
-    while i < a.terms.len() && j < b.terms.len() {
-        match a.terms[i].0.cmp(&b.terms[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                dot += a.terms[i].1 as f64 * b.terms[j].1 as f64;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let (na, nb) = (norm(a), norm(b));
-    if na == 0.0 && nb == 0.0 { 1.0 } else { dot / (na * nb).max(f64::MIN_POSITIVE) }
+    ratio(a.dot(b), a.dot(a), b.dot(b))
+}
+
+/// ab / √(aa·bb), in f64; 1 when both norms are 0.
+fn ratio(ab: f32, aa: f32, bb: f32) -> f64 {
+    let (ab, aa, bb) = (ab as f64, aa as f64, bb as f64);
+    if aa == 0.0 && bb == 0.0 { 1.0 } else { ab / (aa * bb).sqrt().max(f64::MIN_POSITIVE) }
 }
 
 /// (min, mean) of a list of cosines (1, 1 when empty).

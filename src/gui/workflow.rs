@@ -92,19 +92,13 @@ impl RankLensApp {
                 if precision != data.persisted.precision {
                     data.persisted.precision = precision;
                     data.models.manager = data.models.manager.clone().with_precision(precision);
-                    let loaded = data.engine.as_ref().map(|e| {
-                        let n = e.neural();
-                        [
-                            (Role::Dense, n.dense.is_some()),
-                            (Role::Splade, n.splade.is_some()),
-                            (Role::LateInteraction, n.late.is_some()),
-                            (Role::Reranker, n.reranker.is_some()),
-                        ]
-                    });
-                    for (role, is_loaded) in loaded.into_iter().flatten() {
-                        if is_loaded {
-                            self.start_model(role, false);
-                        }
+                    let loaded: Vec<Role> = data
+                        .engine
+                        .as_ref()
+                        .map(|e| Role::ALL.into_iter().filter(|&r| e.has_model(r)).collect())
+                        .unwrap_or_default();
+                    for role in loaded {
+                        self.start_model(role, false);
                     }
                 }
             }

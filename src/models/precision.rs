@@ -128,6 +128,15 @@ pub fn from_bf16(b: u16) -> f32 {
     f32::from_bits((b as u32) << 16)
 }
 
+/// Inputs `2q` and `2q + 1` of `row` rounded to bf16 in one word (`2q` in the low half; 0 past
+/// the end).
+#[inline(always)]
+fn pair(row: &[f32], q: usize) -> u32 {
+    let lo = to_bf16(row[2 * q]) as u32;
+    let hi = row.get(2 * q + 1).map_or(0, |&v| to_bf16(v) as u32);
+    lo | (hi << 16)
+}
+
 /// Output columns per panel: one f32 lane of a 512-bit register each.
 const LANES: usize = 16;
 /// Rows per tile of the kernel (two panels of accumulators per row).
@@ -165,9 +174,7 @@ impl PackedBf16 {
                     if col >= o {
                         continue;
                     }
-                    let lo = to_bf16(w[col * i + 2 * q]) as u32;
-                    let hi = if 2 * q + 1 < i { to_bf16(w[col * i + 2 * q + 1]) as u32 } else { 0 };
-                    data[(p * pairs + q) * LANES + j] = lo | (hi << 16);
+                    data[(p * pairs + q) * LANES + j] = pair(&w[col * i..][..i], q);
                 }
             }
         }
@@ -194,9 +201,7 @@ fn pack_rows(x: &[f32], n: usize, i: usize, pairs: usize) -> Vec<u32> {
         for (r, row) in rows.chunks_mut(pairs.max(1)).enumerate() {
             let src = &x[(c * CHUNK_ROWS + r) * i..][..i];
             for (q, word) in row.iter_mut().enumerate() {
-                let lo = to_bf16(src[2 * q]) as u32;
-                let hi = if 2 * q + 1 < i { to_bf16(src[2 * q + 1]) as u32 } else { 0 };
-                *word = lo | (hi << 16);
+                *word = pair(src, q);
             }
         }
     });
@@ -266,9 +271,9 @@ pub fn linear_bf16_portable(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out:
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{LANES, PackedBf16, TILE_ROWS, to_bf16};
+    use super::{LANES, PackedBf16, TILE_ROWS, pair};
 
-    /// Rows of `i` floats rounded to bf16 (to nearest even, as [`to_bf16`] for every value
+    /// Rows of `i` floats rounded to bf16 (to nearest even, as [`super::to_bf16`] for every value
     /// but denormals, which the instruction takes as zero), two to a word, `pairs` words a row.
     ///
     /// # Safety
@@ -289,9 +294,7 @@ mod avx512 {
                 k += 32;
             }
             while k < i {
-                let lo = to_bf16(row[k]) as u32;
-                let hi = if k + 1 < i { to_bf16(row[k + 1]) as u32 } else { 0 };
-                out[k / 2] = lo | (hi << 16);
+                out[k / 2] = pair(row, k / 2);
                 k += 2;
             }
         }
