@@ -426,6 +426,36 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        #[test]
+        fn any_text_parses_to_a_precision_only_when_it_names_one(s in "\\PC{0,12}|[ ]?(f|F|bf|BF|fp)(32|16)[ ]?") {
+            let known = ["f32", "fp32", "float32", "bf16", "bfloat16"];
+            match Precision::parse(&s) {
+                Ok(p) => {
+                    proptest::prop_assert!(known.contains(&s.trim().to_ascii_lowercase().as_str()), "{s:?}");
+                    proptest::prop_assert_eq!(Precision::parse(p.name()).ok(), Some(p));
+                }
+                Err(e) => {
+                    proptest::prop_assert!(!known.contains(&s.trim().to_ascii_lowercase().as_str()), "{s:?}");
+                    proptest::prop_assert!(e.to_string().starts_with("precision: "), "{e}");
+                }
+            }
+        }
+
+        #[test]
+        fn bf16_is_the_nearest_value_with_8_bits_of_mantissa(bits in proptest::prelude::any::<u32>()) {
+            let x = f32::from_bits(bits);
+            proptest::prop_assume!(x.is_finite() && x.abs() < 3.0e38);
+            let r = from_bf16(to_bf16(x)) as f64;
+            let (x, e) = (x as f64, (x.abs() as f64).max(f32::MIN_POSITIVE as f64));
+            // Within half a unit of bf16's last place (2⁻⁸ of the value's power of two).
+            let half_ulp = 2f64.powi(e.log2().floor() as i32 - 8);
+            proptest::prop_assert!((r - x).abs() <= half_ulp, "{x} → {r}");
+        }
+    }
+
     /// A small deterministic generator (xorshift), values in [-1, 1).
     fn values(n: usize, seed: u64) -> Vec<f32> {
         let mut s = seed.max(1);
