@@ -322,13 +322,23 @@ impl Plan {
                 (column("Graph".into(), outcome), None)
             }
             Member::Lexical(_) | Member::Neural(_) | Member::External(_) => {
-                match self.retriever(engine, member, progress) {
+                // One question, and its passages not encoded yet: a provisional column over BM25's
+                // top passages, encoded now (a question set waits for the whole encoding instead).
+                let retriever = match (member, self.retriever(engine, member, progress)) {
+                    (Member::Neural(kind), Some(Err(Error::Unavailable(_)))) if engine.answers_provisionally(*kind) => {
+                        Some(engine.provisional_retriever(*kind, &self.settings))
+                    }
+                    (_, r) => r,
+                };
+                match retriever {
                     None => (column(kind.label().into(), unavailable("this column ranks nothing")), None),
                     Some(Err(e)) => (column(kind.label().into(), outcome_of_error(e)), None),
-                    Some(Ok(r)) => match r.prepare(query).and_then(|p| p.search(self.settings.k).map(|x| (p, x))) {
-                        Ok((p, ranking)) => (column(r.label(), Outcome::Ranked(ranking)), Some(p)),
-                        Err(e) => (column(r.label(), outcome_of_error(e)), None),
-                    },
+                    Some(Ok(r)) => {
+                        match r.prepare_with(query, progress).and_then(|p| p.search(self.settings.k).map(|x| (p, x))) {
+                            Ok((p, ranking)) => (column(r.label(), Outcome::Ranked(ranking)), Some(p)),
+                            Err(e) => (column(r.label(), outcome_of_error(e)), None),
+                        }
+                    }
                 }
             }
         };

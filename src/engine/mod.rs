@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 mod neural;
+mod provisional;
 mod query_models;
 pub use neural::{Loaded, NOT_ENCODED, Neural, SLOW_LATE_TOKENS, missing};
 
@@ -94,6 +95,8 @@ pub struct Engine {
     query_models: Mutex<BTreeMap<PathBuf, Arc<dyn crate::models::TextEncoder>>>,
     /// Held while passages are encoded: one encoding at a time (see `Engine::encoding_turn`).
     encoding: Mutex<()>,
+    /// Provisional columns while the corpus is encoded (`engine/provisional.rs`).
+    provisional: Arc<provisional::ProvisionalState>,
 }
 
 /// The structured sources that came with a corpus folder.
@@ -119,6 +122,7 @@ impl Engine {
             neural: RwLock::new(Neural::default()),
             query_models: Mutex::new(BTreeMap::new()),
             encoding: Mutex::new(()),
+            provisional: Arc::default(),
         }
     }
 

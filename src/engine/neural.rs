@@ -221,6 +221,7 @@ impl super::Engine {
         let target = (n.late.is_none() && options.tokens)
             .then(|| self.token_target(TextEncoder::model_id(dense.encoder.as_ref()), &options));
         let cache = self.embedding_cache();
+        let progress = &self.encoding_progress(Role::Dense, progress);
         let _turn = self.encoding_turn(progress, "dense")?;
         let (index, late) =
             build_dense(self.corpus(), &dense.encoder, cache.as_ref(), options.windows, target.as_ref(), progress)?;
@@ -229,6 +230,7 @@ impl super::Engine {
             false => None,
         };
         let map = PcaMap::fit(&index).ok().map(Arc::new);
+        self.forget_provisional();
         self.with_neural(|s| {
             s.dense_index = Some(Arc::new(index));
             s.dense_ann = ann;
@@ -244,6 +246,7 @@ impl super::Engine {
         let n = self.neural();
         let Some(splade) = n.splade else { return Err(Error::Unavailable(missing(&n.missing, Role::Splade))) };
         let cache = self.embedding_cache();
+        let progress = &self.encoding_progress(Role::Splade, progress);
         let _turn = self.encoding_turn(progress, "SPLADE")?;
         let index = build_splade(self.corpus(), splade.encoder.as_ref(), cache.as_ref(), n.options.windows, progress)?;
         self.with_neural(|s| s.splade_index = Some(Arc::new(index)))
@@ -255,6 +258,7 @@ impl super::Engine {
         let Some(late) = n.late else { return Ok(()) };
         let target = self.token_target(late.encoder.model_id(), &n.options);
         let cache = self.embedding_cache();
+        let progress = &self.encoding_progress(Role::LateInteraction, progress);
         let _turn = self.encoding_turn(progress, "late interaction")?;
         let index =
             build_late(self.corpus(), late.encoder.as_ref(), cache.as_ref(), n.options.windows, &target, progress)?;
@@ -367,7 +371,7 @@ impl super::Engine {
         }
     }
 
-    fn sparse_arc(&self, settings: &Settings) -> Result<Arc<dyn Retriever>> {
+    pub(super) fn sparse_arc(&self, settings: &Settings) -> Result<Arc<dyn Retriever>> {
         let spec = super::SparseSpec::bm25(settings.bm25_variant, settings.bm25);
         self.sparse(spec, settings.analyzer, &crate::progress::NoProgress)
     }
@@ -409,14 +413,18 @@ impl super::Engine {
     }
 
     /// The passages' token vectors, when they were encoded by this encoder.
-    fn late_index_for(&self, n: &Neural, encoder: &dyn TokenEncoder) -> Option<Arc<TokenIndex>> {
+    pub(super) fn late_index_for(&self, n: &Neural, encoder: &dyn TokenEncoder) -> Option<Arc<TokenIndex>> {
         n.late_index.as_ref().filter(|i| i.model_id == encoder.model_id()).cloned()
     }
 
     /// Does this method take seconds to answer (the cross-encoder encodes passages while
-    /// answering; late interaction over a large token index reads every token)? The app shows
-    /// the other methods first.
+    /// answering; late interaction over a large token index reads every token; a column whose
+    /// passages are still being encoded answers provisionally, encoding BM25's top passages)? The
+    /// app shows the other methods first.
     pub fn encodes_at_query_time(&self, kind: MethodKind) -> bool {
+        if self.answers_provisionally(kind) {
+            return true;
+        }
         let n = self.neural();
         match kind {
             MethodKind::Rerank => n.reranker.is_some(),

@@ -221,7 +221,11 @@ impl RankLensApp {
         self.apply_queued();
         self.poll_jobs();
         self.apply_queued();
-        if let Some(every) = self.jobs.running().iter().map(|j| j.kind.repaint_every()).min() {
+        let running = self.jobs.running();
+        for j in &running {
+            self.frames.stage(&j.kind.label(), &j.progress.stage);
+        }
+        if let Some(every) = running.iter().map(|j| j.kind.repaint_every()).min() {
             ctx.request_repaint_after(every);
         } else if self.jobs.any_running() {
             ctx.request_repaint_after(Duration::from_millis(250));

@@ -19,6 +19,8 @@ pub struct FrameStats {
     pub(super) events: Option<std::fs::File>,
     /// When the app started, for the event log's times.
     pub(super) started: Option<std::time::Instant>,
+    /// The stage each running job was last logged in (so the log times every stage).
+    pub(super) stages: std::collections::BTreeMap<String, String>,
 }
 
 impl FrameStats {
@@ -29,6 +31,16 @@ impl FrameStats {
         if let Some(f) = &mut self.events {
             let _ = writeln!(f, "{secs:.2} {what}");
         }
+    }
+
+    /// Log a job's stage when it changed since the last frame (`stage Encoding (dense): …`):
+    /// the event log then says where a cold open's minutes went.
+    pub(super) fn stage(&mut self, job: &str, stage: &str) {
+        if self.events.is_none() || stage.is_empty() || self.stages.get(job).is_some_and(|s| s == stage) {
+            return;
+        }
+        self.stages.insert(job.to_string(), stage.to_string());
+        self.event(&format!("stage {job}: {stage}"));
     }
 
     pub(super) fn record(&mut self, ms: f32, busy: bool, whole_ms: Option<f32>) {

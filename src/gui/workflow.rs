@@ -177,6 +177,11 @@ impl RankLensApp {
                         self.start_rank();
                     } else {
                         self.start_encode(role);
+                        // Its column answers now, provisionally over BM25's top passages until
+                        // the encoding is done (a ranking under way catches up when it lands).
+                        if !self.jobs.rank.is_running() {
+                            self.start_rank();
+                        }
                     }
                 }
                 Polled::Failed => {
@@ -199,7 +204,11 @@ impl RankLensApp {
         match self.jobs.rank.poll() {
             Polled::Ready => {
                 let pending = self.jobs.rank.ready().is_some_and(|r| !r.pending.is_empty());
-                if pending {
+                if self.columns_behind() {
+                    // A model loaded while this ranking ran: rank again with its column.
+                    self.start_rank();
+                } else if pending {
+                    self.log_columns();
                     if let Some(doc) = self.data.selected_doc() {
                         self.start_explain(doc);
                     }
@@ -213,13 +222,26 @@ impl RankLensApp {
         }
         match self.jobs.rank_slow.poll() {
             Polled::Ready => {
+                // Slow columns land one at a time (a provisional dense column need not wait for
+                // SPLADE's); the next starts when one is in.
                 let columns = self.jobs.rank_slow.take_ready().unwrap_or_default();
+                let mut more = false;
                 if let Some(ranked) = self.jobs.rank.ready_mut() {
+                    let filled: Vec<usize> = columns.iter().map(|c| c.index).collect();
                     ranked.run.fill(columns);
                     ranked.revision = super::state::next_revision();
-                    ranked.pending.clear();
+                    ranked.pending.retain(|i| !filled.contains(i));
+                    more = !ranked.pending.is_empty();
                 }
-                self.after_ranking();
+                if more {
+                    self.log_columns();
+                    if let Some(doc) = self.data.selected_doc() {
+                        self.start_explain(doc);
+                    }
+                    self.start_rank_slow();
+                } else {
+                    self.after_ranking();
+                }
             }
             Polled::Failed => {
                 self.data.messages.push(failed(self.jobs.rank_slow.kind(), self.jobs.rank_slow.failure()))
@@ -415,32 +437,50 @@ impl RankLensApp {
         });
     }
 
-    /// The second phase: rank with the columns the first left pending.
+    /// The second phase: rank the next column the first left pending.
     fn start_rank_slow(&mut self) {
         let (Some(engine), Some(ranked)) = (self.data.engine.clone(), self.jobs.rank.ready()) else { return };
-        let (plan, query, pending) = (ranked.plan.clone(), ranked.run.query.clone(), ranked.pending.clone());
-        self.jobs.rank_slow.start(self.waker(), move |p| plan.run_members(&engine, &query, &pending, p));
+        let Some(&next) = ranked.pending.first() else { return };
+        let (plan, query) = (ranked.plan.clone(), ranked.run.query.clone());
+        self.jobs.rank_slow.start(self.waker(), move |p| plan.run_members(&engine, &query, &[next], p));
+    }
+
+    /// Does the ranking just in have a column without a ranking that could now answer (its model
+    /// loaded after the ranking had chosen its columns)?
+    fn columns_behind(&self) -> bool {
+        let (Some(engine), Some(r)) = (&self.data.engine, self.jobs.rank.ready()) else { return false };
+        r.run
+            .comparison
+            .runs
+            .iter()
+            .enumerate()
+            .any(|(i, c)| c.ranking().is_none() && !r.pending.contains(&i) && engine.answers_provisionally(c.kind))
+    }
+
+    /// Say in the event log which columns are ranked, provisional or still waiting.
+    fn log_columns(&mut self) {
+        let Some(r) = self.jobs.rank.ready() else { return };
+        let cols: Vec<String> = r
+            .run
+            .comparison
+            .runs
+            .iter()
+            .map(|c| {
+                let state = match c.ranking() {
+                    Some(r) if r.provisional => "provisional",
+                    Some(_) => "ranked",
+                    None => "waiting",
+                };
+                format!("{}={state}", c.kind.label().replace(' ', "_"))
+            })
+            .collect();
+        let line = format!("ranked: {}", cols.join(" "));
+        self.frames.event(&line);
     }
 
     /// A ranking is complete: explain the selection again, and check a reopened report.
     fn after_ranking(&mut self) {
-        if let Some(r) = self.jobs.rank.ready() {
-            let cols: Vec<String> = r
-                .run
-                .comparison
-                .runs
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{}={}",
-                        c.kind.label().replace(' ', "_"),
-                        if c.ranking().is_some() { "ranked" } else { "waiting" }
-                    )
-                })
-                .collect();
-            let line = format!("ranked: {}", cols.join(" "));
-            self.frames.event(&line);
-        }
+        self.log_columns();
         if let Some(doc) = self.data.selected_doc() {
             self.start_explain(doc);
         }

@@ -117,6 +117,33 @@ pub struct TokenTarget {
     pub f16_file: Option<PathBuf>,
 }
 
+/// Which documents an index covers and how they are cut into windows: every document (what a
+/// [`WindowSpec`] converts into), or only those `only` marks (by `DocId` index) — a provisional
+/// index over a first stage's candidates, whose rows are the very windows the whole index has.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cut<'a> {
+    /// How long documents are cut.
+    pub spec: WindowSpec,
+    /// The documents to encode (`None`: all).
+    pub only: Option<&'a [bool]>,
+}
+
+impl From<WindowSpec> for Cut<'_> {
+    fn from(spec: WindowSpec) -> Self {
+        Cut { spec, only: None }
+    }
+}
+
+/// An encoder's windows of a text under a spec ([`TextEncoder::windows`]).
+type SpansFn<'a> = dyn Fn(&str, WindowSpec) -> Result<Vec<std::ops::Range<usize>>> + Sync + 'a;
+
+impl Cut<'_> {
+    fn plan(&self, corpus: &Corpus, spans_of: &SpansFn<'_>, progress: &dyn Progress) -> Result<Windows> {
+        let spec = self.spec;
+        Windows::plan_only(corpus, self.only, &|t| spans_of(t, spec), progress)
+    }
+}
+
 fn sparse_to_bytes(v: &SparseVector) -> Vec<u8> {
     let mut out = Vec::with_capacity(v.terms.len() * 12);
     for ((id, w), src) in v.terms.iter().zip(&v.sources) {
@@ -309,11 +336,15 @@ fn learn_codec(
     } else {
         Codec::Residual(Residual::train(&sample, dim, bits, progress)?)
     };
-    for (r, vector, t) in encoded {
-        let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
-        codec.encode_all(&t, &mut records);
-        pre.insert(r, Encoded { vector, tokens: Some(records) });
-    }
+    let compressed: Vec<(usize, Encoded)> = encoded
+        .into_par_iter()
+        .map(|(r, vector, t)| {
+            let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
+            codec.encode_all(&t, &mut records);
+            (r, Encoded { vector, tokens: Some(records) })
+        })
+        .collect();
+    pre.extend(compressed);
     if let Some(c) = cache {
         c.put_many(model_id, CODEC_KIND, &[(key, codec.bytes())])?;
     }
@@ -368,9 +399,7 @@ pub fn recompress(f16: &TokenIndex, codec: Codec, target: &TokenTarget, progress
                 let range = c * CHUNK..((c + 1) * CHUNK).min(total);
                 f16.read_tokens(range, buf)?;
                 let mut out = Vec::with_capacity(buf.ids.len() * codec.record_bytes());
-                for (i, &id) in buf.ids.iter().enumerate() {
-                    codec.encode(id, &buf.data[i * dim..(i + 1) * dim], &mut out);
-                }
+                codec.encode_rows(&buf.ids, &buf.data, &mut out);
                 Ok(out)
             })
             .collect::<Result<_>>()?;
@@ -446,17 +475,17 @@ fn codec_key(windows_texts: &[String], bits: u8) -> String {
 /// Encode every document with a dense model, each window of a long one on its own; when `tokens`
 /// is given, keep its contextual token vectors too (from the same forward pass), compressed, for
 /// late interaction without a trained ColBERT.
-pub fn build_dense(
+pub fn build_dense<'c>(
     corpus: &Corpus,
     encoder: &BertDenseEncoder,
     cache: Option<&EmbeddingCache>,
-    spec: WindowSpec,
+    cut: impl Into<Cut<'c>>,
     tokens: Option<&TokenTarget>,
     progress: &dyn Progress,
 ) -> Result<(DenseIndex, Option<TokenIndex>)> {
     let id = TextEncoder::model_id(encoder).to_string();
     let dim = TextEncoder::dim(encoder);
-    let windows = Windows::plan(corpus, &|t| TextEncoder::windows(encoder, t, spec), progress)?;
+    let windows = cut.into().plan(corpus, &|t, spec| TextEncoder::windows(encoder, t, spec), progress)?;
     let texts = windows.texts(corpus);
     let both = |refs: &[&str]| -> Result<Vec<(Option<Vec<u8>>, TokenVectors)>> {
         Ok(encoder
@@ -491,8 +520,9 @@ pub fn build_dense(
     let mut vectors = Vec::with_capacity(texts.len() * dim);
     let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
         match &codec {
+            // Compressing (each token's nearest centroid) runs on every core, window by window.
             Some(codec) => Ok(both(refs)?
-                .into_iter()
+                .into_par_iter()
                 .map(|(vector, mut t)| {
                     // Compressed from f16 values, as an index compressed from the f16 one is.
                     t.round_to_f16();
@@ -527,16 +557,16 @@ pub fn build_dense(
 }
 
 /// Encode every document's token vectors with a trained late-interaction model, compressed.
-pub fn build_late(
+pub fn build_late<'c>(
     corpus: &Corpus,
     encoder: &dyn TokenEncoder,
     cache: Option<&EmbeddingCache>,
-    spec: WindowSpec,
+    cut: impl Into<Cut<'c>>,
     target: &TokenTarget,
     progress: &dyn Progress,
 ) -> Result<TokenIndex> {
     let id = encoder.model_id().to_string();
-    let windows = Windows::plan(corpus, &|t| encoder.windows(t, spec), progress)?;
+    let windows = cut.into().plan(corpus, &|t, spec| encoder.windows(t, spec), progress)?;
     let texts = windows.texts(corpus);
     let tokens = |refs: &[&str]| -> Result<Vec<(Option<Vec<u8>>, TokenVectors)>> {
         Ok(encoder.encode_tokens(refs, InputKind::Document)?.into_iter().map(|t| (None, t)).collect())
@@ -557,7 +587,7 @@ pub fn build_late(
     let mut w = DocRows::new(writer(target, codec.clone())?, &windows, &texts, &starts_of);
     let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
         Ok(tokens(refs)?
-            .into_iter()
+            .into_par_iter()
             .map(|(_, mut t)| {
                 t.round_to_f16();
                 let mut records = Vec::with_capacity(t.len() * codec.record_bytes());
@@ -573,15 +603,15 @@ pub fn build_late(
 }
 
 /// Encode every document with SPLADE, each window of a long one on its own, and invert the vectors.
-pub fn build_splade(
+pub fn build_splade<'c>(
     corpus: &Corpus,
     encoder: &dyn SparseEncoder,
     cache: Option<&EmbeddingCache>,
-    spec: WindowSpec,
+    cut: impl Into<Cut<'c>>,
     progress: &dyn Progress,
 ) -> Result<SpladeIndex> {
     let id = encoder.model_id().to_string();
-    let windows = Windows::plan(corpus, &|t| encoder.windows(t, spec), progress)?;
+    let windows = cut.into().plan(corpus, &|t, spec| encoder.windows(t, spec), progress)?;
     let texts = windows.texts(corpus);
     let encode = |refs: &[&str]| -> Result<Vec<Encoded>> {
         Ok(encoder.encode(refs)?.iter().map(|v| Encoded { vector: Some(sparse_to_bytes(v)), tokens: None }).collect())

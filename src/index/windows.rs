@@ -54,16 +54,34 @@ impl Windows {
         spans_of: &(dyn Fn(&str) -> Result<Vec<Range<usize>>> + Sync),
         progress: &dyn Progress,
     ) -> Result<Windows> {
+        Windows::plan_only(corpus, None, spans_of, progress)
+    }
+
+    /// Cut only the documents `keep` marks (by `DocId` index; `None`: every document); the
+    /// others get no rows, so an index over these windows scores just the kept documents (a
+    /// provisional ranking over a first stage's candidates), each window exactly as
+    /// [`Windows::plan`] cuts it.
+    pub fn plan_only(
+        corpus: &Corpus,
+        keep: Option<&[bool]>,
+        spans_of: &(dyn Fn(&str) -> Result<Vec<Range<usize>>> + Sync),
+        progress: &dyn Progress,
+    ) -> Result<Windows> {
         progress.stage("cutting long documents into windows", corpus.len() as u64);
-        let per_doc: Vec<Vec<Range<usize>>> = corpus
-            .docs()
-            .par_iter()
-            .map(|d| {
-                let text = d.full_text();
-                let spans = spans_of(&text)?;
-                Ok(if spans.is_empty() { std::iter::once(0..text.len()).collect() } else { spans })
-            })
-            .collect::<Result<_>>()?;
+        let cut = |(i, d): (usize, &crate::corpus::Doc)| -> Result<Vec<Range<usize>>> {
+            if keep.is_some_and(|k| !k.get(i).copied().unwrap_or(false)) {
+                return Ok(Vec::new());
+            }
+            let text = d.full_text();
+            let spans = spans_of(&text)?;
+            Ok(if spans.is_empty() { std::iter::once(0..text.len()).collect() } else { spans })
+        };
+        // A few kept documents are cut on this thread: on the shared pool they would queue behind
+        // the whole corpus's encoding (measured: 2.8 s for 200 SciFact passages, 0.1 s alone).
+        let per_doc: Vec<Vec<Range<usize>>> = match keep {
+            Some(_) => corpus.docs().iter().enumerate().map(cut).collect::<Result<_>>()?,
+            None => corpus.docs().par_iter().enumerate().map(cut).collect::<Result<_>>()?,
+        };
         progress.advance(corpus.len() as u64);
         let mut w = Windows { doc_starts: vec![0], spans: Vec::new() };
         for spans in per_doc {

@@ -460,7 +460,15 @@ impl Prepared for PreparedBoolean {
         let total_matches = docs.len();
         let hits = docs.into_iter().take(k).map(|doc| Hit { doc, score: 1.0 }).collect();
         let r = &self.retriever;
-        Ok(Ranking { method: r.label(), kind: r.kind(), hits, total_matches, unranked: true, absent: Vec::new() })
+        Ok(Ranking {
+            method: r.label(),
+            kind: r.kind(),
+            hits,
+            total_matches,
+            unranked: true,
+            absent: Vec::new(),
+            provisional: false,
+        })
     }
 
     fn explain(&self, doc: DocId) -> Result<Explanation> {

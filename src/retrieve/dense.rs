@@ -61,6 +61,11 @@ impl DenseRetriever {
         Self { index, encoder: queries, file_label: Some(label), ann: None, corpus: None }
     }
 
+    /// The column's label for exact search over vectors of `model_id`.
+    pub fn label_of(model_id: &str) -> String {
+        format!("Dense ({})", short_model(model_id))
+    }
+
     /// The index.
     pub fn index(&self) -> &Arc<DenseIndex> {
         &self.index
@@ -81,7 +86,7 @@ impl Retriever for DenseRetriever {
                     short_model(&self.index.model_id),
                     a.recall_at_10
                 ),
-                None => format!("Dense ({})", short_model(&self.index.model_id)),
+                None => Self::label_of(&self.index.model_id),
             },
         }
     }

@@ -235,6 +235,7 @@ mod tests {
             total_matches: docs.len(),
             unranked: false,
             absent: Vec::new(),
+            provisional: false,
         }
     }
 

@@ -64,6 +64,16 @@ struct PreparedLate {
 }
 
 impl LateInteractionRetriever {
+    /// The column's label for token vectors of `model_id` (`trained`: a ColBERT model).
+    pub fn label_of(model_id: &str, trained: bool) -> String {
+        let model = super::dense::short_model(model_id);
+        if trained {
+            format!("Late interaction ({model})")
+        } else {
+            format!("Late interaction ({model} token vectors, not a trained ColBERT)")
+        }
+    }
+
     /// Retrieval over the token index of every passage.
     pub fn over_index(index: Arc<TokenIndex>, encoder: Arc<dyn TokenEncoder>) -> Self {
         Self { index, encoder }
@@ -86,12 +96,7 @@ impl Retriever for LateInteractionRetriever {
     }
 
     fn label(&self) -> String {
-        let model = super::dense::short_model(self.encoder.model_id());
-        if self.trained() {
-            format!("Late interaction ({model})")
-        } else {
-            format!("Late interaction ({model} token vectors, not a trained ColBERT)")
-        }
+        Self::label_of(self.encoder.model_id(), self.trained())
     }
 
     fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {

@@ -456,6 +456,7 @@ impl PreparedQuery {
             total_matches: total,
             unranked: false,
             absent: Vec::new(),
+            provisional: false,
         }))
     }
 

@@ -13,6 +13,7 @@ mod explanation;
 pub mod fusion;
 pub mod late;
 mod lexical;
+pub mod provisional;
 mod query;
 mod rerank;
 mod run;
@@ -37,6 +38,7 @@ pub use explanation::{
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
 pub use late::LateInteractionRetriever;
 pub use lexical::{LexicalModel, LexicalRetriever};
+pub use provisional::{PROVISIONAL_DEPTH, ProvisionalRetriever};
 pub use query::{DocFilter, QueryContext};
 pub use rerank::RerankRetriever;
 pub use run::RunRetriever;
@@ -210,6 +212,10 @@ pub struct Ranking {
     /// count in the ranks of the hits around them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absent: Vec<AbsentHit>,
+    /// Ranked over a first stage's candidates only, while the corpus is being encoded
+    /// ([`ProvisionalRetriever`]); the label says so too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
 }
 
 /// A document a run ranked that the corpus does not hold.
@@ -268,7 +274,7 @@ impl Ranking {
                 None => absent.push(AbsentHit { rank: i + 1, id, score }),
             }
         }
-        Ranking { method, kind, hits, total_matches: total, unranked: false, absent }
+        Ranking { method, kind, hits, total_matches: total, unranked: false, absent, provisional: false }
     }
 
     /// Rank (1-based) of a document in this list.
@@ -322,6 +328,17 @@ pub trait Retriever: Send + Sync {
     /// Prepare a question: everything `search` and `explain` share.
     fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>>;
 
+    /// Prepare a question, reporting long work and stopping when cancelled (a provisional column
+    /// encodes its candidates here; other methods prepare in milliseconds and ignore `progress`).
+    fn prepare_with(
+        &self,
+        query: &QueryContext,
+        progress: &dyn crate::progress::Progress,
+    ) -> Result<Arc<dyn Prepared>> {
+        let _ = progress;
+        self.prepare(query)
+    }
+
     /// Prepare and rank in one step (for callers that explain nothing).
     fn search(&self, query: &QueryContext, k: usize) -> Result<Ranking> {
         self.prepare(query)?.search(k)
@@ -341,7 +358,7 @@ impl Ranking {
         let total_matches = keys.len();
         let hits =
             smallest_keys(keys, k).into_iter().map(|key| Hit { doc: key_doc(key), score: key_score(key) }).collect();
-        Ranking { method, kind, hits, total_matches, unranked: false, absent: Vec::new() }
+        Ranking { method, kind, hits, total_matches, unranked: false, absent: Vec::new(), provisional: false }
     }
 
     /// The k best (score desc, DocId asc) of scored candidates.
@@ -428,6 +445,7 @@ mod tests {
                 AbsentHit { rank: 2, id: "x".into(), score: 2.0 },
                 AbsentHit { rank: 4, id: "y".into(), score: 0.5 },
             ],
+            provisional: false,
         };
         let e = r.entries();
         let ranks: Vec<(usize, bool)> = e.iter().map(|(r, e)| (*r, matches!(e, Entry::Hit(_)))).collect();

@@ -33,6 +33,11 @@ impl SpladeRetriever {
         Self { index, encoder, corpus }
     }
 
+    /// The column's label for vectors of `model_id`.
+    pub fn label_of(model_id: &str) -> String {
+        format!("SPLADE ({})", super::dense::short_model(model_id))
+    }
+
     /// The top terms of a question's vector, strongest first, with whether each is an expansion.
     pub fn query_terms(&self, text: &str, n: usize) -> Result<Vec<(String, f32, bool)>> {
         let q = QueryContext::new(text);
@@ -54,7 +59,7 @@ impl Retriever for SpladeRetriever {
     }
 
     fn label(&self) -> String {
-        format!("SPLADE ({})", super::dense::short_model(&self.index.model_id))
+        Self::label_of(&self.index.model_id)
     }
 
     fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {

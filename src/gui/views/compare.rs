@@ -70,7 +70,16 @@ impl View for CompareView {
                             Some(system) => system.caption(),
                             None => run.label.clone(),
                         };
-                        ui.label(RichText::new(ellipsis(&caption, 60)).small().weak()).on_hover_text(caption);
+                        let provisional = run.ranking().is_some_and(|r| r.provisional);
+                        let shown = match provisional {
+                            // The note after the method's name is the point: shown whole below.
+                            true => caption.split_once(", provisional").map_or(caption.as_str(), |(m, _)| m),
+                            false => caption.as_str(),
+                        };
+                        ui.label(RichText::new(ellipsis(shown, 60)).small().weak()).on_hover_text(&caption);
+                        if let Some((_, note)) = caption.split_once(", provisional").filter(|_| provisional) {
+                            ui.label(RichText::new(format!("provisional{note}")).small().color(theme::WARNING));
+                        }
                         let mut anchor = None;
                         match &run.outcome {
                             Outcome::Ranked(r) => {
@@ -124,7 +133,14 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
             crate::gui::widgets::spinner_ui(ui);
             ui.label("ranking…");
         });
-        ui.label(RichText::new("encoding the candidate passages for this question").small());
+        let text = match ctx.engine().is_some_and(|e| e.answers_provisionally(kind)) {
+            true => format!(
+                "encoding BM25's top {} passages for a provisional answer while the corpus is encoded",
+                crate::retrieve::PROVISIONAL_DEPTH
+            ),
+            false => "encoding the candidate passages for this question".to_string(),
+        };
+        ui.label(RichText::new(text).small());
     } else if encoding {
         // Progress, not a spinner: a spinner repaints the window eight times a second for
         // minutes (see JobKind::repaint_every).

@@ -458,6 +458,7 @@ mod tests {
             total_matches: docs.len(),
             unranked: kind == MethodKind::Boolean,
             absent: Vec::new(),
+            provisional: false,
         };
         MethodRun { label: kind.label().into(), kind, outcome: Outcome::Ranked(ranking) }
     }

@@ -1,0 +1,344 @@
+//! Provisional neural columns: while the corpus is being encoded with a model, its column answers
+//! a question over BM25's top [`PROVISIONAL_DEPTH`] passages, encoded for that question with the
+//! same model ([`ProvisionalRetriever`]). The corpus's own encoding pauses between its steps while
+//! a provisional one runs, so the question gets both cores; and the encoding's progress is kept per
+//! role, so a provisional column says how far the whole encoding is.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::config::Settings;
+use crate::corpus::Corpus;
+use crate::index::neural::{Cut, DenseIndex, TokenTarget, build_dense, build_late, build_splade};
+use crate::index::tokens::TokenIndex;
+use crate::models::{BertDenseEncoder, Role, TextEncoder, TokenEncoder, WindowSpec};
+use crate::progress::Progress;
+use crate::retrieve::{
+    DenseRetriever, LateInteractionRetriever, MethodKind, PROVISIONAL_DEPTH, ProvisionalRetriever, Retriever,
+    SpladeRetriever,
+};
+use crate::{Error, Result};
+
+/// What the engine keeps for provisional columns (shared with the builds they start).
+#[derive(Default)]
+pub(super) struct ProvisionalState {
+    /// Provisional encodings under way: the corpus's encodings wait while there are any.
+    active: AtomicUsize,
+    /// Each role's whole encoding: its stage, units done and total.
+    status: Mutex<BTreeMap<Role, (String, u64, u64)>>,
+    /// The last provisional dense build: the late column over the dense model's token vectors
+    /// reads the token vectors of the same forward pass instead of encoding the passages again.
+    dense: Mutex<Option<DenseBuild>>,
+}
+
+struct DenseBuild {
+    keep: Vec<bool>,
+    model_id: String,
+    index: Arc<DenseIndex>,
+    tokens: Option<Arc<TokenIndex>>,
+}
+
+/// Holds the corpus's encodings paused while it lives.
+struct Paused<'a>(&'a AtomicUsize);
+
+impl Drop for Paused<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl ProvisionalState {
+    fn pause(&self) -> Paused<'_> {
+        self.active.fetch_add(1, Ordering::SeqCst);
+        Paused(&self.active)
+    }
+
+    /// How far the whole encoding of a role is, for a provisional column's label.
+    pub(super) fn status_of(&self, role: Role) -> String {
+        let status = self.status.lock().ok().and_then(|m| m.get(&role).cloned());
+        match status {
+            Some((stage, done, total)) if stage.starts_with("encoding") && total > 0 => {
+                format!("{} of {} windows", grouped(done), grouped(total))
+            }
+            Some((stage, ..)) if stage.starts_with("learning the token compression") => {
+                "learning the token compression".into()
+            }
+            Some((stage, ..)) if stage.contains("waiting for the other encoding") => {
+                "waiting for the other encoding".into()
+            }
+            Some(_) => "starting".into(),
+            None => "its encoding has not started".into(),
+        }
+    }
+
+    fn finished(&self, role: Role) {
+        if let Ok(mut m) = self.status.lock() {
+            m.remove(&role);
+        }
+    }
+
+    /// The dense vectors (and, with `tokens`, the f16 token vectors of the same forward pass) of
+    /// the marked documents' windows, built once per set of candidates and model.
+    fn dense(
+        &self,
+        corpus: &Corpus,
+        encoder: &BertDenseEncoder,
+        spec: WindowSpec,
+        keep: &[bool],
+        tokens: bool,
+        progress: &dyn Progress,
+    ) -> Result<(Arc<DenseIndex>, Option<Arc<TokenIndex>>)> {
+        let id = TextEncoder::model_id(encoder);
+        let mut memo = self.dense.lock().map_err(|_| Error::Model("provisional state poisoned".into()))?;
+        if let Some(b) = memo.as_ref().filter(|b| b.keep == keep && b.model_id == id && (b.tokens.is_some() || !tokens))
+        {
+            return Ok((b.index.clone(), b.tokens.clone()));
+        }
+        let target = TokenTarget { bits: 16, file: None, f16_file: None };
+        let _paused = self.pause();
+        let (index, late) =
+            build_dense(corpus, encoder, None, Cut { spec, only: Some(keep) }, tokens.then_some(&target), progress)?;
+        let (index, late) = (Arc::new(index), late.map(Arc::new));
+        *memo = Some(DenseBuild {
+            keep: keep.to_vec(),
+            model_id: id.to_string(),
+            index: index.clone(),
+            tokens: late.clone(),
+        });
+        Ok((index, late))
+    }
+}
+
+/// The progress of a corpus's encoding with one role's model: passed on to the job's own
+/// progress, recorded for provisional labels, and paused (between steps, where the encoding asks
+/// whether it was cancelled) while a provisional column encodes its candidates.
+pub(super) struct EncodingProgress<'a> {
+    inner: &'a dyn Progress,
+    state: &'a ProvisionalState,
+    role: Role,
+}
+
+impl<'a> EncodingProgress<'a> {
+    pub(super) fn new(inner: &'a dyn Progress, state: &'a ProvisionalState, role: Role) -> Self {
+        Self { inner, state, role }
+    }
+}
+
+impl Drop for EncodingProgress<'_> {
+    fn drop(&mut self) {
+        self.state.finished(self.role);
+    }
+}
+
+impl Progress for EncodingProgress<'_> {
+    fn stage(&self, name: &str, total: u64) {
+        self.inner.stage(name, total);
+        if let Ok(mut m) = self.state.status.lock() {
+            m.insert(self.role, (name.to_string(), 0, total));
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        self.inner.advance(n);
+        if let Ok(mut m) = self.state.status.lock()
+            && let Some(s) = m.get_mut(&self.role)
+        {
+            s.1 += n;
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        while self.state.active.load(Ordering::SeqCst) > 0 && !self.inner.is_cancelled() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.inner.is_cancelled()
+    }
+}
+
+/// 9978 → "9,978".
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl super::Engine {
+    /// Can this column answer provisionally: its model is loaded, its passages not encoded yet?
+    pub fn answers_provisionally(&self, kind: MethodKind) -> bool {
+        let n = self.neural();
+        match kind {
+            MethodKind::Dense => n.dense.is_some() && n.dense_index.is_none(),
+            MethodKind::Splade => n.splade.is_some() && n.splade_index.is_none(),
+            MethodKind::LateInteraction => {
+                // Over the dense model's token vectors only when they are being kept.
+                let source = n.late.is_some() || n.options.tokens;
+                match n.late_encoder() {
+                    Some(e) if source => self.late_index_for(&n, e.as_ref()).is_none(),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The column of `kind` ranked over BM25's top [`PROVISIONAL_DEPTH`] (with the settings'
+    /// BM25), encoded with the column's own model when a question is prepared; labelled, explained
+    /// and reported as provisional. [`Error::Unavailable`] when the column has no model.
+    pub fn provisional_retriever(&self, kind: MethodKind, settings: &Settings) -> Result<Arc<dyn Retriever>> {
+        let n = self.neural();
+        let first = self.sparse_arc(settings)?;
+        let corpus = self.corpus().clone();
+        let docs = corpus.len();
+        let spec = n.options.windows;
+        let state = self.provisional.clone();
+        let no_model = |role| Error::Unavailable(super::missing(&n.missing, role));
+        let provisional = |base: String, role: Role, build: Arc<crate::retrieve::provisional::BuildOver>| {
+            let status = state.status_of(role);
+            let r = ProvisionalRetriever::new(kind, base, first.clone(), PROVISIONAL_DEPTH, docs, status, build);
+            Ok(Arc::new(r) as Arc<dyn Retriever>)
+        };
+        match kind {
+            MethodKind::Dense => {
+                let d = n.dense.clone().ok_or_else(|| no_model(Role::Dense))?;
+                let base = DenseRetriever::label_of(TextEncoder::model_id(d.encoder.as_ref()));
+                // The token vectors come from the same forward pass, for the late column after it.
+                let tokens = n.late.is_none() && n.options.tokens;
+                let (s, c) = (state.clone(), corpus.clone());
+                provisional(
+                    base,
+                    Role::Dense,
+                    Arc::new(move |keep: &[bool], progress: &dyn Progress| {
+                        let (index, _) = s.dense(&c, &d.encoder, spec, keep, tokens, progress)?;
+                        let encoder = d.encoder.clone() as Arc<dyn TextEncoder>;
+                        Ok(Arc::new(DenseRetriever::new(index, encoder).with_corpus(c.clone())) as Arc<dyn Retriever>)
+                    }),
+                )
+            }
+            MethodKind::Splade => {
+                let sp = n.splade.clone().ok_or_else(|| no_model(Role::Splade))?;
+                let base = SpladeRetriever::label_of(crate::models::SparseEncoder::model_id(sp.encoder.as_ref()));
+                let (s, c) = (state.clone(), corpus.clone());
+                provisional(
+                    base,
+                    Role::Splade,
+                    Arc::new(move |keep: &[bool], progress: &dyn Progress| {
+                        let _paused = s.pause();
+                        let cut = Cut { spec, only: Some(keep) };
+                        let index = build_splade(&c, sp.encoder.as_ref(), None, cut, progress)?;
+                        let encoder = sp.encoder.clone();
+                        Ok(Arc::new(SpladeRetriever::new(Arc::new(index), encoder, c.clone())) as Arc<dyn Retriever>)
+                    }),
+                )
+            }
+            MethodKind::LateInteraction => {
+                let encoder = n.late_encoder().ok_or_else(|| no_model(Role::LateInteraction))?;
+                let base = LateInteractionRetriever::label_of(encoder.model_id(), encoder.trained_late_interaction());
+                let (s, c) = (state.clone(), corpus.clone());
+                match (n.late.clone(), n.dense.clone()) {
+                    (Some(late), _) => provisional(
+                        base,
+                        Role::LateInteraction,
+                        Arc::new(move |keep: &[bool], progress: &dyn Progress| {
+                            let _paused = s.pause();
+                            let target = TokenTarget { bits: 16, file: None, f16_file: None };
+                            let cut = Cut { spec, only: Some(keep) };
+                            let index = build_late(&c, late.encoder.as_ref(), None, cut, &target, progress)?;
+                            let encoder = late.encoder.clone() as Arc<dyn TokenEncoder>;
+                            Ok(Arc::new(LateInteractionRetriever::over_index(Arc::new(index), encoder))
+                                as Arc<dyn Retriever>)
+                        }),
+                    ),
+                    (None, Some(d)) => provisional(
+                        base,
+                        Role::Dense,
+                        Arc::new(move |keep: &[bool], progress: &dyn Progress| {
+                            let (_, tokens) = s.dense(&c, &d.encoder, spec, keep, true, progress)?;
+                            let tokens = tokens.ok_or_else(|| Error::Model("no token vectors were kept".into()))?;
+                            let encoder = d.encoder.clone() as Arc<dyn TokenEncoder>;
+                            Ok(Arc::new(LateInteractionRetriever::over_index(tokens, encoder)) as Arc<dyn Retriever>)
+                        }),
+                    ),
+                    (None, None) => Err(no_model(Role::LateInteraction)),
+                }
+            }
+            other => Err(Error::invalid("method", format!("{other} has no provisional ranking"))),
+        }
+    }
+
+    /// Drop the last provisional dense build (its f16 token vectors take tens of megabytes):
+    /// once the corpus is encoded no column needs it.
+    pub(super) fn forget_provisional(&self) {
+        if let Ok(mut m) = self.provisional.dense.lock() {
+            *m = None;
+        }
+    }
+
+    /// The progress of the corpus's encoding with `role`'s model (see [`EncodingProgress`]).
+    pub(super) fn encoding_progress<'a>(&'a self, role: Role, progress: &'a dyn Progress) -> EncodingProgress<'a> {
+        EncodingProgress::new(progress, &self.provisional, role)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::SharedProgress;
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        let cases = [(0, "0"), (7, "7"), (999, "999"), (1000, "1,000"), (9978, "9,978"), (1234567, "1,234,567")];
+        for (n, text) in cases {
+            assert_eq!(grouped(n), text);
+        }
+    }
+
+    #[test]
+    fn the_encoding_reports_its_progress_and_waits_while_a_provisional_one_runs() {
+        let state = Arc::new(ProvisionalState::default());
+        assert_eq!(state.status_of(Role::Dense), "its encoding has not started");
+        let job = SharedProgress::new();
+        {
+            let p = EncodingProgress::new(&job, &state, Role::Dense);
+            p.stage("encoding with m", 9978);
+            p.advance(2000);
+            p.advance(304);
+            assert_eq!(state.status_of(Role::Dense), "2,304 of 9,978 windows");
+            assert_eq!(job.snapshot().done, 2304, "the job's own progress is told too");
+            p.stage("learning the token compression: 2048 centroids from 68092 token vectors", 6);
+            p.advance(3);
+            assert_eq!(state.status_of(Role::Dense), "learning the token compression");
+            p.stage("cutting long documents into windows", 5183);
+            assert_eq!(state.status_of(Role::Dense), "starting");
+            p.stage("dense: waiting for the other encoding to finish", 0);
+            assert_eq!(state.status_of(Role::Dense), "waiting for the other encoding");
+            assert_eq!(state.status_of(Role::Splade), "its encoding has not started");
+
+            // Paused: `is_cancelled` returns only once the provisional encoding is done.
+            let paused = state.pause();
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    let cancelled = p.is_cancelled();
+                    let _ = tx.send(cancelled);
+                });
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                assert!(rx.try_recv().is_err(), "the encoding went on during a provisional one");
+                drop(paused);
+                assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(10)), Ok(false));
+            });
+
+            // Cancelling ends the wait too.
+            let _paused = state.pause();
+            job.cancel();
+            assert!(p.is_cancelled());
+        }
+        assert_eq!(state.status_of(Role::Dense), "its encoding has not started", "a finished encoding is forgotten");
+    }
+}
