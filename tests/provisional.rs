@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use ranklens::compare::Plan;
+use ranklens::compare::{Outcome, Plan};
 use ranklens::config::Settings;
 use ranklens::corpus::{Corpus, DocId, LoadOptions, load};
 use ranklens::engine::Engine;
@@ -95,6 +95,12 @@ fn check(corpus: impl Fn() -> Corpus, question: &str) {
         assert!(cold.answers_provisionally(kind), "{kind}: the model is loaded and nothing is encoded");
         assert!(!full.answers_provisionally(kind), "{kind}: encoded");
         assert!(cold.encodes_at_query_time(kind), "{kind}: the app ranks it in the second phase");
+        // The app's first phase answers at once: the column says it is not encoded yet.
+        let first = Plan::of_kinds(&settings, &[kind]).run_except(&cold, &q, &[], "", &NoProgress).unwrap();
+        match &first.comparison.runs[0].outcome {
+            Outcome::Unavailable { message } => assert_eq!(message, ranklens::engine::NOT_ENCODED, "{kind}"),
+            other => panic!("{kind}: the first phase encoded candidates: {other:?}"),
+        }
         // Asked for one question, the plan ranks it provisionally.
         let run = Plan::of_kinds(&settings, &[kind]).run(&cold, &q, &NoProgress).unwrap();
         let column = &run.comparison.runs[0];

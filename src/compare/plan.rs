@@ -248,11 +248,13 @@ impl Plan {
 
     /// Run every column on the question.
     pub fn run(&self, engine: &Engine, query: &QueryContext, progress: &dyn Progress) -> crate::Result<PlanRun> {
-        self.run_except(engine, query, &[], "", progress)
+        self.run_phase(engine, query, &[], "", Provisional::Allowed, progress)
     }
 
     /// Run every column but those in `skip`, which say `waiting` until [`Plan::run_members`] fills
-    /// them in. A column that cannot run or fails says why in its cell; only cancelling stops the
+    /// them in: the app's first phase, which answers at once — a column whose passages are not
+    /// encoded yet says so here rather than encode BM25's candidates (that is the second phase's
+    /// work). A column that cannot run or fails says why in its cell; only cancelling stops the
     /// whole run.
     pub fn run_except(
         &self,
@@ -260,6 +262,18 @@ impl Plan {
         query: &QueryContext,
         skip: &[usize],
         waiting: &str,
+        progress: &dyn Progress,
+    ) -> crate::Result<PlanRun> {
+        self.run_phase(engine, query, skip, waiting, Provisional::Not, progress)
+    }
+
+    fn run_phase(
+        &self,
+        engine: &Engine,
+        query: &QueryContext,
+        skip: &[usize],
+        waiting: &str,
+        provisional: Provisional,
         progress: &dyn Progress,
     ) -> crate::Result<PlanRun> {
         let which: Vec<usize> = (0..self.members.len()).filter(|i| !skip.contains(i)).collect();
@@ -277,11 +291,12 @@ impl Plan {
                 outcome: Outcome::Unavailable { message: waiting.to_string() },
             })
             .collect();
-        run.fill(self.run_members(engine, query, &which, progress)?);
+        run.fill(self.members_run(engine, query, &which, provisional, progress)?);
         Ok(run)
     }
 
-    /// Run only the columns in `which` (indexes into `members`).
+    /// Run only the columns in `which` (indexes into `members`); a neural column whose passages
+    /// are not encoded yet answers provisionally.
     pub fn run_members(
         &self,
         engine: &Engine,
@@ -289,12 +304,23 @@ impl Plan {
         which: &[usize],
         progress: &dyn Progress,
     ) -> crate::Result<Vec<ColumnResult>> {
+        self.members_run(engine, query, which, Provisional::Allowed, progress)
+    }
+
+    fn members_run(
+        &self,
+        engine: &Engine,
+        query: &QueryContext,
+        which: &[usize],
+        provisional: Provisional,
+        progress: &dyn Progress,
+    ) -> crate::Result<Vec<ColumnResult>> {
         progress.stage("ranking", which.len() as u64);
         let mut out = Vec::with_capacity(which.len());
         for &i in which {
             check_cancel(progress)?;
             let Some(member) = self.members.get(i) else { continue };
-            out.push(self.run_member(engine, query, i, member, progress));
+            out.push(self.run_member(engine, query, i, member, provisional, progress));
             progress.advance(1);
         }
         Ok(out)
@@ -306,6 +332,7 @@ impl Plan {
         query: &QueryContext,
         index: usize,
         member: &Member,
+        provisional: Provisional,
         progress: &dyn Progress,
     ) -> ColumnResult {
         let kind = member.kind();
@@ -325,7 +352,9 @@ impl Plan {
                 // One question, and its passages not encoded yet: a provisional column over BM25's
                 // top passages, encoded now (a question set waits for the whole encoding instead).
                 let retriever = match (member, self.retriever(engine, member, progress)) {
-                    (Member::Neural(kind), Some(Err(Error::Unavailable(_)))) if engine.answers_provisionally(*kind) => {
+                    (Member::Neural(kind), Some(Err(Error::Unavailable(_))))
+                        if provisional == Provisional::Allowed && engine.answers_provisionally(*kind) =>
+                    {
                         Some(engine.provisional_retriever(*kind, &self.settings))
                     }
                     (_, r) => r,
@@ -344,6 +373,14 @@ impl Plan {
         };
         ColumnResult { index, run, prepared }
     }
+}
+
+/// May a neural column whose passages are not encoded yet answer provisionally (encoding BM25's
+/// candidates for the question)?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Provisional {
+    Allowed,
+    Not,
 }
 
 /// Which system of a study the others are tested against.

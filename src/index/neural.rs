@@ -399,7 +399,9 @@ pub fn recompress(f16: &TokenIndex, codec: Codec, target: &TokenTarget, progress
                 let range = c * CHUNK..((c + 1) * CHUNK).min(total);
                 f16.read_tokens(range, buf)?;
                 let mut out = Vec::with_capacity(buf.ids.len() * codec.record_bytes());
-                codec.encode_rows(&buf.ids, &buf.data, &mut out);
+                for (i, &id) in buf.ids.iter().enumerate() {
+                    codec.encode(id, &buf.data[i * dim..(i + 1) * dim], &mut out);
+                }
                 Ok(out)
             })
             .collect::<Result<_>>()?;

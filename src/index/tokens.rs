@@ -122,9 +122,7 @@ impl Residual {
         &self.centroids[c * self.dim..(c + 1) * self.dim]
     }
 
-    /// The centroid with the largest `dot16` with `v` (the first of equal ones): one row at a time,
-    /// reading every centroid (see [`Residual::nearest_all`] for many rows).
-    pub fn nearest(&self, v: &[f32]) -> usize {
+    fn nearest(&self, v: &[f32]) -> usize {
         let (mut best, mut score) = (0, f32::NEG_INFINITY);
         for c in 0..self.k() {
             let s = dot16(v, self.centroid(c));
@@ -133,49 +131,6 @@ impl Residual {
             }
         }
         best
-    }
-
-    /// The nearest centroid of each row of `rows` (row-major, `dim` wide): exactly
-    /// [`Residual::nearest`] row by row — the same `dot16` products compared in the same order, the
-    /// first of equal scores kept — with the loops tiled so that a block of rows and a tile of
-    /// centroids stay in the core's cache together. Row by row, every row read all 2,048 centroids
-    /// (3 MB at 384 dimensions, more than a core's L2) from memory; tiled, a centroid is read
-    /// once per block of rows.
-    pub fn nearest_all(&self, rows: &[f32]) -> Vec<usize> {
-        const ROWS: usize = 64;
-        const CENTROIDS: usize = 64;
-        let dim = self.dim.max(1);
-        let n = rows.len() / dim;
-        let mut best = vec![(0usize, f32::NEG_INFINITY); n];
-        for (b, block) in best.chunks_mut(ROWS).enumerate() {
-            let first = b * ROWS;
-            for tile in (0..self.k()).step_by(CENTROIDS) {
-                let tile_end = (tile + CENTROIDS).min(self.k());
-                for (i, slot) in block.iter_mut().enumerate() {
-                    let v = &rows[(first + i) * dim..(first + i + 1) * dim];
-                    for c in tile..tile_end {
-                        let s = dot16(v, self.centroid(c));
-                        if s > slot.1 {
-                            *slot = (c, s);
-                        }
-                    }
-                }
-            }
-        }
-        best.into_iter().map(|(c, _)| c).collect()
-    }
-
-    /// Append centroid `c`'s id and the bucket of each dimension of `v`'s residual from it.
-    fn encode_residual(&self, c: usize, v: &[f32], out: &mut Vec<u8>) {
-        out.extend_from_slice(&(c as u16).to_le_bytes());
-        let centroid = self.centroid(c);
-        let start = out.len();
-        out.resize(start + (self.dim * self.bits as usize).div_ceil(8), 0);
-        for d in 0..self.dim {
-            let code = self.bucket(d, v[d] - centroid[d]) as u8;
-            let bit = d * self.bits as usize;
-            out[start + bit / 8] |= code << (bit % 8);
-        }
     }
 
     fn bucket(&self, d: usize, x: f32) -> usize {
@@ -211,7 +166,7 @@ impl Residual {
         let mut assign = vec![0usize; n];
         for _ in 0..KMEANS_ROUNDS {
             check_cancel(progress)?;
-            assign = nearest_par(&codec, sample);
+            assign = (0..n).into_par_iter().map(|i| codec.nearest(row(i))).collect();
             let mut sums = vec![0f32; k * dim];
             let mut counts = vec![0usize; k];
             for (i, &c) in assign.iter().enumerate() {
@@ -230,7 +185,7 @@ impl Residual {
             codec.centroids.clone_from(&centroids);
             progress.advance(1);
         }
-        assign = nearest_par(&codec, sample);
+        assign = (0..n).into_par_iter().map(|i| codec.nearest(row(i))).collect();
         let levels = codec.levels();
         let mut cutoffs = Vec::with_capacity(dim * (levels - 1));
         let mut values = Vec::with_capacity(dim * levels);
@@ -253,12 +208,6 @@ impl Residual {
         }
         Ok(Residual::new(dim, bits, codec.centroids, cutoffs, values))
     }
-}
-
-/// [`Residual::nearest_all`] over blocks of rows on every core.
-fn nearest_par(codec: &Residual, rows: &[f32]) -> Vec<usize> {
-    let block = 256 * codec.dim.max(1);
-    rows.par_chunks(block).flat_map_iter(|b| codec.nearest_all(b)).collect()
 }
 
 impl Codec {
@@ -295,7 +244,18 @@ impl Codec {
                     out.extend_from_slice(&f16::from_f32(*x).to_le_bytes());
                 }
             }
-            Codec::Residual(r) => r.encode_residual(r.nearest(v), v, out),
+            Codec::Residual(r) => {
+                let c = r.nearest(v);
+                out.extend_from_slice(&(c as u16).to_le_bytes());
+                let centroid = r.centroid(c);
+                let start = out.len();
+                out.resize(start + (r.dim * r.bits as usize).div_ceil(8), 0);
+                for d in 0..r.dim {
+                    let code = r.bucket(d, v[d] - centroid[d]) as u8;
+                    let bit = d * r.bits as usize;
+                    out[start + bit / 8] |= code << (bit % 8);
+                }
+            }
         }
     }
 
@@ -328,32 +288,8 @@ impl Codec {
 
     /// Append every token of a text.
     pub fn encode_all(&self, t: &TokenVectors, out: &mut Vec<u8>) {
-        if t.dim == self.dim() {
-            self.encode_rows(&t.ids, &t.data, out);
-        } else {
-            for (i, &id) in t.ids.iter().enumerate() {
-                self.encode(id, t.row(i), out);
-            }
-        }
-    }
-
-    /// Append the records of tokens `ids` with vectors `data` (row-major, `dim` wide): what
-    /// [`Codec::encode`] writes for each, with the nearest centroids found a block at a time.
-    pub fn encode_rows(&self, ids: &[u32], data: &[f32], out: &mut Vec<u8>) {
-        let dim = self.dim();
-        match self {
-            Codec::Residual(r) if data.len() >= ids.len() * dim => {
-                let nearest = r.nearest_all(&data[..ids.len() * dim]);
-                for ((&id, v), c) in ids.iter().zip(data.chunks_exact(dim.max(1))).zip(nearest) {
-                    out.extend_from_slice(&id.to_le_bytes());
-                    r.encode_residual(c, v, out);
-                }
-            }
-            _ => {
-                for (&id, v) in ids.iter().zip(data.chunks_exact(dim.max(1))) {
-                    self.encode(id, v, out);
-                }
-            }
+        for (i, &id) in t.ids.iter().enumerate() {
+            self.encode(id, t.row(i), out);
         }
     }
 
@@ -1000,52 +936,6 @@ mod tests {
                     let _ = index.read_row(row, &mut t);
                 }
             }
-        }
-
-        /// The tiled nearest-centroid search picks, row for row, the centroid the plain one does —
-        /// ties to the first included (centroids repeated on purpose, and rows equal to one) — over
-        /// more rows and centroids than one tile, and `encode_all` writes `encode`'s bytes.
-        #[test]
-        fn the_tiled_search_finds_the_nearest_centroid_the_plain_one_finds(
-            dim in 1usize..40, k in 1usize..150, n in 0usize..150, seed in any::<u64>(), repeats in 0usize..5,
-        ) {
-            let mut state = seed | 1;
-            let mut next = || {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((state >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-            };
-            let mut centroids: Vec<f32> = (0..k * dim).map(|_| next()).collect();
-            for r in 0..repeats.min(k.saturating_sub(1)) {
-                // Centroid r + 1 repeats centroid 0: equal scores, the first must win.
-                let c0: Vec<f32> = centroids[..dim].to_vec();
-                centroids[(r + 1) * dim..(r + 2) * dim].copy_from_slice(&c0);
-            }
-            let mut rows: Vec<f32> = (0..n * dim).map(|_| next()).collect();
-            if n > 0 {
-                let c = centroids[(k - 1) * dim..k * dim].to_vec();
-                rows[..dim].copy_from_slice(&c);
-            }
-            let levels = 4usize;
-            let cutoffs: Vec<f32> = (0..dim).flat_map(|_| [-0.1f32, 0.0, 0.1]).collect();
-            let values: Vec<f32> = (0..dim * levels).map(|i| (i % levels) as f32 * 0.1 - 0.15).collect();
-            let r = Residual::new(dim, 2, centroids, cutoffs, values);
-            let tiled = r.nearest_all(&rows);
-            let plain: Vec<usize> = rows.chunks_exact(dim).map(|v| r.nearest(v)).collect();
-            prop_assert_eq!(&tiled, &plain);
-            let codec = Codec::Residual(r);
-            let t = TokenVectors {
-                ids: (0..n as u32).collect(),
-                tokens: vec![String::new(); n],
-                positions: (0..n).collect(),
-                dim,
-                data: rows.clone(),
-            };
-            let (mut all, mut each) = (Vec::new(), Vec::new());
-            codec.encode_all(&t, &mut all);
-            for (i, v) in rows.chunks_exact(dim).enumerate() {
-                codec.encode(i as u32, v, &mut each);
-            }
-            prop_assert_eq!(all, each);
         }
 
         /// A document of `pieces` word pieces (piece p at bytes 2p..2p+1, id p) cut into windows
