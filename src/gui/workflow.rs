@@ -208,11 +208,7 @@ impl RankLensApp {
                     // A model loaded while this ranking ran: rank again with its column.
                     self.start_rank();
                 } else if pending {
-                    self.log_columns();
-                    if let Some(doc) = self.data.selected_doc() {
-                        self.start_explain(doc);
-                    }
-                    self.start_rank_slow();
+                    self.next_slow_column();
                 } else {
                     self.after_ranking();
                 }
@@ -234,11 +230,7 @@ impl RankLensApp {
                     more = !ranked.pending.is_empty();
                 }
                 if more {
-                    self.log_columns();
-                    if let Some(doc) = self.data.selected_doc() {
-                        self.start_explain(doc);
-                    }
-                    self.start_rank_slow();
+                    self.next_slow_column();
                 } else {
                     self.after_ranking();
                 }
@@ -435,6 +427,16 @@ impl RankLensApp {
             }
             Ok(Ranked { plan, run, pending, map_query, vector_maps, revision: super::state::next_revision() })
         });
+    }
+
+    /// Some columns are in, others pending: say which, explain the selection with what is in, and
+    /// rank the next pending column.
+    fn next_slow_column(&mut self) {
+        self.log_columns();
+        if let Some(doc) = self.data.selected_doc() {
+            self.start_explain(doc);
+        }
+        self.start_rank_slow();
     }
 
     /// The second phase: rank the next column the first left pending.
