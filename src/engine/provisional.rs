@@ -1,5 +1,5 @@
 //! Provisional neural columns: while the corpus is being encoded with a model, its column answers
-//! a question over BM25's top [`PROVISIONAL_DEPTH`] passages, encoded for that question with the
+//! a question over BM25's top [`crate::retrieve::PROVISIONAL_DEPTH`] passages, encoded for that question with the
 //! same model ([`ProvisionalRetriever`]). The corpus's own encoding pauses between its steps while
 //! a provisional one runs, so the question gets both cores; and the encoding's progress is kept per
 //! role, so a provisional column says how far the whole encoding is.
@@ -14,9 +14,9 @@ use crate::index::neural::{Cut, DenseIndex, TokenTarget, build_dense, build_late
 use crate::index::tokens::TokenIndex;
 use crate::models::{BertDenseEncoder, Role, TextEncoder, TokenEncoder, WindowSpec};
 use crate::progress::Progress;
+use crate::retrieve::provisional::BuildOver;
 use crate::retrieve::{
-    DenseRetriever, LateInteractionRetriever, MethodKind, PROVISIONAL_DEPTH, ProvisionalRetriever, Retriever,
-    SpladeRetriever,
+    DenseRetriever, LateInteractionRetriever, MethodKind, ProvisionalRetriever, Retriever, SpladeRetriever,
 };
 use crate::{Error, Result};
 
@@ -95,8 +95,7 @@ impl ProvisionalState {
         {
             return Ok((b.index.clone(), b.tokens.clone()));
         }
-        let target = TokenTarget { bits: 16, file: None, f16_file: None };
-        let _paused = self.pause();
+        let target = f16_in_memory();
         let (index, late) =
             build_dense(corpus, encoder, None, Cut { spec, only: Some(keep) }, tokens.then_some(&target), progress)?;
         let (index, late) = (Arc::new(index), late.map(Arc::new));
@@ -156,6 +155,21 @@ impl Progress for EncodingProgress<'_> {
     }
 }
 
+/// Where a provisional token index is kept: in memory, uncompressed (f16), since there are too
+/// few vectors to learn a codec from and it lives for one question.
+fn f16_in_memory() -> TokenTarget {
+    TokenTarget { bits: 16, file: None, f16_file: None }
+}
+
+/// `build`, holding the corpus's encodings paused while it runs (every provisional build does).
+fn pausing(state: &Arc<ProvisionalState>, build: Arc<BuildOver>) -> Arc<BuildOver> {
+    let state = state.clone();
+    Arc::new(move |keep: &[bool], progress: &dyn Progress| {
+        let _paused = state.pause();
+        build(keep, progress)
+    })
+}
+
 /// 9978 → "9,978".
 fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -188,7 +202,7 @@ impl super::Engine {
         }
     }
 
-    /// The column of `kind` ranked over BM25's top [`PROVISIONAL_DEPTH`] (with the settings'
+    /// The column of `kind` ranked over BM25's top [`crate::retrieve::PROVISIONAL_DEPTH`] (with the settings'
     /// BM25), encoded with the column's own model when a question is prepared; labelled, explained
     /// and reported as provisional. [`Error::Unavailable`] when the column has no model.
     pub fn provisional_retriever(&self, kind: MethodKind, settings: &Settings) -> Result<Arc<dyn Retriever>> {
@@ -199,9 +213,9 @@ impl super::Engine {
         let spec = n.options.windows;
         let state = self.provisional.clone();
         let no_model = |role| Error::Unavailable(super::missing(&n.missing, role));
-        let provisional = |base: String, role: Role, build: Arc<crate::retrieve::provisional::BuildOver>| {
+        let provisional = |base: String, role: Role, build: Arc<BuildOver>| {
             let status = state.status_of(role);
-            let r = ProvisionalRetriever::new(kind, base, first.clone(), PROVISIONAL_DEPTH, docs, status, build);
+            let r = ProvisionalRetriever::new(kind, base, first.clone(), docs, status, pausing(&state, build));
             Ok(Arc::new(r) as Arc<dyn Retriever>)
         };
         match kind {
@@ -224,12 +238,11 @@ impl super::Engine {
             MethodKind::Splade => {
                 let sp = n.splade.clone().ok_or_else(|| no_model(Role::Splade))?;
                 let base = SpladeRetriever::label_of(crate::models::SparseEncoder::model_id(sp.encoder.as_ref()));
-                let (s, c) = (state.clone(), corpus.clone());
+                let c = corpus.clone();
                 provisional(
                     base,
                     Role::Splade,
                     Arc::new(move |keep: &[bool], progress: &dyn Progress| {
-                        let _paused = s.pause();
                         let cut = Cut { spec, only: Some(keep) };
                         let index = build_splade(&c, sp.encoder.as_ref(), None, cut, progress)?;
                         let encoder = sp.encoder.clone();
@@ -246,10 +259,8 @@ impl super::Engine {
                         base,
                         Role::LateInteraction,
                         Arc::new(move |keep: &[bool], progress: &dyn Progress| {
-                            let _paused = s.pause();
-                            let target = TokenTarget { bits: 16, file: None, f16_file: None };
                             let cut = Cut { spec, only: Some(keep) };
-                            let index = build_late(&c, late.encoder.as_ref(), None, cut, &target, progress)?;
+                            let index = build_late(&c, late.encoder.as_ref(), None, cut, &f16_in_memory(), progress)?;
                             let encoder = late.encoder.clone() as Arc<dyn TokenEncoder>;
                             Ok(Arc::new(LateInteractionRetriever::over_index(Arc::new(index), encoder))
                                 as Arc<dyn Retriever>)
@@ -290,6 +301,24 @@ impl super::Engine {
 mod tests {
     use super::*;
     use crate::progress::SharedProgress;
+
+    #[test]
+    fn a_provisional_build_holds_the_encodings_paused_while_it_runs() {
+        let state = Arc::new(ProvisionalState::default());
+        let seen = Arc::new(AtomicUsize::new(usize::MAX));
+        let during = seen.clone();
+        let inner = state.clone();
+        let build = pausing(
+            &state,
+            Arc::new(move |_: &[bool], _: &dyn Progress| {
+                during.store(inner.active.load(Ordering::SeqCst), Ordering::SeqCst);
+                Err(Error::Cancelled)
+            }),
+        );
+        assert!(build(&[true], &crate::progress::NoProgress).is_err());
+        assert_eq!(seen.load(Ordering::SeqCst), 1, "paused while building");
+        assert_eq!(state.active.load(Ordering::SeqCst), 0, "released after, even on failure");
+    }
 
     #[test]
     fn numbers_are_grouped_by_thousands() {

@@ -28,7 +28,6 @@ pub struct ProvisionalRetriever {
     base: String,
     /// The first stage (BM25 with the settings' parameters).
     first: Arc<dyn Retriever>,
-    depth: usize,
     /// Documents in the corpus.
     docs: usize,
     /// How far the whole encoding is (`2,304 of 9,978 windows`), said in the label.
@@ -37,18 +36,18 @@ pub struct ProvisionalRetriever {
 }
 
 impl ProvisionalRetriever {
-    /// `kind` labelled `base`, ranked over the `depth` best of `first` by the method `build`
-    /// makes over an index of just those documents; `status` says how far the full encoding is.
+    /// `kind` labelled `base`, ranked over the [`PROVISIONAL_DEPTH`] best of `first` (in a corpus
+    /// of `docs` documents) by the method `build` makes over an index of just those documents;
+    /// `status` says how far the full encoding is.
     pub fn new(
         kind: MethodKind,
         base: String,
         first: Arc<dyn Retriever>,
-        depth: usize,
         docs: usize,
         status: String,
         build: Arc<BuildOver>,
     ) -> Self {
-        Self { kind, base, first, depth, docs, status, build }
+        Self { kind, base, first, docs, status, build }
     }
 
     /// What the label adds to the method's name, and what every explanation starts with.
@@ -56,7 +55,7 @@ impl ProvisionalRetriever {
         format!(
             "provisional — over {}'s top {} while the corpus is encoded ({})",
             self.first_name(),
-            self.depth,
+            PROVISIONAL_DEPTH,
             self.status
         )
     }
@@ -80,7 +79,7 @@ impl Retriever for ProvisionalRetriever {
     }
 
     fn prepare_with(&self, query: &QueryContext, progress: &dyn Progress) -> Result<Arc<dyn Prepared>> {
-        let first = self.first.search(query, self.depth)?;
+        let first = self.first.search(query, PROVISIONAL_DEPTH)?;
         let mut keep = vec![false; self.docs];
         for h in &first.hits {
             if let Some(k) = keep.get_mut(h.doc.index()) {

@@ -70,14 +70,16 @@ impl View for CompareView {
                             Some(system) => system.caption(),
                             None => run.label.clone(),
                         };
-                        let provisional = run.ranking().is_some_and(|r| r.provisional);
-                        let shown = match provisional {
-                            // The note after the method's name is the point: shown whole below.
-                            true => caption.split_once(", provisional").map_or(caption.as_str(), |(m, _)| m),
-                            false => caption.as_str(),
+                        // A provisional column's note after the method's name is the point: shown
+                        // whole below it.
+                        let (shown, note) = match caption.split_once(", provisional") {
+                            Some((method, note)) if run.ranking().is_some_and(|r| r.provisional) => {
+                                (method, Some(note))
+                            }
+                            _ => (caption.as_str(), None),
                         };
                         ui.label(RichText::new(ellipsis(shown, 60)).small().weak()).on_hover_text(&caption);
-                        if let Some((_, note)) = caption.split_once(", provisional").filter(|_| provisional) {
+                        if let Some(note) = note {
                             ui.label(RichText::new(format!("provisional{note}")).small().color(theme::WARNING));
                         }
                         let mut anchor = None;
