@@ -578,10 +578,22 @@ proptest! {
         prop_assert_eq!(run_ids, want);
     }
 
-    /// JSON: written and read back, the report is the same value.
+    /// JSON: written and read back, the report is the same value (rankings marked provisional, made
+    /// while the corpus was encoded, too).
     #[test]
-    fn json_reports_round_trip(docs in documents(), question in hostile_text(), label in hostile_text(), absent in ids()) {
-        let body = hostile_report(&docs, &format!("{question} w0"), &label, &absent);
+    fn json_reports_round_trip(
+        docs in documents(), question in hostile_text(), label in hostile_text(), absent in ids(), provisional in any::<bool>(),
+    ) {
+        let mut body = hostile_report(&docs, &format!("{question} w0"), &label, &absent);
+        let ranklens::report::ReportBody::Comparison(report) = &mut body else { panic!("one question's report") };
+        let mut marked = 0;
+        for run in &mut report.comparison.runs {
+            if let ranklens::compare::Outcome::Ranked(r) = &mut run.outcome {
+                r.provisional = provisional;
+                marked += 1;
+            }
+        }
+        prop_assert!(marked > 0, "a ranked column to mark");
         let text = ranklens::report::render(&body, ranklens::report::ReportFormat::Json).unwrap();
         prop_assert_eq!(ranklens::report::parse(text.as_bytes(), "r.json").unwrap(), body);
     }
