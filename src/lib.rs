@@ -25,6 +25,7 @@ pub mod eval;
 pub mod external;
 pub mod formula;
 pub mod fsutil;
+pub mod generate;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod index;

@@ -183,6 +183,13 @@ pub enum MethodArg {
     Fusion,
     /// Cross-encoder rerank of the fused top results.
     Rerank,
+    /// BM25 over a language model's rewrite of the question, fused with BM25 over the question.
+    Rewrite,
+    /// HyDE: the dense model over a language model's hypothetical answer.
+    Hyde,
+    /// HyDE as text expansion: BM25 over the question and the model's hypothetical answer.
+    #[value(name = "hyde-bm25")]
+    HydeBm25,
     /// Every ranked method available (eval only).
     All,
 }
@@ -199,6 +206,9 @@ impl MethodArg {
             MethodArg::Late => MethodKind::LateInteraction,
             MethodArg::Fusion => MethodKind::Fusion,
             MethodArg::Rerank | MethodArg::All => MethodKind::Rerank,
+            MethodArg::Rewrite => MethodKind::Rewrite,
+            MethodArg::Hyde => MethodKind::Hyde,
+            MethodArg::HydeBm25 => MethodKind::HydeText,
         }
     }
 }
@@ -248,6 +258,24 @@ pub struct ModelArgs {
     /// Default bf16. Vectors are cached under the precision that made them.
     #[arg(long, value_name = "f32|bf16", value_parser = parse_precision)]
     pub precision: Option<Precision>,
+    /// A chat server speaking OpenAI's chat-completions protocol, for the methods that need a
+    /// language model (rewrite, hyde, rag, judge): its base URL, e.g. http://127.0.0.1:8080/v1
+    /// (llama.cpp, Ollama, vLLM, LM Studio, OpenAI). Without it the embedded model runs.
+    #[arg(long, value_name = "URL")]
+    pub llm: Option<String>,
+    /// The model the chat server should answer with.
+    #[arg(long, value_name = "NAME", requires = "llm")]
+    pub llm_model: Option<String>,
+    /// The environment variable holding the chat server's API key (the key itself is never
+    /// given on the command line or saved).
+    #[arg(long, value_name = "VAR", requires = "llm")]
+    pub llm_key_env: Option<String>,
+    /// Seconds to wait for the chat server's answer to start.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120, requires = "llm")]
+    pub llm_timeout: u64,
+    /// A GGUF instruct model (file, or a folder holding one) for the embedded generator.
+    #[arg(long, value_name = "PATH")]
+    generator_model: Option<PathBuf>,
 }
 
 fn parse_precision(s: &str) -> std::result::Result<Precision, String> {
@@ -274,12 +302,27 @@ impl ModelArgs {
             (Role::Splade, &self.splade_model),
             (Role::LateInteraction, &self.late_model),
             (Role::Reranker, &self.rerank_model),
+            (Role::Generator, &self.generator_model),
         ] {
             if let Some(d) = dir {
                 m = m.with_explicit(role, d.clone());
             }
         }
         m
+    }
+
+    /// The language model these flags ask for: the chat server given by --llm, else the embedded
+    /// model (fetched when missing, unless --offline).
+    pub fn generator(&self, progress: &dyn Progress) -> anyhow::Result<std::sync::Arc<dyn crate::generate::Generator>> {
+        if let Some(url) = &self.llm {
+            let mut config =
+                crate::generate::ServerConfig::new(url.clone(), self.llm_model.clone().unwrap_or_default());
+            config.key_env = self.llm_key_env.clone();
+            config.timeout_secs = self.llm_timeout;
+            return Ok(std::sync::Arc::new(crate::generate::ChatServer::new(config)?));
+        }
+        let (llm, _) = crate::generate::load_embedded(&self.manager(), !self.offline, progress)?;
+        Ok(std::sync::Arc::new(llm))
     }
 
     /// Load the models the given families need (downloading when allowed) and encode the corpus.
@@ -310,6 +353,10 @@ impl ModelArgs {
         engine.set_neural_options(options)?;
         let manager = self.manager();
         for role in &roles {
+            if *role == Role::Generator && self.llm.is_some() {
+                engine.set_generator(self.generator(progress)?)?;
+                continue;
+            }
             if let Err(e) = engine.load_model(&manager, *role, download && !self.offline, progress) {
                 let optional = *role == Role::LateInteraction && roles.contains(&Role::Dense);
                 if !optional {
@@ -337,6 +384,8 @@ fn roles_for(kind: MethodKind, settings: &Settings) -> Vec<Role> {
             r.extend(roles_for(MethodKind::Fusion, settings));
             r
         }
+        MethodKind::Rewrite | MethodKind::HydeText => vec![Role::Generator],
+        MethodKind::Hyde => vec![Role::Generator, Role::Dense],
         _ => Vec::new(),
     }
 }

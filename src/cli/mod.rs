@@ -12,6 +12,7 @@ mod embed;
 mod eval;
 mod index;
 mod lesson;
+mod llm;
 mod models;
 mod printer;
 mod progress;
@@ -87,6 +88,15 @@ pub enum Command {
     Lesson(lesson::LessonArgs),
     /// Assignments: one variant per student of a lesson's exercises, and the offline grader.
     Assignment(assignment::AssignmentArgs),
+    /// Ask the language model to rewrite a question for search (or, with --draft, to write a
+    /// hypothetical answer, HyDE's draft).
+    Rewrite(llm::RewriteArgs),
+    /// Answer a question from a method's top passages with the language model, its citations
+    /// checked against the passages.
+    Rag(llm::RagArgs),
+    /// Judge a dataset's pooled top passages with the language model, and its agreement with the
+    /// people's judgements (Cohen's κ).
+    Judge(llm::JudgeArgs),
 }
 
 /// Outcome of a command: found something or not.
@@ -116,6 +126,9 @@ pub fn run(command: Command) -> ExitCode {
         Command::Embed(a) => embed::embed(a),
         Command::Lesson(a) => lesson::lesson(a),
         Command::Assignment(a) => assignment::assignment(a),
+        Command::Rewrite(a) => llm::rewrite(a),
+        Command::Rag(a) => llm::rag(a),
+        Command::Judge(a) => llm::judge(a),
     };
     match result {
         Ok(Found::Some) => ExitCode::SUCCESS,

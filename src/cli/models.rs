@@ -29,7 +29,7 @@ pub enum ModelsAction {
     },
     /// Download and verify models (the preferred one of a role first, then its alternatives).
     Fetch {
-        /// Only this role: dense, splade, late, reranker.
+        /// Only this role: dense, splade, late, reranker, generator.
         #[arg(long)]
         role: Option<String>,
         /// Only this model id.
@@ -87,7 +87,7 @@ fn fetch(manager: &ModelManager, role: Option<&str>, id: Option<&str>) -> anyhow
     let progress = TermProgress::new();
     let mut fetched = 0;
     let mut failures = Vec::new();
-    for r in Role::ALL.into_iter().filter(|r| role.is_none_or(|x| x == *r)) {
+    for r in Role::EVERY.into_iter().filter(|r| role.is_none_or(|x| x == *r)) {
         let wanted: Vec<_> =
             manager.manifest().for_role(r).into_iter().filter(|s| id.is_none_or(|i| i == s.id)).collect();
         let mut got = None;

@@ -44,6 +44,9 @@ struct SearchView {
     analyzer: String,
     total_matches: usize,
     unranked: bool,
+    /// The text a language model wrote for the method (a rewrite, a draft).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generated: Option<crate::retrieve::ModelText>,
     hits: Vec<HitView>,
     #[serde(skip)]
     explain: bool,
@@ -55,6 +58,12 @@ impl Printable for SearchView {
         let _ = writeln!(out, "{} · analyzer {} · {} matching", self.method, self.analyzer, self.total_matches);
         if self.unranked {
             let _ = writeln!(out, "(an unranked set, listed by document order)");
+        }
+        if let Some(g) = &self.generated {
+            let _ = writeln!(out, "the model's {} (a guess, not evidence): {}", g.task, g.text);
+            if let Some(c) = &g.caveat {
+                let _ = writeln!(out, "({}: {c})", g.model);
+            }
         }
         for h in &self.hits {
             let _ = writeln!(out, "{:>3}. {:<16} {:>9.4}  {}", h.rank, h.id, h.score, truncate(&h.title, 70));
@@ -84,6 +93,7 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
         analyzer: settings.analyzer.to_string(),
         total_matches: ranking.total_matches,
         unranked: ranking.unranked,
+        generated: ranking.generated.clone(),
         hits: hit_views(engine.corpus(), &ranking, explain.then_some(&explainer as _))?,
         explain: a.explain,
     };

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::config::Settings;
+use crate::generate::Generator;
 use crate::index::hnsw::DenseAnn;
 use crate::index::neural::{
     DenseIndex, NeuralOptions, SpladeIndex, TokenTarget, build_dense, build_late, build_splade,
@@ -18,7 +19,8 @@ use crate::models::{
 use crate::progress::Progress;
 use crate::project::PcaMap;
 use crate::retrieve::{
-    DenseRetriever, FusionRetriever, LateInteractionRetriever, MethodKind, RerankRetriever, Retriever, SpladeRetriever,
+    DenseRetriever, FusionRetriever, GeneratedRetriever, GeneratedSearch, LateInteractionRetriever, MethodKind,
+    RerankRetriever, Retriever, SpladeRetriever,
 };
 use crate::{Error, Result};
 
@@ -52,6 +54,8 @@ pub struct Neural {
     pub late: Option<Loaded<ColbertEncoder>>,
     /// Cross-encoder.
     pub reranker: Option<Loaded<BertCrossEncoder>>,
+    /// The language model (embedded, or a chat server), with the files of an embedded one.
+    pub generator: Option<(Arc<dyn Generator>, Option<ResolvedModel>)>,
     /// Why a role has no model, and how to get one.
     pub missing: BTreeMap<Role, String>,
     /// Passage vectors.
@@ -79,6 +83,11 @@ impl Neural {
         progress: &dyn Progress,
     ) -> Result<()> {
         let result = (|| -> Result<()> {
+            if role == Role::Generator {
+                let (llm, m) = crate::generate::load_embedded(manager, allow_download, progress)?;
+                self.generator = Some((Arc::new(llm), Some(m)));
+                return Ok(());
+            }
             let m = manager.resolve(role, allow_download, progress)?;
             let (mut id, dir, mut arch) = (m.spec.id.clone(), m.dir.clone(), m.spec.arch.clone());
             if let Some(n) = manager.max_length()
@@ -105,6 +114,7 @@ impl Neural {
                     self.reranker =
                         Some(Loaded { encoder: Arc::new(BertCrossEncoder::load(&id, &dir, &arch)?), model: m })
                 }
+                Role::Generator => {}
             }
             Ok(())
         })();
@@ -140,6 +150,9 @@ impl Neural {
         ];
         for (id, m) in models.into_iter().flatten() {
             out.insert(id.to_string(), m.hashes.clone());
+        }
+        if let Some((g, Some(m))) = &self.generator {
+            out.insert(g.info().label(), m.hashes.clone());
         }
         out
     }
@@ -188,6 +201,7 @@ impl super::Engine {
                 Role::Splade => state.splade = n.splade.clone(),
                 Role::LateInteraction => state.late = n.late.clone(),
                 Role::Reranker => state.reranker = n.reranker.clone(),
+                Role::Generator => state.generator = n.generator.clone(),
             }
             state.missing = n.missing.clone();
         })?;
@@ -295,6 +309,7 @@ impl super::Engine {
             Role::Splade => n.splade.is_some(),
             Role::LateInteraction => n.late.is_some(),
             Role::Reranker => n.reranker.is_some(),
+            Role::Generator => n.generator.is_some(),
         }
     }
 
@@ -367,8 +382,32 @@ impl super::Engine {
                     self.neural_retriever(MethodKind::Fusion, settings).or_else(|_| self.sparse_arc(settings))?;
                 Ok(Arc::new(RerankRetriever::new(first, r.encoder.clone(), corpus, settings.rerank_depth)))
             }
+            MethodKind::Rewrite | MethodKind::Hyde | MethodKind::HydeText => {
+                let Some((generator, _)) = n.generator.clone() else {
+                    return Err(crate::retrieve::generated::no_generator(kind));
+                };
+                let (search, inner) = match kind {
+                    MethodKind::Rewrite => (GeneratedSearch::Rewrite, self.sparse_arc(settings)?),
+                    MethodKind::HydeText => (GeneratedSearch::HydeExpansion, self.sparse_arc(settings)?),
+                    _ => (GeneratedSearch::HydeDense, self.neural_retriever(MethodKind::Dense, settings)?),
+                };
+                Ok(Arc::new(GeneratedRetriever::new(search, generator, inner)))
+            }
             other => Err(Error::invalid("method", format!("{other} is not a neural method"))),
         }
+    }
+
+    /// The language model, when one is loaded or a server was given.
+    pub fn generator(&self) -> Option<Arc<dyn Generator>> {
+        self.neural().generator.map(|(g, _)| g)
+    }
+
+    /// Use a chat server (or any generator) as the language model, in place of the embedded one.
+    pub fn set_generator(&self, generator: Arc<dyn Generator>) -> Result<()> {
+        self.with_neural(|n| {
+            n.generator = Some((generator, None));
+            n.missing.remove(&Role::Generator);
+        })
     }
 
     pub(super) fn sparse_arc(&self, settings: &Settings) -> Result<Arc<dyn Retriever>> {
@@ -428,6 +467,7 @@ impl super::Engine {
         let n = self.neural();
         match kind {
             MethodKind::Rerank => n.reranker.is_some(),
+            MethodKind::Rewrite | MethodKind::Hyde | MethodKind::HydeText => n.generator.is_some(),
             MethodKind::LateInteraction => n.late_index.as_ref().is_some_and(|i| i.total_tokens() > SLOW_LATE_TOKENS),
             _ => false,
         }

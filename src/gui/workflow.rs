@@ -374,7 +374,7 @@ impl RankLensApp {
             Role::Dense => engine.build_dense(p),
             Role::Splade => engine.build_splade(p),
             Role::LateInteraction => engine.build_late(p),
-            Role::Reranker => Ok(()),
+            Role::Reranker | Role::Generator => Ok(()),
         });
     }
 

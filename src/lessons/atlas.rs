@@ -40,6 +40,9 @@ fn cli_command(kind: MethodKind) -> &'static str {
         MethodKind::Run => "ranklens compare --run FILE",
         MethodKind::Engine => "ranklens compare --run RESPONSE.json (or --engine ENGINE.json)",
         MethodKind::Vectors => "ranklens compare --vectors PASSAGES.npy --query-vectors QUERIES.npy",
+        MethodKind::Rewrite => "ranklens search --method rewrite",
+        MethodKind::Hyde => "ranklens search --method hyde",
+        MethodKind::HydeText => "ranklens search --method hyde-bm25",
     }
 }
 

@@ -30,18 +30,7 @@ pub fn passages(corpus: &Corpus, ranking: &Ranking, n: usize) -> Vec<(String, St
         .collect()
 }
 
-/// Assemble a prompt from (passage id, text) pairs, best first.
-pub fn rag_prompt(question: &str, passages: &[(String, String)]) -> String {
-    let mut out = String::from(
-        "Answer the question using only the numbered passages below. Cite every claim with the passage number in \
-         brackets, like [2]. If the passages do not contain the answer, say that you cannot answer from them.\n\n",
-    );
-    for (i, (id, text)) in passages.iter().enumerate() {
-        out.push_str(&format!("[{}] ({id}) {}\n\n", i + 1, text.split_whitespace().collect::<Vec<_>>().join(" ")));
-    }
-    out.push_str(&format!("Question: {}\nAnswer:", question.trim()));
-    out
-}
+pub use crate::generate::tasks::rag_prompt;
 
 #[cfg(test)]
 mod tests {

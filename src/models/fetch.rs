@@ -378,6 +378,9 @@ impl ModelManager {
             s.files.iter().all(|f| self.expected_hash(s, &f.path).is_some()) && self.verify_dir(s, dir).is_ok()
         });
         let spec = matching.copied().unwrap_or(default);
+        if role == Role::Generator && matching.is_none() {
+            return Self::gguf_folder(spec, dir, source);
+        }
         for f in &spec.files {
             let p = dir.join(&f.path);
             let alt = Path::new(&f.path).extension().is_some_and(|e| e == "safetensors")
@@ -387,6 +390,44 @@ impl ModelManager {
             }
         }
         Ok(ResolvedModel { spec: spec.clone(), dir: dir.to_path_buf(), source, hashes: BTreeMap::new() })
+    }
+
+    /// A generator given as a folder holding one GGUF file, or as the file itself: any instruct
+    /// model in GGUF, named by its file.
+    fn gguf_folder(default: &ModelSpec, path: &Path, source: ModelSource) -> Result<ResolvedModel> {
+        let is_gguf = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf"));
+        let (dir, file) = if path.is_file() && is_gguf(path) {
+            (path.parent().unwrap_or(Path::new(".")).to_path_buf(), path.to_path_buf())
+        } else {
+            let entries = fs::read_dir(path).map_err(|e| Error::io(path, e))?;
+            let mut ggufs: Vec<PathBuf> =
+                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file() && is_gguf(p)).collect();
+            ggufs.sort();
+            match ggufs.as_slice() {
+                [one] => (path.to_path_buf(), one.clone()),
+                [] => {
+                    return Err(Error::Model(format!(
+                        "{}: no .gguf file (a generator is one GGUF file)",
+                        path.display()
+                    )));
+                }
+                _ => {
+                    return Err(Error::Model(format!(
+                        "{}: {} .gguf files; name the one to use (the file itself, not its folder)",
+                        path.display(),
+                        ggufs.len()
+                    )));
+                }
+            }
+        };
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut spec = default.clone();
+        spec.id = name.trim_end_matches(".gguf").to_string();
+        spec.note = "A GGUF model given by the user.".into();
+        spec.files = vec![super::manifest::ModelFile { path: name, sha256: None }];
+        spec.hub = None;
+        spec.pip = None;
+        Ok(ResolvedModel { spec, dir, source, hashes: BTreeMap::new() })
     }
 
     /// Find a model for a role, downloading one when allowed. The error lists every place tried.

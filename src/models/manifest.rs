@@ -20,11 +20,16 @@ pub enum Role {
     LateInteraction,
     /// Cross-encoder reranker.
     Reranker,
+    /// A language model that writes text (rewrites, drafts, answers, judgements): a GGUF file.
+    Generator,
 }
 
 impl Role {
-    /// Every role.
+    /// Every encoder role: the models that encode passages and questions for a method.
     pub const ALL: [Role; 4] = [Role::Dense, Role::Splade, Role::LateInteraction, Role::Reranker];
+
+    /// Every role, the generator included (what `models list` and `models fetch` go through).
+    pub const EVERY: [Role; 5] = [Role::Dense, Role::Splade, Role::LateInteraction, Role::Reranker, Role::Generator];
 
     /// CLI / display name.
     pub fn name(self) -> &'static str {
@@ -33,6 +38,7 @@ impl Role {
             Role::Splade => "splade",
             Role::LateInteraction => "late",
             Role::Reranker => "reranker",
+            Role::Generator => "generator",
         }
     }
 
@@ -43,6 +49,7 @@ impl Role {
             Role::Splade => "RANKLENS_SPLADE_MODEL",
             Role::LateInteraction => "RANKLENS_LATE_MODEL",
             Role::Reranker => "RANKLENS_RERANK_MODEL",
+            Role::Generator => "RANKLENS_GENERATOR_MODEL",
         }
     }
 }
@@ -59,8 +66,9 @@ impl FromStr for Role {
         match s {
             "late_interaction" | "late-interaction" | "colbert" => Ok(Role::LateInteraction),
             "rerank" | "cross-encoder" => Ok(Role::Reranker),
-            _ => Role::ALL.into_iter().find(|r| r.name() == s).ok_or_else(|| {
-                Error::invalid("role", format!("unknown role {s:?}; choose dense, splade, late or reranker"))
+            "llm" => Ok(Role::Generator),
+            _ => Role::EVERY.into_iter().find(|r| r.name() == s).ok_or_else(|| {
+                Error::invalid("role", format!("unknown role {s:?}; choose dense, splade, late, reranker or generator"))
             }),
         }
     }
@@ -222,9 +230,12 @@ mod tests {
     fn builtin_manifest_parses_and_covers_every_role() {
         let m = Manifest::parse(include_str!("../../assets/models.json")).unwrap();
         assert_eq!(m, Manifest::builtin());
-        for role in Role::ALL {
+        for role in Role::EVERY {
             assert!(!m.for_role(role).is_empty(), "{role}");
         }
+        let smol = m.for_role(Role::Generator)[0];
+        assert_eq!(smol.id, "HuggingFaceTB/SmolLM2-135M-Instruct");
+        assert!(smol.fully_pinned() && smol.pip.is_some() && smol.files[0].path.ends_with(".gguf"));
         assert_eq!(m.for_role(Role::Dense)[0].id, "BAAI/bge-small-en-v1.5");
         let minilm = m.get("sentence-transformers/all-MiniLM-L6-v2").unwrap();
         assert!(minilm.fully_pinned() && minilm.pip.is_some());

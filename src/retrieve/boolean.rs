@@ -468,6 +468,7 @@ impl Prepared for PreparedBoolean {
             unranked: true,
             absent: Vec::new(),
             provisional: false,
+            generated: None,
         })
     }
 

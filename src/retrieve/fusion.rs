@@ -236,6 +236,7 @@ mod tests {
             unranked: false,
             absent: Vec::new(),
             provisional: false,
+            generated: None,
         }
     }
 

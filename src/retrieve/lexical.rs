@@ -457,6 +457,7 @@ impl PreparedQuery {
             unranked: false,
             absent: Vec::new(),
             provisional: false,
+            generated: None,
         }))
     }
 

@@ -11,6 +11,7 @@ mod boolean;
 pub mod dense;
 mod explanation;
 pub mod fusion;
+pub mod generated;
 pub mod late;
 mod lexical;
 pub mod provisional;
@@ -36,6 +37,7 @@ pub use explanation::{
     TermTable, TokenAlignment, TokenPart,
 };
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
+pub use generated::{GeneratedRetriever, GeneratedSearch};
 pub use late::LateInteractionRetriever;
 pub use lexical::{LexicalModel, LexicalRetriever};
 pub use provisional::{PROVISIONAL_DEPTH, ProvisionalRetriever};
@@ -79,6 +81,14 @@ pub enum MethodKind {
     Engine,
     /// A dense ranking from vectors computed elsewhere, read from files.
     Vectors,
+    /// BM25 over a language model's rewrite of the question, fused with BM25 over the question.
+    Rewrite,
+    /// Search with a language model's hypothetical answer (HyDE proper): the dense model over the
+    /// draft.
+    Hyde,
+    /// Text expansion with a language model's hypothetical answer: BM25 over the question and the
+    /// draft.
+    HydeText,
 }
 
 impl MethodKind {
@@ -100,6 +110,9 @@ impl MethodKind {
     /// The methods that need a neural model, themselves or through their inputs.
     pub const NEURAL: [MethodKind; 5] =
         [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank];
+
+    /// The methods that search with a language model's text.
+    pub const GENERATED: [MethodKind; 3] = [MethodKind::Rewrite, MethodKind::Hyde, MethodKind::HydeText];
 
     /// Every method that ranks passages (not Boolean's unranked set, SQL rows or graph bindings):
     /// the methods an evaluation compares.
@@ -129,6 +142,9 @@ impl MethodKind {
             MethodKind::Run => "run",
             MethodKind::Engine => "engine",
             MethodKind::Vectors => "vectors",
+            MethodKind::Rewrite => "rewrite",
+            MethodKind::Hyde => "hyde",
+            MethodKind::HydeText => "hyde-bm25",
         }
     }
 
@@ -148,6 +164,9 @@ impl MethodKind {
             MethodKind::Run => "Run",
             MethodKind::Engine => "Engine",
             MethodKind::Vectors => "Vectors",
+            MethodKind::Rewrite => "Rewrite (model)",
+            MethodKind::Hyde => "HyDE (model)",
+            MethodKind::HydeText => "HyDE text (model)",
         }
     }
 }
@@ -176,6 +195,9 @@ impl MethodKind {
             MethodKind::Run => (200, 200, 200),
             MethodKind::Engine => (240, 228, 66),
             MethodKind::Vectors => (70, 160, 200),
+            MethodKind::Rewrite => (170, 68, 0),
+            MethodKind::Hyde => (0, 90, 140),
+            MethodKind::HydeText => (150, 60, 110),
         }
     }
 }
@@ -216,6 +238,23 @@ pub struct Ranking {
     /// ([`ProvisionalRetriever`]); the label says so too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub provisional: bool,
+    /// The text a language model wrote for this column (a rewrite, a draft), shown with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<ModelText>,
+}
+
+/// A text a language model wrote for a column, with what wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelText {
+    /// `rewrite` or `draft`.
+    pub task: String,
+    /// The text.
+    pub text: String,
+    /// The model that wrote it (its label).
+    pub model: String,
+    /// What to know about the model's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
 }
 
 /// A document a run ranked that the corpus does not hold.
@@ -274,7 +313,16 @@ impl Ranking {
                 None => absent.push(AbsentHit { rank: i + 1, id, score }),
             }
         }
-        Ranking { method, kind, hits, total_matches: total, unranked: false, absent, provisional: false }
+        Ranking {
+            method,
+            kind,
+            hits,
+            total_matches: total,
+            unranked: false,
+            absent,
+            provisional: false,
+            generated: None,
+        }
     }
 
     /// Rank (1-based) of a document in this list.
@@ -358,7 +406,16 @@ impl Ranking {
         let total_matches = keys.len();
         let hits =
             smallest_keys(keys, k).into_iter().map(|key| Hit { doc: key_doc(key), score: key_score(key) }).collect();
-        Ranking { method, kind, hits, total_matches, unranked: false, absent: Vec::new(), provisional: false }
+        Ranking {
+            method,
+            kind,
+            hits,
+            total_matches,
+            unranked: false,
+            absent: Vec::new(),
+            provisional: false,
+            generated: None,
+        }
     }
 
     /// The k best (score desc, DocId asc) of scored candidates.
@@ -446,6 +503,7 @@ mod tests {
                 AbsentHit { rank: 4, id: "y".into(), score: 0.5 },
             ],
             provisional: false,
+            generated: None,
         };
         let e = r.entries();
         let ranks: Vec<(usize, bool)> = e.iter().map(|(r, e)| (*r, matches!(e, Entry::Hit(_)))).collect();

@@ -36,6 +36,9 @@ struct Encodings {
     dense: Mutex<BTreeMap<String, Arc<Vec<f32>>>>,
     tokens: Mutex<BTreeMap<String, Arc<TokenVectors>>>,
     sparse: Mutex<BTreeMap<String, Arc<SparseVector>>>,
+    /// Texts a language model wrote for the question (a rewrite, a draft), by generator and task:
+    /// every column that uses one shares it, and the model is asked once.
+    generated: Mutex<BTreeMap<String, Arc<String>>>,
     /// Its analysed terms, by analyzer (every lexical method on one analyzer shares them).
     terms: Mutex<BTreeMap<AnalyzerConfig, Arc<[String]>>>,
 }
@@ -72,6 +75,23 @@ impl QueryContext {
         self.filter = Some(Arc::new(allowed));
         self.filter_label = Some(label.into());
         self
+    }
+
+    /// Another text under the same filter (a model's rewrite or draft of this question), with
+    /// encodings of its own.
+    pub fn with_text(&self, text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            filter: self.filter.clone(),
+            filter_label: self.filter_label.clone(),
+            encodings: Arc::default(),
+        }
+    }
+
+    /// The text a model wrote for this question under `key` (generator and task), written by
+    /// `write` the first time and shared after.
+    pub fn generated(&self, key: &str, write: impl FnOnce() -> Result<String>) -> Result<Arc<String>> {
+        memo(&self.encodings.generated, key, || write().map(Some))
     }
 
     /// The question as typed.

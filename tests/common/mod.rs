@@ -275,8 +275,10 @@ pub mod http {
                     let (status, text, delay) = answer(&method, &path, &body);
                     log.lock().unwrap().push((method, path, headers, body));
                     std::thread::sleep(Duration::from_millis(delay));
+                    // An answer made of server-sent events goes out as a stream, as servers send them.
+                    let kind = if text.starts_with("data:") { "text/event-stream" } else { "application/json" };
                     let reply = format!(
-                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                        "HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
                         text.len()
                     );
                     let _ = stream.write_all(reply.as_bytes());

@@ -459,6 +459,7 @@ mod tests {
             unranked: kind == MethodKind::Boolean,
             absent: Vec::new(),
             provisional: false,
+            generated: None,
         };
         MethodRun { label: kind.label().into(), kind, outcome: Outcome::Ranked(ranking) }
     }

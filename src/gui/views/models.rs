@@ -90,6 +90,7 @@ impl View for ModelsView {
                     Role::Reranker => {
                         neural.reranker.as_ref().map(|l| PairScorer::model_id(l.encoder.as_ref()).to_string())
                     }
+                    Role::Generator => neural.generator.as_ref().map(|(g, _)| g.info().label()),
                 };
                 match loaded {
                     Some(id) => {

@@ -1,0 +1,404 @@
+//! `ranklens rewrite`, `ranklens rag` and `ranklens judge`: the commands that ask a language model
+//! (the embedded one, or a chat server given with --llm).
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use serde::Serialize;
+
+use super::Found;
+use super::args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
+use super::printer::{Printable, print};
+use super::progress::TermProgress;
+use crate::corpus::{self, LoadOptions, Qrels};
+use crate::generate::Generated;
+use crate::generate::tasks::{self, Agreement, Answer, JudgePrompt};
+use crate::progress::{NoProgress, Progress};
+use crate::retrieve::MethodKind;
+
+/// `ranklens rewrite`
+#[derive(Debug, Args)]
+pub struct RewriteArgs {
+    /// Write a hypothetical answer (the HyDE draft) instead of a rewrite.
+    #[arg(long)]
+    draft: bool,
+    #[command(flatten)]
+    models: ModelArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// The question; `-` reads it from standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
+    question: String,
+}
+
+#[derive(Debug, Serialize)]
+struct RewriteView {
+    question: String,
+    task: &'static str,
+    text: String,
+    model: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caveat: Option<String>,
+}
+
+impl Printable for RewriteView {
+    fn table(&self) -> String {
+        let mut out = format!("{}\n", self.text);
+        let _ = write!(out, "({} by {}; a model's guess", self.task, self.model);
+        if let Some(c) = &self.caveat {
+            let _ = write!(out, ": {c}");
+        }
+        out.push_str(")\n");
+        out
+    }
+}
+
+/// `ranklens rewrite`
+pub fn rewrite(a: RewriteArgs) -> anyhow::Result<Found> {
+    let progress = TermProgress::new();
+    let generator = a.models.generator(&progress)?;
+    drop(progress);
+    let (request, clean): (_, fn(&str) -> crate::Result<String>) = if a.draft {
+        (tasks::hyde_request(&a.question), tasks::clean_draft)
+    } else {
+        (tasks::rewrite_request(&a.question), tasks::clean_rewrite)
+    };
+    let g = generator.chat(&request, &mut |_| {}, &NoProgress)?;
+    let info = generator.info();
+    let view = RewriteView {
+        question: a.question.clone(),
+        task: if a.draft { "draft" } else { "rewrite" },
+        text: clean(&g.text)?,
+        model: info.label(),
+        caveat: info.caveat.clone(),
+    };
+    print(&view, a.format)?;
+    Ok(Found::Some)
+}
+
+/// `ranklens rag`
+#[derive(Debug, Args)]
+pub struct RagArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    #[command(flatten)]
+    rank: RankArgs,
+    /// The method whose top passages go into the prompt.
+    #[arg(long, value_enum, default_value = "bm25")]
+    method: MethodArg,
+    /// Passages in the prompt.
+    #[arg(short = 'k', long = "top", default_value_t = 5)]
+    k: usize,
+    #[command(flatten)]
+    models: ModelArgs,
+    /// Output format (the table streams the answer as it is written).
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// The question; `-` reads it from standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
+    question: String,
+}
+
+#[derive(Debug, Serialize)]
+struct CitationView {
+    n: usize,
+    /// The passage's id; null when the prompt had no passage n.
+    id: Option<String>,
+    in_prompt: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct RagView {
+    question: String,
+    answer: String,
+    citations: Vec<CitationView>,
+    sentences: Vec<tasks::CitedSentence>,
+    /// Citations to passages the prompt did not hold.
+    stray: Vec<usize>,
+    prompt: String,
+    model: String,
+    method: String,
+    passages: Vec<String>,
+    finish: crate::generate::Finish,
+    seconds: f64,
+    #[serde(skip)]
+    streamed: bool,
+}
+
+impl Printable for RagView {
+    fn table(&self) -> String {
+        let mut out = String::new();
+        if !self.streamed {
+            let _ = writeln!(out, "{}", self.answer);
+        }
+        let _ = writeln!(out, "\n— {} · passages from {} · {:.1} s", self.model, self.method, self.seconds);
+        for c in &self.citations {
+            match &c.id {
+                Some(id) => {
+                    let _ = writeln!(out, "[{}] {id}  {}", c.n, c.title.as_deref().unwrap_or(""));
+                }
+                None => {
+                    let _ = writeln!(out, "[{}] NOT IN THE PROMPT: the model cited a passage it was not given", c.n);
+                }
+            }
+        }
+        for s in &self.sentences {
+            for sup in &s.support {
+                if sup.words.is_empty() {
+                    let _ = writeln!(out, "check: “{}” cites [{}], which shares no word with it", s.text, sup.n);
+                }
+            }
+        }
+        if self.citations.is_empty() {
+            out.push_str("(the answer cites no passage)\n");
+        }
+        out
+    }
+}
+
+/// `ranklens rag`
+pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
+    if a.k == 0 {
+        bail!("-k: put at least one passage in the prompt");
+    }
+    let settings = a.rank.settings(a.k)?;
+    let progress = TermProgress::new();
+    let engine = a.corpus.engine(&progress)?;
+    let kind = a.method.kind();
+    if !MethodKind::GENERATED.contains(&kind) {
+        a.models.prepare(&engine, &[kind], &settings, true, &progress)?;
+    }
+    let generator = a.models.generator(&progress)?;
+    drop(progress);
+    let ranking = engine.retriever(kind, &settings)?.search(&engine.query_context(&a.question, &settings), a.k)?;
+    let passages = crate::lessons::rag_passages(engine.corpus(), &ranking, a.k);
+    if passages.is_empty() {
+        bail!("{} found no passage for the question: nothing to answer from", ranking.method);
+    }
+    let prompt = tasks::rag_prompt(&a.question, &passages);
+    let streamed = a.format == OutputFormat::Table;
+    let g: Generated = {
+        let mut sink = |piece: &str| {
+            if streamed {
+                use std::io::Write as _;
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(piece.as_bytes());
+                let _ = out.flush();
+            }
+        };
+        generator.chat(&tasks::rag_request(&prompt), &mut sink, &NoProgress)?
+    };
+    if streamed {
+        println!();
+    }
+    let answer: Answer = tasks::read_answer(&g.text, &passages);
+    let title = |id: &str| {
+        engine
+            .corpus()
+            .lookup(id)
+            .and_then(|d| engine.corpus().doc(d))
+            .map(|d| d.title.clone())
+            .filter(|t| !t.is_empty())
+    };
+    let view = RagView {
+        question: a.question.clone(),
+        answer: answer.text.clone(),
+        stray: answer.stray(),
+        citations: answer
+            .citations
+            .iter()
+            .map(|c| CitationView {
+                n: c.n,
+                title: c.id.as_deref().and_then(title),
+                id: c.id.clone(),
+                in_prompt: c.in_prompt,
+            })
+            .collect(),
+        sentences: answer.sentences.clone(),
+        prompt,
+        model: generator.info().label(),
+        method: ranking.method.clone(),
+        passages: passages.iter().map(|(id, _)| id.clone()).collect(),
+        finish: g.finish,
+        seconds: g.seconds,
+        streamed,
+    };
+    print(&view, a.format)?;
+    Ok(Found::Some)
+}
+
+/// `ranklens judge`
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// A BEIR folder with judgements (corpus.jsonl, queries.jsonl, qrels/test.tsv).
+    #[arg(long, value_name = "DIR")]
+    dataset: PathBuf,
+    /// The methods whose top k are pooled and judged (repeat for several).
+    #[arg(long, value_enum, default_value = "bm25")]
+    method: Vec<MethodArg>,
+    /// Depth of each method's list in the pool.
+    #[arg(short = 'k', long = "top", default_value_t = 10)]
+    k: usize,
+    /// Judge only the first N judged questions (0: all).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    questions: usize,
+    /// A file holding the judge's prompt: the system message, a line `---`, then the template
+    /// with {question} and {passage}.
+    #[arg(long, value_name = "FILE")]
+    prompt: Option<PathBuf>,
+    /// Write the model's judgements here as qrels (TREC, or BEIR TSV for .tsv), apart from the
+    /// people's.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    rank: RankArgs,
+    #[command(flatten)]
+    models: ModelArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+}
+
+#[derive(Debug, Serialize)]
+struct JudgeView {
+    dataset: String,
+    model: String,
+    methods: Vec<String>,
+    depth: usize,
+    questions: usize,
+    judged: usize,
+    /// Replies that were neither yes nor no (left out of the agreement).
+    unreadable: usize,
+    agreement: Agreement,
+    /// Pool passages the people never judged (counted as not relevant, BEIR's convention).
+    unjudged_by_people: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written: Option<String>,
+    seconds: f64,
+}
+
+impl Printable for JudgeView {
+    fn table(&self) -> String {
+        let a = &self.agreement;
+        let mut out = String::new();
+        let kappa = a.kappa.map(|k| format!("{k:.3}")).unwrap_or_else(|| "undefined (every pair alike)".into());
+        let _ =
+            writeln!(out, "Cohen's κ = {kappa} · observed agreement {:.3}, by chance {:.3}", a.observed, a.expected);
+        let _ = writeln!(out, "                 people: relevant   not relevant");
+        let _ = writeln!(out, "model: relevant        {:>8}   {:>12}", a.both, a.model_only);
+        let _ = writeln!(out, "model: not relevant    {:>8}   {:>12}", a.people_only, a.neither);
+        let _ = writeln!(
+            out,
+            "{} pairs from {} questions ({} pooled to depth {}), judged by {} in {:.0} s; {} replies unreadable; {} pool passages the people never judged count as not relevant",
+            a.n,
+            self.questions,
+            self.methods.join(" + "),
+            self.depth,
+            self.model,
+            self.seconds,
+            self.unreadable,
+            self.unjudged_by_people
+        );
+        if let Some(w) = &self.written {
+            let _ = writeln!(out, "the model's judgements: {w} (kept apart from the people's)");
+        }
+        out
+    }
+}
+
+fn read_prompt(path: &std::path::Path) -> anyhow::Result<JudgePrompt> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let Some((system, template)) = text.split_once("\n---\n") else {
+        bail!("{}: expected the system message, a line `---`, then the template", path.display());
+    };
+    let p = JudgePrompt { system: system.trim().to_string(), template: template.trim().to_string() };
+    p.validate().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(p)
+}
+
+/// `ranklens judge`
+pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
+    let started = std::time::Instant::now();
+    let prompt = match &a.prompt {
+        Some(p) => read_prompt(p)?,
+        None => JudgePrompt::default(),
+    };
+    let settings = a.rank.settings(a.k.max(1))?;
+    let corpus = corpus::load(&a.dataset, LoadOptions::default())?;
+    let Some(qrels) = corpus.qrels.clone() else {
+        bail!("{}: no judgements (qrels/test.tsv) to compare the model's with", a.dataset.display());
+    };
+    let engine = crate::engine::Engine::new(corpus).with_workspace(crate::workspace_dir());
+    let kinds: Vec<MethodKind> = a.method.iter().map(|m| m.kind()).collect();
+    let progress = TermProgress::new();
+    a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
+    let generator = a.models.generator(&progress)?;
+    let retrievers = kinds.iter().map(|k| engine.retriever(*k, &settings)).collect::<crate::Result<Vec<_>>>()?;
+    let mut questions: Vec<&crate::corpus::Query> =
+        engine.corpus().queries.iter().filter(|q| qrels.judged(&q.id)).collect();
+    if a.questions > 0 {
+        questions.truncate(a.questions);
+    }
+    let mut pool: Vec<(usize, crate::corpus::DocId)> = Vec::new();
+    for (qi, q) in questions.iter().enumerate() {
+        let ctx = engine.query_context(&q.text, &settings);
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &retrievers {
+            for h in r.search(&ctx, a.k)?.hits {
+                if seen.insert(h.doc) {
+                    pool.push((qi, h.doc));
+                }
+            }
+        }
+    }
+    progress.stage(&format!("Judging with {}", generator.info().model), pool.len() as u64);
+    let (mut pairs, mut unreadable, mut unjudged) = (Vec::new(), 0, 0);
+    let mut model_qrels = Qrels::default();
+    for (qi, doc) in &pool {
+        let q = questions[*qi];
+        let Some(d) = engine.corpus().doc(*doc) else { continue };
+        let text = if d.title.trim().is_empty() { d.text.clone() } else { format!("{}: {}", d.title.trim(), d.text) };
+        crate::progress::check_cancel(&progress)?;
+        let reply = generator.chat(&prompt.request(&q.text, &text), &mut |_| {}, &NoProgress)?;
+        progress.advance(1);
+        let Some(grade) = tasks::read_judgement(&reply.text) else {
+            unreadable += 1;
+            continue;
+        };
+        model_qrels.insert(&q.id, &d.id, i32::from(grade));
+        let people = qrels.grade(&q.id, &d.id);
+        if people.is_none() {
+            unjudged += 1;
+        }
+        pairs.push((grade > 0, people.unwrap_or(0) > 0));
+    }
+    drop(progress);
+    let written = match &a.out {
+        Some(path) => {
+            std::fs::write(path, model_qrels.to_file_format(path)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+            Some(path.display().to_string())
+        }
+        None => None,
+    };
+    let view = JudgeView {
+        dataset: a.dataset.display().to_string(),
+        model: generator.info().label(),
+        methods: kinds.iter().map(|k| k.cli_name().to_string()).collect(),
+        depth: a.k,
+        questions: questions.len(),
+        judged: pairs.len(),
+        unreadable,
+        agreement: tasks::agreement(pairs),
+        unjudged_by_people: unjudged,
+        written,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    print(&view, a.format)?;
+    Ok(Found::Some)
+}

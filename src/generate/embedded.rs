@@ -1,0 +1,251 @@
+//! The embedded generator: a quantized instruct model read from one GGUF file and run in this
+//! process with candle (llama and qwen2 architectures, ChatML chat format).
+//!
+//! Weights stored with 4- or 5-bit blocks (`Q4_0`, `Q4_1`, `Q5_0`, `Q5_1`) are re-quantised to
+//! `Q8_0` in memory when the model loads: candle has no SIMD kernel for the 4-bit blocks, and its
+//! `Q8_0` kernel writes SmolLM2-135M's tokens several times faster (figures in the README). Every
+//! weight stays within one 8-bit step of the file's value.
+//!
+//! Decoding is greedy at temperature 0 (the same text twice) and seeded sampling above it, with a
+//! repeat penalty of 1.1 over the last 64 tokens (llama.cpp's long-standing default): small models
+//! otherwise repeat a sentence until `max_tokens`.
+
+use std::fs::File;
+use std::io::Cursor;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use candle_core::quantized::{GgmlDType, QTensor, gguf_file};
+use candle_core::{Device, Tensor};
+use candle_transformers::generation::{LogitsProcessor, Sampling};
+use candle_transformers::models::{quantized_llama, quantized_qwen2};
+use tokenizers::Tokenizer;
+
+use super::{ChatRequest, Finish, Generated, Generator, GeneratorInfo, Sink};
+use crate::progress::{Progress, check_cancel};
+use crate::{Error, Result};
+
+/// Repeat penalty and the window it looks back over.
+const REPEAT_PENALTY: f32 = 1.1;
+const REPEAT_WINDOW: usize = 64;
+
+/// The longest prompt plus answer the embedded model is asked to hold (SmolLM2 reads 8,192 tokens;
+/// beyond 4,096 a prompt takes minutes on two cores).
+pub const CONTEXT_LIMIT: usize = 4096;
+
+enum Weights {
+    Llama(quantized_llama::ModelWeights),
+    Qwen2(quantized_qwen2::ModelWeights),
+}
+
+impl Weights {
+    fn forward(&mut self, x: &Tensor, pos: usize) -> candle_core::Result<Tensor> {
+        match self {
+            Weights::Llama(m) => m.forward(x, pos),
+            Weights::Qwen2(m) => m.forward(x, pos),
+        }
+    }
+    fn clear(&mut self) {
+        match self {
+            Weights::Llama(m) => m.clear_kv_cache(),
+            Weights::Qwen2(m) => m.clear_kv_cache(),
+        }
+    }
+}
+
+/// A GGUF instruct model run in this process.
+pub struct EmbeddedLlm {
+    weights: Mutex<Weights>,
+    tokenizer: Tokenizer,
+    /// Tokens that end the model's turn.
+    stops: Vec<u32>,
+    info: GeneratorInfo,
+    /// What the file's weights were stored as, and what they run as.
+    pub arithmetic: String,
+}
+
+/// The block types candle runs without a SIMD kernel, re-quantised to Q8_0 at load.
+fn slow(dtype: GgmlDType) -> bool {
+    matches!(dtype, GgmlDType::Q4_0 | GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1)
+}
+
+fn human_count(n: u64) -> String {
+    if n >= 1_000_000_000 { format!("{:.1}B", n as f64 / 1e9) } else { format!("{}M", (n as f64 / 1e6).round() as u64) }
+}
+
+impl EmbeddedLlm {
+    /// Load `path` (a GGUF file) as the model `name`; `caveat` is what a reader of its text should
+    /// know.
+    pub fn load(path: &Path, name: &str, caveat: Option<String>, progress: &dyn Progress) -> Result<Self> {
+        let what = path.display().to_string();
+        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let content = gguf_file::Content::read(&mut file)
+            .map_err(|e| Error::model_caused(format!("{what}: not a GGUF model file"), e))?;
+        let arch =
+            content.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
+        if arch != "llama" && arch != "qwen2" {
+            return Err(Error::invalid(
+                &what,
+                format!("architecture {arch:?}: the embedded generator runs llama and qwen2 models"),
+            ));
+        }
+        let template = content
+            .metadata
+            .get("tokenizer.chat_template")
+            .and_then(|v| v.to_string().ok())
+            .cloned()
+            .unwrap_or_default();
+        if !template.contains("<|im_start|>") {
+            return Err(Error::invalid(
+                &what,
+                "its chat template is not ChatML (<|im_start|>), the one RankLens writes",
+            ));
+        }
+        let vocab = super::gguf_vocab::from_gguf(&content, &what)?;
+        let mut stops: Vec<u32> =
+            ["<|im_end|>", "<|endoftext|>"].iter().filter_map(|t| vocab.special.get(*t).copied()).collect();
+        stops.extend(vocab.eos);
+        if !vocab.special.contains_key("<|im_start|>") || stops.is_empty() {
+            return Err(Error::invalid(&what, "its vocabulary has no <|im_start|> / <|im_end|> tokens"));
+        }
+
+        // Re-quantise the slow blocks to Q8_0 and hand candle an in-memory GGUF.
+        let cpu = Device::Cpu;
+        let mut names: Vec<String> = content.tensor_infos.keys().cloned().collect();
+        names.sort();
+        progress.stage("Loading the generator", names.len() as u64);
+        let mut tensors = Vec::with_capacity(names.len());
+        let (mut stored, mut params) = (None, 0u64);
+        for name in &names {
+            check_cancel(progress)?;
+            let t =
+                content.tensor(&mut file, name, &cpu).map_err(|e| Error::model_caused(format!("{what}: {name}"), e))?;
+            params += t.shape().elem_count() as u64;
+            let dims = t.shape().dims().to_vec();
+            let t = if slow(t.dtype()) && dims.len() == 2 && dims[1] % 32 == 0 {
+                stored = Some(t.dtype());
+                QTensor::quantize(&t.dequantize(&cpu)?, GgmlDType::Q8_0)?
+            } else {
+                t
+            };
+            tensors.push((name.clone(), t));
+            progress.advance(1);
+        }
+        let metadata: Vec<(&str, &gguf_file::Value)> = content.metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let mut buf = Cursor::new(Vec::new());
+        gguf_file::write(&mut buf, &metadata, &refs)?;
+        drop(tensors);
+        buf.set_position(0);
+        let requantised = gguf_file::Content::read(&mut buf)?;
+        let weights = match arch.as_str() {
+            "qwen2" => Weights::Qwen2(quantized_qwen2::ModelWeights::from_gguf(requantised, &mut buf, &cpu)?),
+            _ => Weights::Llama(quantized_llama::ModelWeights::from_gguf(requantised, &mut buf, &cpu)?),
+        };
+        let arithmetic = match stored {
+            Some(d) => format!("Q8_0, from the file's {d:?}"),
+            None => "as stored".to_string(),
+        };
+        let size = format!("{} parameters, {}", human_count(params), if stored.is_some() { "Q8_0" } else { "GGUF" });
+        let info = GeneratorInfo { model: name.to_string(), size: Some(size), place: "embedded".into(), caveat };
+        Ok(Self { weights: Mutex::new(weights), tokenizer: vocab.tokenizer, stops, info, arithmetic })
+    }
+
+    /// The ChatML text of a request, ending where the assistant's turn starts.
+    pub fn chatml(request: &ChatRequest) -> String {
+        let mut out = String::new();
+        for m in &request.messages {
+            out.push_str(&format!("<|im_start|>{}\n{}<|im_end|>\n", m.role.name(), m.content.trim()));
+        }
+        out.push_str("<|im_start|>assistant\n");
+        out
+    }
+
+    /// Tokens of a text as the model reads it (special tokens matched whole).
+    pub fn tokenize(&self, text: &str) -> Result<Vec<u32>> {
+        let enc =
+            self.tokenizer.encode(text, false).map_err(|e| Error::Model(format!("tokenizing the prompt: {e}")))?;
+        Ok(enc.get_ids().to_vec())
+    }
+
+    fn decode(&self, ids: &[u32]) -> Result<String> {
+        self.tokenizer.decode(ids, true).map_err(|e| Error::Model(format!("decoding the answer: {e}")))
+    }
+}
+
+impl Generator for EmbeddedLlm {
+    fn info(&self) -> &GeneratorInfo {
+        &self.info
+    }
+
+    fn chat(&self, request: &ChatRequest, sink: Sink<'_>, progress: &dyn Progress) -> Result<Generated> {
+        let started = Instant::now();
+        let prompt = self.tokenize(&Self::chatml(request))?;
+        if prompt.len() + request.max_tokens > CONTEXT_LIMIT {
+            return Err(Error::invalid(
+                "prompt",
+                format!(
+                    "{} tokens and up to {} more for the answer: the embedded model is given at most {CONTEXT_LIMIT}; \
+                     put fewer or shorter passages in the prompt",
+                    prompt.len(),
+                    request.max_tokens
+                ),
+            ));
+        }
+        let sampling = if request.temperature <= 0.0 {
+            Sampling::ArgMax
+        } else {
+            Sampling::All { temperature: request.temperature }
+        };
+        let mut sampler = LogitsProcessor::from_sampling(request.seed, sampling);
+        let mut weights =
+            self.weights.lock().map_err(|_| Error::Model("the generator stopped on an earlier failure".into()))?;
+        weights.clear();
+        progress.stage("Reading the prompt", prompt.len() as u64);
+        let cpu = Device::Cpu;
+        let mut context = prompt.clone();
+        let mut written: Vec<u32> = Vec::new();
+        let mut shown = 0usize;
+        let mut text = String::new();
+        let mut finish = Finish::Length;
+        let mut input = Tensor::new(prompt.as_slice(), &cpu)?.unsqueeze(0)?;
+        let mut pos = 0;
+        progress.advance(prompt.len() as u64);
+        progress.stage("Writing", request.max_tokens as u64);
+        while written.len() < request.max_tokens {
+            check_cancel(progress)?;
+            let logits = weights.forward(&input, pos)?.squeeze(0)?.to_dtype(candle_core::DType::F32)?;
+            pos += input.dim(1)?;
+            let start = context.len().saturating_sub(REPEAT_WINDOW);
+            let logits = candle_transformers::utils::apply_repeat_penalty(&logits, REPEAT_PENALTY, &context[start..])?;
+            let next = sampler.sample(&logits)?;
+            if self.stops.contains(&next) {
+                finish = Finish::Stop;
+                break;
+            }
+            written.push(next);
+            context.push(next);
+            progress.advance(1);
+            // Pass on the text once it decodes whole (a character may span several tokens).
+            let decoded = self.decode(&written)?;
+            if !decoded.ends_with('\u{FFFD}') && decoded.len() > shown && decoded.is_char_boundary(shown) {
+                sink(&decoded[shown..]);
+                shown = decoded.len();
+            }
+            text = decoded;
+            input = Tensor::new(&[next], &cpu)?.unsqueeze(0)?;
+        }
+        if text.len() > shown && text.is_char_boundary(shown) {
+            sink(&text[shown..]);
+        }
+        Ok(Generated {
+            text,
+            model: self.info.label(),
+            finish,
+            prompt_tokens: prompt.len(),
+            completion_tokens: written.len(),
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+}

