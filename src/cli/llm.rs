@@ -125,6 +125,8 @@ struct RagView {
     method: String,
     passages: Vec<String>,
     finish: crate::generate::Finish,
+    prompt_tokens: usize,
+    completion_tokens: usize,
     seconds: f64,
     #[serde(skip)]
     streamed: bool,
@@ -225,6 +227,8 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
         method: ranking.method.clone(),
         passages: passages.iter().map(|(id, _)| id.clone()).collect(),
         finish: g.finish,
+        prompt_tokens: g.prompt_tokens,
+        completion_tokens: g.completion_tokens,
         seconds: g.seconds,
         streamed,
     };

@@ -77,6 +77,7 @@ impl RankLensApp {
             open_split: crate::corpus::Split::File,
             workspace,
             class_mode: false,
+            live_answer: Default::default(),
         };
         let mut frames = FrameStats::default();
         if let Some(path) = std::env::var_os("RANKLENS_FRAME_LOG") {

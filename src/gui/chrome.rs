@@ -261,7 +261,10 @@ impl Chrome {
             ui.horizontal_wrapped(|ui| knobs_ui(ui, &mut s));
             ui.horizontal_wrapped(|ui| {
                 ui.label("Methods:");
-                let all = crate::retrieve::MethodKind::BUILT_IN;
+                let all: Vec<crate::retrieve::MethodKind> = crate::retrieve::MethodKind::BUILT_IN
+                    .into_iter()
+                    .chain(crate::retrieve::MethodKind::GENERATED)
+                    .collect();
                 for kind in all.iter().copied() {
                     let mut on = s.methods.contains(&kind);
                     let text = RichText::new(kind.label()).color(theme::method_color(kind));

@@ -61,6 +61,12 @@ pub enum Command {
     RunGraph,
     /// Download (or load) the model of a role, then encode the corpus with it.
     FetchModel(Role),
+    /// Write text with this chat server instead of the embedded model (`None`: back to the
+    /// embedded model).
+    UseChatServer(Option<crate::generate::ServerConfig>),
+    /// Send the RAG prompt of these passages to the language model: (question, the list they came
+    /// from, the passages).
+    Answer(String, String, Vec<(String, String)>),
     /// Never download.
     SetOffline(bool),
     /// Run the encoders in this precision: the loaded models are loaded again and the corpus

@@ -51,6 +51,8 @@ pub enum JobKind {
     Dialog,
     /// Reading run files.
     Runs,
+    /// The language model answering from the RAG prompt.
+    Answer,
 }
 
 impl JobKind {
@@ -99,6 +101,7 @@ impl JobKind {
             JobKind::Moved => "What moved it".into(),
             JobKind::Dialog => "File dialog".into(),
             JobKind::Runs => "Reading other systems' files".into(),
+            JobKind::Answer => "Answering (language model)".into(),
         }
     }
 }
@@ -355,13 +358,15 @@ pub struct Jobs {
     pub dialog: Job<(super::command::DialogPurpose, Vec<std::path::PathBuf>)>,
     /// Run files being read: each file with its run or why it could not be read.
     pub runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::compare::External>)>>,
+    /// The reader's answer from the RAG prompt.
+    pub answer: Job<super::state::RagAnswer>,
 }
 
 impl Default for Jobs {
     fn default() -> Self {
         Self {
             corpus: Job::new(JobKind::Corpus),
-            models: Role::ALL.into_iter().map(|r| (r, Job::new(JobKind::Model(r)))).collect(),
+            models: Role::EVERY.into_iter().map(|r| (r, Job::new(JobKind::Model(r)))).collect(),
             encodings: Role::ALL.into_iter().map(|r| (r, Job::new(JobKind::Encode(r)))).collect(),
             rank: Job::new(JobKind::Rank),
             rank_slow: Job::new(JobKind::RankSlow),
@@ -377,6 +382,7 @@ impl Default for Jobs {
             moved: Job::new(JobKind::Moved),
             dialog: Job::new(JobKind::Dialog),
             runs: Job::new(JobKind::Runs),
+            answer: Job::new(JobKind::Answer),
         }
     }
 }
@@ -402,6 +408,7 @@ impl Jobs {
             &self.moved,
             &self.dialog,
             &self.runs,
+            &self.answer,
         ]);
         out
     }
@@ -444,6 +451,7 @@ impl Jobs {
             JobKind::Moved => self.moved.cancel(),
             JobKind::Dialog => self.dialog.cancel(),
             JobKind::Runs => self.runs.cancel(),
+            JobKind::Answer => self.answer.cancel(),
         }
     }
 }

@@ -204,6 +204,7 @@ impl RankLensApp {
         // Their views show their results and failures.
         self.jobs.analyzers.poll();
         self.jobs.moved.poll();
+        self.jobs.answer.poll();
         if self.jobs.study.poll() == Polled::Failed {
             let m = self.jobs.study.failure().map(crate::Error::report).unwrap_or_default();
             self.say(Message::error(format!("Evaluation: {m}")));

@@ -147,6 +147,10 @@ pub struct Persisted {
     /// ever named, by environment variable).
     #[serde(default)]
     pub engines: Vec<crate::external::LiveEngine>,
+    /// The chat server that writes text in place of the embedded model (its API key only ever
+    /// named, by environment variable).
+    #[serde(default)]
+    pub chat_server: Option<crate::generate::ServerConfig>,
 }
 
 impl Default for Persisted {
@@ -163,6 +167,7 @@ impl Default for Persisted {
             debug_overlay: false,
             runs: Vec::new(),
             engines: Vec::new(),
+            chat_server: None,
         }
     }
 }
@@ -288,6 +293,23 @@ pub struct AppData {
     pub workspace: Option<PathBuf>,
     /// Class mode: larger type, the lesson one checkpoint at a time.
     pub class_mode: bool,
+    /// The reader's answer as it is being written (the RAG view shows it piece by piece).
+    pub live_answer: Arc<std::sync::Mutex<String>>,
+}
+
+/// The reader's answer to a question, read against the passages of its prompt.
+#[derive(Debug, Clone)]
+pub struct RagAnswer {
+    /// The question.
+    pub question: String,
+    /// The list the passages came from.
+    pub source: String,
+    /// The passages of the prompt, numbered from 1: (id, text).
+    pub passages: Vec<(String, String)>,
+    /// The model's text and what wrote it.
+    pub generated: crate::generate::Generated,
+    /// The answer read: citations resolved or flagged, each sentence's support.
+    pub answer: crate::generate::tasks::Answer,
 }
 
 impl AppData {

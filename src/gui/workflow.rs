@@ -86,7 +86,17 @@ impl RankLensApp {
                 self.start_graph();
                 self.start_rank();
             }
-            Command::FetchModel(role) => self.start_model(role, true),
+            Command::FetchModel(role) => {
+                if role == Role::Generator {
+                    self.data.persisted.chat_server = None;
+                }
+                self.start_model(role, true)
+            }
+            Command::UseChatServer(config) => {
+                self.data.persisted.chat_server = config;
+                self.start_generator(true);
+            }
+            Command::Answer(question, source, passages) => self.start_answer(question, source, passages),
             Command::SetOffline(offline) => data.persisted.offline = offline,
             Command::SetPrecision(precision) => {
                 if precision != data.persisted.precision {
@@ -166,14 +176,14 @@ impl RankLensApp {
             }
             Polled::Same => {}
         }
-        for role in Role::ALL {
+        for role in Role::EVERY {
             let Some(job) = self.jobs.models.get_mut(&role) else { continue };
             match job.poll() {
                 Polled::Ready => {
                     self.frames.event(&format!("model {role} loaded"));
                     self.data.models.errors.remove(&role);
                     self.refresh_models();
-                    if role == Role::Reranker {
+                    if role == Role::Reranker || role == Role::Generator {
                         self.start_rank();
                     } else {
                         self.start_encode(role);
@@ -333,6 +343,56 @@ impl RankLensApp {
         for role in Role::ALL {
             self.start_model(role, false);
         }
+        self.start_generator(false);
+    }
+
+    /// The language model: the chat server the user chose, else the embedded model when it is
+    /// here (fetched only when asked).
+    fn start_generator(&mut self, rank: bool) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        match self.data.persisted.chat_server.clone() {
+            Some(config) => match crate::generate::ChatServer::new(config).and_then(|s| engine.set_generator(Arc::new(s))) {
+                Ok(()) => {
+                    self.data.models.errors.remove(&Role::Generator);
+                    if rank {
+                        self.start_rank();
+                    }
+                }
+                Err(e) => {
+                    self.data.models.errors.insert(Role::Generator, e.report());
+                }
+            },
+            None => self.start_model(Role::Generator, false),
+        }
+    }
+
+    /// Send the RAG prompt of `passages` to the language model; the answer streams into
+    /// `live_answer` and is read against the passages when it is done.
+    fn start_answer(&mut self, question: String, source: String, passages: Vec<(String, String)>) {
+        let Some(generator) = self.data.engine.as_ref().and_then(|e| e.generator()) else {
+            self.data.messages.push(Message::error(
+                "No language model: load one in Models → Generator (the embedded model, or a chat server).",
+            ));
+            return;
+        };
+        let live = self.data.live_answer.clone();
+        if let Ok(mut l) = live.lock() {
+            l.clear();
+        }
+        let waker = self.waker();
+        let wake = self.waker();
+        self.jobs.answer.start(waker, move |p| {
+            let prompt = crate::generate::tasks::rag_prompt(&question, &passages);
+            let mut sink = |piece: &str| {
+                if let Ok(mut l) = live.lock() {
+                    l.push_str(piece);
+                }
+                wake();
+            };
+            let generated = generator.chat(&crate::generate::tasks::rag_request(&prompt), &mut sink, p)?;
+            let answer = crate::generate::tasks::read_answer(&generated.text, &passages);
+            Ok(super::state::RagAnswer { question, source, passages, generated, answer })
+        });
     }
 
     /// Load (or, when `download`, fetch) the model of a role; the corpus is then encoded with it.

@@ -82,6 +82,17 @@ impl View for CompareView {
                         if let Some(note) = note {
                             ui.label(RichText::new(format!("provisional{note}")).small().color(theme::WARNING));
                         }
+                        // A model's rewrite or draft is shown with its column, marked as a guess.
+                        if let Some(g) = run.ranking().and_then(|r| r.generated.as_ref()) {
+                            let hover = format!("{} — {}", g.model, g.caveat.as_deref().unwrap_or("a model's text"));
+                            ui.label(
+                                RichText::new(format!("the model's {} (a guess): {}", g.task, ellipsis(&g.text, 140)))
+                                    .small()
+                                    .italics()
+                                    .color(theme::WARNING),
+                            )
+                            .on_hover_text(hover);
+                        }
                         let mut anchor = None;
                         match &run.outcome {
                             Outcome::Ranked(r) => {

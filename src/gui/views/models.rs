@@ -17,13 +17,26 @@ pub fn role_of(kind: MethodKind) -> Option<Role> {
         MethodKind::Splade => Some(Role::Splade),
         MethodKind::LateInteraction => Some(Role::Dense),
         MethodKind::Rerank => Some(Role::Reranker),
+        MethodKind::Rewrite | MethodKind::Hyde | MethodKind::HydeText => Some(Role::Generator),
         _ => None,
     }
 }
 
-/// The models view.
-#[derive(Default)]
-pub struct ModelsView;
+/// The models view, with the chat-server form as typed.
+pub struct ModelsView {
+    /// The server's base URL.
+    server_url: String,
+    /// The model name to ask it for.
+    server_model: String,
+    /// The environment variable holding its API key.
+    server_key_env: String,
+}
+
+impl Default for ModelsView {
+    fn default() -> Self {
+        Self { server_url: "http://127.0.0.1:8080/v1".into(), server_model: String::new(), server_key_env: String::new() }
+    }
+}
 
 impl View for ModelsView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
@@ -74,7 +87,7 @@ impl View for ModelsView {
                 ui.label(RichText::new(note).small());
             }
         }
-        for role in Role::ALL {
+        for role in Role::EVERY {
             ui.separator();
             ui.horizontal(|ui| {
                 ui.label(RichText::new(role.name()).strong());
@@ -117,6 +130,9 @@ impl View for ModelsView {
             if let Some(e) = models.errors.get(&role) {
                 ui.label(RichText::new(e).small().color(theme::WARNING));
             }
+            if role == Role::Generator {
+                self.chat_server_ui(ui, ctx);
+            }
             for s in models.status.iter().filter(|s| s.role == role) {
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(&s.id).monospace());
@@ -135,6 +151,38 @@ impl View for ModelsView {
                 }
             }
         }
+    }
+}
+
+impl ModelsView {
+    /// A chat server in place of the embedded generator: base URL, model, and the name of the
+    /// environment variable holding its key (the key itself is never typed here or saved).
+    fn chat_server_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        let current = ctx.data.persisted.chat_server.as_ref();
+        ui.label(
+            RichText::new(match current {
+                Some(c) => format!("Writing with the chat server {} ({}).", c.base_url, c.model),
+                None => "Or write with a chat server speaking OpenAI's protocol (llama.cpp, Ollama, vLLM, LM Studio, \
+                         OpenAI):"
+                    .to_string(),
+            })
+            .small(),
+        );
+        ui.horizontal_wrapped(|ui| {
+            crate::gui::widgets::labelled_text_ui(ui, "Server URL", &mut self.server_url, 220.0);
+            crate::gui::widgets::labelled_text_ui(ui, "Model", &mut self.server_model, 140.0);
+            crate::gui::widgets::labelled_text_ui(ui, "API key variable", &mut self.server_key_env, 140.0);
+            let ready = !self.server_url.trim().is_empty() && !self.server_model.trim().is_empty();
+            if ui.add_enabled(ready, egui::Button::new("Use this server")).clicked() {
+                let mut config = crate::generate::ServerConfig::new(self.server_url.trim(), self.server_model.trim());
+                let var = self.server_key_env.trim();
+                config.key_env = (!var.is_empty()).then(|| var.to_string());
+                ctx.send(Command::UseChatServer(Some(config)));
+            }
+            if current.is_some() && ui.button("Back to the embedded model").clicked() {
+                ctx.send(Command::UseChatServer(None));
+            }
+        });
     }
 }
 
