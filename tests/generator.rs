@@ -201,3 +201,45 @@ fn the_readers_answer_and_the_judge() {
 fn passages_of(engine: &Engine, ranking: &ranklens::retrieve::Ranking) -> Vec<(String, String)> {
     ranklens::lessons::rag_passages(engine.corpus(), ranking, 3)
 }
+
+#[test]
+fn the_judge_command_reports_kappa_from_its_own_confusion_matrix_and_writes_qrels_apart() {
+    llm(); // fetched into the shared cache
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("model.qrels");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .args(["judge", "--dataset"])
+        .arg(common::sample("acme-sync"))
+        .args(["--method", "bm25", "-k", "3", "--questions", "2", "--format", "json", "--offline", "--out"])
+        .arg(&out_path)
+        .env("RANKLENS_WORKSPACE", dir.path().join("ws"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let a = &v["agreement"];
+    let count = |k: &str| a[k].as_u64().unwrap() as f64;
+    let (both, m, p, neither) = (count("both"), count("model_only"), count("people_only"), count("neither"));
+    let n = both + m + p + neither;
+    assert_eq!(n, a["n"].as_f64().unwrap());
+    assert_eq!(v["questions"], 2);
+    assert_eq!(n + v["unreadable"].as_f64().unwrap(), 6.0, "two questions, BM25's top 3 each");
+    // Cohen's κ from the confusion matrix, by hand.
+    let observed = (both + neither) / n;
+    let (model_yes, people_yes) = ((both + m) / n, (both + p) / n);
+    let expected = model_yes * people_yes + (1.0 - model_yes) * (1.0 - people_yes);
+    assert!((a["observed"].as_f64().unwrap() - observed).abs() < 1e-12);
+    match a["kappa"].as_f64() {
+        Some(k) => assert!((k - (observed - expected) / (1.0 - expected)).abs() < 1e-12),
+        None => assert!((expected - 1.0).abs() < 1e-12, "κ is undefined only when chance agreement is perfect"),
+    }
+    // The model's judgements, apart from the people's: every line names the judge, and they read
+    // back as qrels with as many relevant passages as the model said yes to.
+    let text = std::fs::read_to_string(&out_path).unwrap();
+    assert!(text.lines().all(|l| l.split_whitespace().nth(1) == Some("SmolLM2-135M-Instruct")), "{text}");
+    let (qrels, warnings) = ranklens::eval::Qrels::load(&out_path).unwrap();
+    assert!(warnings.is_empty());
+    let judged: usize = qrels.judgements.values().map(|d| d.len()).sum();
+    let relevant: usize = qrels.judgements.values().flat_map(|d| d.values()).filter(|g| **g > 0).count();
+    assert_eq!((judged as f64, relevant as f64), (n, both + m));
+}

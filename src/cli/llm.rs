@@ -325,6 +325,24 @@ fn read_prompt(path: &std::path::Path) -> anyhow::Result<JudgePrompt> {
     Ok(p)
 }
 
+/// The model's judgements as a qrels file. TREC's format names the judge on every line, in the
+/// second column (the "iteration", which trec_eval and RankLens ignore); BEIR's TSV has no room
+/// for it, so the file's name should say it.
+fn model_qrels_text(qrels: &Qrels, path: &std::path::Path, model: &str) -> anyhow::Result<String> {
+    if path.extension().is_some_and(|e| e == "tsv") {
+        return Ok(qrels.to_tsv()?);
+    }
+    let tag: String = model.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
+    let mut out = String::new();
+    for line in qrels.to_trec()?.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if let [q, _, d, g] = f.as_slice() {
+            out.push_str(&format!("{q} {tag} {d} {g}\n"));
+        }
+    }
+    Ok(out)
+}
+
 /// `ranklens judge`
 pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     let started = std::time::Instant::now();
@@ -384,8 +402,8 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     drop(progress);
     let written = match &a.out {
         Some(path) => {
-            std::fs::write(path, model_qrels.to_file_format(path)?)
-                .with_context(|| format!("writing {}", path.display()))?;
+            let text = model_qrels_text(&model_qrels, path, &generator.info().model)?;
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
             Some(path.display().to_string())
         }
         None => None,

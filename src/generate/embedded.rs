@@ -106,7 +106,11 @@ fn build_weights(
     let mut names: Vec<String> = content.tensor_infos.keys().cloned().collect();
     names.sort();
     progress.stage(
-        if target == GgmlDType::F32 { "Loading the generator's f32 copy (for long prompts)" } else { "Loading the generator" },
+        if target == GgmlDType::F32 {
+            "Loading the generator's f32 copy (for long prompts)"
+        } else {
+            "Loading the generator"
+        },
         names.len() as u64,
     );
     let mut tensors = Vec::with_capacity(names.len());
@@ -122,7 +126,8 @@ fn build_weights(
         };
         let t = if convert {
             stored = Some(t.dtype());
-            QTensor::quantize(&t.dequantize(&cpu)?, target)?
+            let named = |e: candle_core::Error| Error::model_caused(format!("{what}: {name}"), e);
+            QTensor::quantize(&t.dequantize(&cpu).map_err(named)?, target).map_err(named)?
         } else {
             t
         };
@@ -132,14 +137,15 @@ fn build_weights(
     // candle builds a model from a GGUF reader: hand it an in-memory one holding the new matrices.
     let metadata: Vec<(&str, &gguf_file::Value)> = content.metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let named = |e: candle_core::Error| Error::model_caused(format!("{what}: its weights cannot be built"), e);
     let mut buf = Cursor::new(Vec::new());
-    gguf_file::write(&mut buf, &metadata, &refs)?;
+    gguf_file::write(&mut buf, &metadata, &refs).map_err(named)?;
     drop(tensors);
     buf.set_position(0);
-    let rebuilt = gguf_file::Content::read(&mut buf)?;
+    let rebuilt = gguf_file::Content::read(&mut buf).map_err(named)?;
     let weights = match arch {
-        "qwen2" => Weights::Qwen2(quantized_qwen2::ModelWeights::from_gguf(rebuilt, &mut buf, &cpu)?),
-        _ => Weights::Llama(quantized_llama::ModelWeights::from_gguf(rebuilt, &mut buf, &cpu)?),
+        "qwen2" => Weights::Qwen2(quantized_qwen2::ModelWeights::from_gguf(rebuilt, &mut buf, &cpu).map_err(named)?),
+        _ => Weights::Llama(quantized_llama::ModelWeights::from_gguf(rebuilt, &mut buf, &cpu).map_err(named)?),
     };
     Ok((weights, stored, params))
 }

@@ -123,3 +123,93 @@ pub fn from_gguf(content: &Content, what: &str) -> Result<GgufVocab> {
     let eos = md.get("tokenizer.ggml.eos_token_id").and_then(int).and_then(|x| u32::try_from(x).ok());
     Ok(GgufVocab { tokenizer, special, eos })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::quantized::gguf_file;
+    use std::io::Cursor;
+
+    /// A GGUF header holding a tokenizer's metadata and no tensors.
+    fn header(tokens: &[&str], merges: &[&str], types: &[i32], pre: &str) -> Content {
+        let strings = |v: &[&str]| Value::Array(v.iter().map(|s| Value::String(s.to_string())).collect());
+        let md = [
+            ("general.architecture", Value::String("llama".into())),
+            ("tokenizer.ggml.model", Value::String("gpt2".into())),
+            ("tokenizer.ggml.pre", Value::String(pre.into())),
+            ("tokenizer.ggml.tokens", strings(tokens)),
+            ("tokenizer.ggml.merges", strings(merges)),
+            ("tokenizer.ggml.token_type", Value::Array(types.iter().map(|t| Value::I32(*t)).collect())),
+            ("tokenizer.ggml.eos_token_id", Value::U32(1)),
+        ];
+        let refs: Vec<(&str, &Value)> = md.iter().map(|(k, v)| (*k, v)).collect();
+        let mut buf = Cursor::new(Vec::new());
+        gguf_file::write(&mut buf, &refs, &[]).unwrap();
+        buf.set_position(0);
+        Content::read(&mut buf).unwrap()
+    }
+
+    #[test]
+    fn a_small_vocabulary_tokenizes_by_its_merges() {
+        // Byte-level: "Ġ" is the space. Merges: h+i, then Ġ+hi.
+        let tokens = ["h", "i", "Ġ", "hi", "Ġhi", "<|im_end|>", "2", "0"];
+        let c = header(&tokens, &["h i", "Ġ hi"], &[1, 1, 1, 1, 1, 3, 1, 1], "smollm");
+        let v = from_gguf(&c, "t.gguf").unwrap();
+        let ids = v.tokenizer.encode("hi hi<|im_end|>20", false).unwrap().get_ids().to_vec();
+        assert_eq!(ids, [3, 4, 5, 6, 7], "merged words, the control token whole, each digit alone");
+        assert_eq!(v.special.get("<|im_end|>"), Some(&5));
+        assert_eq!(v.eos, Some(1));
+        assert_eq!(v.tokenizer.decode(&[3, 4, 5], true).unwrap(), "hi hi");
+        let e = from_gguf(&header(&tokens, &[], &[], "llama-bpe"), "t.gguf").err().unwrap();
+        assert!(e.report().contains("t.gguf") && e.report().contains("llama-bpe"), "{}", e.report());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any vocabulary, merges, token types and pre-tokenizer name: a tokenizer or an error
+        /// naming the file, never a panic; a tokenizer that is built encodes and decodes any text.
+        #[test]
+        fn any_vocabulary_builds_or_is_refused(
+            tokens in proptest::collection::vec("\\PC{1,4}", 0..20),
+            merges in proptest::collection::vec("\\PC{0,3}( \\PC{0,3})?", 0..10),
+            types in proptest::collection::vec(-1i32..6, 0..20),
+            pre in proptest::prop_oneof!["smollm", "qwen2", "gpt2", "default", "\\PC{0,6}"],
+            text in "\\PC{0,30}",
+        ) {
+            let t: Vec<&str> = tokens.iter().map(String::as_str).collect();
+            let m: Vec<&str> = merges.iter().map(String::as_str).collect();
+            match from_gguf(&header(&t, &m, &types, &pre), "t.gguf") {
+                Ok(v) => {
+                    if let Ok(enc) = v.tokenizer.encode(text.as_str(), false) {
+                        let _ = v.tokenizer.decode(enc.get_ids(), true);
+                    }
+                }
+                Err(e) => proptest::prop_assert!(e.report().contains("t.gguf"), "{}", e.report()),
+            }
+        }
+
+        /// A damaged GGUF file (bytes cut or changed) is refused with the file named, never a panic.
+        #[test]
+        fn a_damaged_model_file_is_refused(cut in 0usize..2000, flips in proptest::collection::vec((0usize..2000, 0u8..=255), 0..4)) {
+            let c = header(&["a", "b", "ab", "<|im_start|>", "<|im_end|>"], &["a b"], &[1, 1, 1, 3, 3], "smollm");
+            let md: Vec<(&str, &Value)> = c.metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            let mut buf = Cursor::new(Vec::new());
+            gguf_file::write(&mut buf, &md, &[]).unwrap();
+            let mut bytes = buf.into_inner();
+            bytes.truncate(cut.min(bytes.len()));
+            for (at, b) in flips {
+                if let Some(x) = bytes.get_mut(at) {
+                    *x = b;
+                }
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("m.gguf");
+            std::fs::write(&path, &bytes).unwrap();
+            match crate::generate::EmbeddedLlm::load(&path, "m", None, &crate::progress::NoProgress) {
+                Ok(_) => proptest::prop_assert!(false, "a model with no weights loaded"),
+                Err(e) => proptest::prop_assert!(e.report().contains("m.gguf"), "{}", e.report()),
+            }
+        }
+    }
+}

@@ -353,7 +353,8 @@ impl JudgePrompt {
 /// A judge's reply as a grade: `yes`/`relevant` → 1, `no`/`not`/`irrelevant` → 0 (the first word,
 /// any case, punctuation ignored); anything else is `None` (shown as unreadable, never guessed).
 pub fn read_judgement(text: &str) -> Option<u8> {
-    let first = text.split_whitespace().next()?.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let start = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let first: String = start.chars().take_while(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
     match first.as_str() {
         "yes" | "relevant" => Some(1),
         "no" | "not" | "irrelevant" => Some(0),
@@ -478,5 +479,67 @@ mod tests {
         assert_eq!(r.messages.len(), 6);
         assert!(r.messages[5].content.contains("Question: Q?\n\nPassage: a b\n"));
         assert_eq!((r.messages[2].content.as_str(), r.messages[4].content.as_str()), ("yes", "no"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any answer, read against any passages: no panic; every number cited is listed once, in
+        /// the prompt exactly when a passage has that number; each cited passage of the prompt
+        /// gets a support entry whose words are words of its sentence.
+        #[test]
+        fn any_answer_is_read_without_losing_a_citation(
+            text in proptest::prop_oneof!["\\PC{0,120}", "([A-Za-z ]{0,12}(\\[[0-9, -]{0,6}\\])?[.!?\n ]?){0,8}"],
+            n_passages in 0usize..5,
+        ) {
+            let passages: Vec<(String, String)> =
+                (0..n_passages).map(|i| (format!("p{i}"), format!("passage {i} about files and sync"))).collect();
+            let a = read_answer(&text, &passages);
+            let mut seen = std::collections::BTreeSet::new();
+            for c in &a.citations {
+                proptest::prop_assert!(seen.insert(c.n), "{} listed twice", c.n);
+                proptest::prop_assert_eq!(c.in_prompt, c.n >= 1 && c.n <= n_passages);
+                proptest::prop_assert_eq!(c.id.clone(), c.in_prompt.then(|| format!("p{}", c.n - 1)));
+            }
+            let cited: std::collections::BTreeSet<usize> =
+                find_citations(&text).into_iter().flat_map(|(_, ns)| ns).collect();
+            proptest::prop_assert_eq!(&seen, &cited, "every citation in the text is read");
+            for s in &a.sentences {
+                proptest::prop_assert!(!s.text.trim().is_empty());
+                for sup in &s.support {
+                    proptest::prop_assert!(s.cites.contains(&sup.n));
+                    for w in &sup.words {
+                        proptest::prop_assert!(s.text.contains(w.as_str()), "{:?} not in {:?}", w, s.text);
+                    }
+                }
+            }
+        }
+
+        /// Citations written in any of the forms read back to their numbers, in order.
+        #[test]
+        fn written_citations_read_back(groups in proptest::collection::vec(proptest::collection::vec(1usize..300, 1..4), 0..6),
+                                       filler in "[a-z ]{0,10}") {
+            let text: String = groups
+                .iter()
+                .map(|g| format!("{filler}[{}]", g.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")))
+                .collect();
+            let read: Vec<Vec<usize>> = find_citations(&text).into_iter().map(|(_, ns)| ns).collect();
+            proptest::prop_assert_eq!(read, groups);
+        }
+
+        /// A judgement is yes, no or unreadable, whatever the reply; a reply starting with a clear
+        /// word is read as that word.
+        #[test]
+        fn any_reply_is_a_grade_or_unreadable(reply in "\\PC{0,40}", word in proptest::prop_oneof!["yes", "Yes", "YES", "no", "No"],
+                                               rest in "([ .,!]\\PC{0,20})?") {
+            let g = read_judgement(&reply);
+            proptest::prop_assert!(g.is_none() || g == Some(0) || g == Some(1));
+            let clear = read_judgement(&format!("{word}{rest}"));
+            proptest::prop_assert_eq!(clear, Some(u8::from(word.eq_ignore_ascii_case("yes"))));
+            // A rewrite is one non-empty line, or refused.
+            if let Ok(line) = clean_rewrite(&reply) {
+                proptest::prop_assert!(!line.is_empty() && !line.contains('\n'));
+            }
+        }
     }
 }

@@ -351,17 +351,19 @@ impl RankLensApp {
     fn start_generator(&mut self, rank: bool) {
         let Some(engine) = self.data.engine.clone() else { return };
         match self.data.persisted.chat_server.clone() {
-            Some(config) => match crate::generate::ChatServer::new(config).and_then(|s| engine.set_generator(Arc::new(s))) {
-                Ok(()) => {
-                    self.data.models.errors.remove(&Role::Generator);
-                    if rank {
-                        self.start_rank();
+            Some(config) => {
+                match crate::generate::ChatServer::new(config).and_then(|s| engine.set_generator(Arc::new(s))) {
+                    Ok(()) => {
+                        self.data.models.errors.remove(&Role::Generator);
+                        if rank {
+                            self.start_rank();
+                        }
+                    }
+                    Err(e) => {
+                        self.data.models.errors.insert(Role::Generator, e.report());
                     }
                 }
-                Err(e) => {
-                    self.data.models.errors.insert(Role::Generator, e.report());
-                }
-            },
+            }
             None => self.start_model(Role::Generator, false),
         }
     }

@@ -34,7 +34,11 @@ pub struct ModelsView {
 
 impl Default for ModelsView {
     fn default() -> Self {
-        Self { server_url: "http://127.0.0.1:8080/v1".into(), server_model: String::new(), server_key_env: String::new() }
+        Self {
+            server_url: "http://127.0.0.1:8080/v1".into(),
+            server_model: String::new(),
+            server_key_env: String::new(),
+        }
     }
 }
 

@@ -105,9 +105,11 @@ impl RagView {
             }
             None => {
                 ui.label(
-                    RichText::new("No language model: load the embedded one or name a chat server in Models → Generator.")
-                        .small()
-                        .weak(),
+                    RichText::new(
+                        "No language model: load the embedded one or name a chat server in Models → Generator.",
+                    )
+                    .small()
+                    .weak(),
                 );
             }
         });
