@@ -159,7 +159,26 @@ fn hyde_proper_embeds_the_draft_with_the_dense_model() {
     // The plan runs it like any other column.
     let plan = Plan::of_kinds(&settings, &[MethodKind::Bm25, MethodKind::Hyde]);
     let run = plan.run(&engine, &engine.query_context("What is E140?", &settings), &NoProgress).unwrap();
-    assert!(run.comparison.runs.iter().any(|r| r.ranking().is_some_and(|r| r.kind == MethodKind::Hyde)));
+    let column = run.comparison.runs.iter().find_map(|r| r.ranking().filter(|r| r.kind == MethodKind::Hyde)).unwrap();
+    let draft = column.generated.clone().unwrap().text;
+    // Reports say what the model wrote and that it is a guess; the JSON one carries it back.
+    let report = ranklens::report::ReportBody::Comparison(Box::new(ranklens::report::comparison_report(
+        &engine, &run, &settings, None,
+    )));
+    for format in [ranklens::report::ReportFormat::Markdown, ranklens::report::ReportFormat::Html] {
+        let text = ranklens::report::render(&report, format).unwrap();
+        assert!(text.contains("searched with the model's draft (a guess, not evidence)"), "{format:?}");
+        assert!(text.contains("SmolLM2-135M-Instruct") && text.contains("often wrong"), "{format:?}");
+        let first_words: String = draft.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+        assert!(text.contains(&first_words) || format == ranklens::report::ReportFormat::Html, "{format:?}");
+    }
+    let json = ranklens::report::render(&report, ranklens::report::ReportFormat::Json).unwrap();
+    let ranklens::report::ReportBody::Comparison(back) = ranklens::report::parse(json.as_bytes(), "r.json").unwrap()
+    else {
+        panic!()
+    };
+    let again = back.comparison.runs.iter().find_map(|r| r.ranking().filter(|r| r.kind == MethodKind::Hyde)).unwrap();
+    assert_eq!(again.generated, column.generated);
 }
 
 #[test]

@@ -130,6 +130,19 @@ fn column(c: &ComparisonReport, run: &crate::compare::MethodRun) -> String {
                 escape(&ids.join(", "))
             );
         }
+        Outcome::Ranked(r) if r.generated.is_some() => {
+            if let Some(g) = &r.generated {
+                let _ = write!(
+                    b,
+                    "<p><b>{}</b> searched with the model's {} (a guess, not evidence): <i>“{}”</i> — {}{}</p>",
+                    escape(&run.label),
+                    escape(&g.task),
+                    escape(&g.text),
+                    escape(&g.model),
+                    g.caveat.as_deref().map(|c| format!(": {}", escape(c))).unwrap_or_default()
+                );
+            }
+        }
         Outcome::Rows(rows) => b.push_str(&sql_rows(rows)),
         Outcome::Bindings(g) => {
             let _ = write!(b, "<h2>Graph bindings</h2><p class=\"mono\">{}</p><ul>", escape(&g.pattern));

@@ -136,7 +136,19 @@ fn comparison_md(c: &super::ComparisonReport) -> String {
                 }
                 let _ = writeln!(s, "\n_{}_", text(&g.note));
             }
-            Outcome::Ranked(_) => {}
+            Outcome::Ranked(r) => {
+                if let Some(g) = &r.generated {
+                    let _ = writeln!(
+                        s,
+                        "\n- **{}** searched with the model's {} (a guess, not evidence): “{}” — {}{}",
+                        text(&run.label),
+                        text(&g.task),
+                        text(&g.text),
+                        text(&g.model),
+                        g.caveat.as_deref().map(|c| format!(": {}", text(c))).unwrap_or_default()
+                    );
+                }
+            }
         }
     }
     s.push_str("\n## Why\n\n");
