@@ -16,7 +16,11 @@ fn main() {
     for i in 0..32 {
         m.forward(&Tensor::new(&[200u32], &Device::Cpu).unwrap().unsqueeze(0).unwrap(), 371 + i).unwrap();
     }
-    println!("Q4_1 as stored: reading {:.1} ms/token, writing {:.1} ms/token", p * 1000.0 / 371.0, t.elapsed().as_secs_f64() * 1000.0 / 32.0);
+    println!(
+        "Q4_1 as stored: reading {:.1} ms/token, writing {:.1} ms/token",
+        p * 1000.0 / 371.0,
+        t.elapsed().as_secs_f64() * 1000.0 / 32.0
+    );
     let llm = EmbeddedLlm::load(std::path::Path::new(&path), "SmolLM2-135M-Instruct", None, &NoProgress).unwrap();
     let text = "The error E140 appears when a file is too big for the server. ".repeat(20);
     for (name, max) in [("Q8_0 (write-heavy request)", 128usize), ("f32 copy (read-heavy request)", 1)] {
