@@ -257,7 +257,12 @@ pub fn read_answer(text: &str, passages: &[(String, String)]) -> Answer {
     for s in sentences(text) {
         let found = find_citations(&s);
         let mut cites: Vec<usize> = Vec::new();
-        for n in found.iter().flat_map(|(_, ns)| ns.iter().copied()) {
+        // A passage cited by the id the prompt showed in parentheses (`(errors-3)`), as small
+        // models often do, counts as citing its number.
+        let by_id =
+            passages.iter().enumerate().filter(|(_, (id, _))| s.contains(&format!("({id})"))).map(|(i, _)| i + 1);
+        let numbers: Vec<usize> = found.iter().flat_map(|(_, ns)| ns.iter().copied()).chain(by_id).collect();
+        for n in numbers {
             if !cites.contains(&n) {
                 cites.push(n);
             }
@@ -460,6 +465,10 @@ mod tests {
         assert_eq!(a.unsupported(), vec![(1, 2)]);
         assert_eq!(a.citations[0], Citation { n: 1, id: Some("errors-3".into()), in_prompt: true });
         assert_eq!(a.citations[2], Citation { n: 7, id: None, in_prompt: false });
+        // A passage named by its id in parentheses, as the prompt shows it, is cited too.
+        let c = read_answer("E140 is about the upload limit (errors-3).", &passages);
+        assert_eq!(c.sentences[0].cites, vec![1]);
+        assert_eq!(c.sentences[0].support[0].words, vec!["E140".to_string(), "upload".into(), "limit".into()]);
         // A citation after the full stop stays with its sentence.
         let b = read_answer("Sync pauses in sleep. [2]", &passages);
         assert_eq!(b.sentences.len(), 1);
@@ -489,7 +498,7 @@ mod tests {
         /// gets a support entry whose words are words of its sentence.
         #[test]
         fn any_answer_is_read_without_losing_a_citation(
-            text in proptest::prop_oneof!["\\PC{0,120}", "([A-Za-z ]{0,12}(\\[[0-9, -]{0,6}\\])?[.!?\n ]?){0,8}"],
+            text in proptest::prop_oneof!["\\PC{0,120}", "([A-Za-z ]{0,12}(\\[[0-9, -]{0,6}\\])?( ?\\(p[0-5]\\))?[.!?\n ]?){0,8}"],
             n_passages in 0usize..5,
         ) {
             let passages: Vec<(String, String)> =
@@ -501,8 +510,9 @@ mod tests {
                 proptest::prop_assert_eq!(c.in_prompt, c.n >= 1 && c.n <= n_passages);
                 proptest::prop_assert_eq!(c.id.clone(), c.in_prompt.then(|| format!("p{}", c.n - 1)));
             }
+            let by_id = (1..=n_passages).filter(|n| text.contains(&format!("(p{})", n - 1)));
             let cited: std::collections::BTreeSet<usize> =
-                find_citations(&text).into_iter().flat_map(|(_, ns)| ns).collect();
+                find_citations(&text).into_iter().flat_map(|(_, ns)| ns).chain(by_id).collect();
             proptest::prop_assert_eq!(&seen, &cited, "every citation in the text is read");
             for s in &a.sentences {
                 proptest::prop_assert!(!s.text.trim().is_empty());
