@@ -52,9 +52,10 @@ fn client(url: &str, stream: bool, key_env: Option<&str>) -> ChatServer {
 fn a_plain_answer_and_the_request_that_asked_for_it() {
     let server = serve(|_, _, _| (200, PLAIN.to_string(), 0));
     let c = client(&server.url, false, None);
-    let prompt = rag_prompt("What is E140?", &passages());
     let mut seen = String::new();
-    let g = c.chat(&tasks::rag_request(&prompt), &mut |p| seen.push_str(p), &NoProgress).unwrap();
+    let (prompt, g, a) =
+        tasks::answer(&c, "What is E140?", &passages(), &mut |p| seen.push_str(p), &NoProgress).unwrap();
+    assert_eq!(prompt, rag_prompt("What is E140?", &passages()));
     assert_eq!(g.text, "E140 means the file is too big [1]. See also [3].");
     assert_eq!(seen, g.text);
     assert_eq!((g.finish, g.prompt_tokens, g.completion_tokens), (Finish::Stop, 57, 12));
@@ -76,8 +77,7 @@ fn a_plain_answer_and_the_request_that_asked_for_it() {
     assert!(user.contains("[2] (sync-1) Sync pauses while the laptop sleeps."), "{user}");
     assert!(user.ends_with("Question: What is E140?\nAnswer:"), "{user}");
 
-    // Read back against the passages: [3] was not in the prompt.
-    let a = tasks::read_answer(&g.text, &passages());
+    // Read back against the prompt's passages: [3] was not in the prompt.
     assert_eq!(a.stray(), vec![3]);
     assert_eq!(a.citations[0].id.as_deref(), Some("errors-3"));
 }

@@ -13,8 +13,7 @@ use super::args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::corpus::{self, LoadOptions, Qrels};
-use crate::generate::Generated;
-use crate::generate::tasks::{self, Agreement, Answer, JudgePrompt};
+use crate::generate::tasks::{self, Agreement, JudgePrompt};
 use crate::progress::{NoProgress, Progress};
 use crate::retrieve::MethodKind;
 
@@ -61,17 +60,16 @@ pub fn rewrite(a: RewriteArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
     let generator = a.models.generator(&progress)?;
     drop(progress);
-    let (request, clean): (_, fn(&str) -> crate::Result<String>) = if a.draft {
-        (tasks::hyde_request(&a.question), tasks::clean_draft)
+    let text = if a.draft {
+        tasks::write_draft(generator.as_ref(), &a.question, &NoProgress)?
     } else {
-        (tasks::rewrite_request(&a.question), tasks::clean_rewrite)
+        tasks::write_rewrite(generator.as_ref(), &a.question, &NoProgress)?
     };
-    let g = generator.chat(&request, &mut |_| {}, &NoProgress)?;
     let info = generator.info();
     let view = RewriteView {
         question: a.question.clone(),
         task: if a.draft { "draft" } else { "rewrite" },
-        text: clean(&g.text)?,
+        text,
         model: info.label(),
         caveat: info.caveat.clone(),
     };
@@ -182,23 +180,19 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
     if passages.is_empty() {
         bail!("{} found no passage for the question: nothing to answer from", ranking.method);
     }
-    let prompt = tasks::rag_prompt(&a.question, &passages);
     let streamed = a.format == OutputFormat::Table;
-    let g: Generated = {
-        let mut sink = |piece: &str| {
-            if streamed {
-                use std::io::Write as _;
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(piece.as_bytes());
-                let _ = out.flush();
-            }
-        };
-        generator.chat(&tasks::rag_request(&prompt), &mut sink, &NoProgress)?
+    let mut sink = |piece: &str| {
+        if streamed {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(piece.as_bytes());
+            let _ = out.flush();
+        }
     };
+    let (prompt, g, answer) = tasks::answer(generator.as_ref(), &a.question, &passages, &mut sink, &NoProgress)?;
     if streamed {
         println!();
     }
-    let answer: Answer = tasks::read_answer(&g.text, &passages);
     let title = |id: &str| {
         engine
             .corpus()
@@ -384,7 +378,7 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     for (qi, doc) in &pool {
         let q = questions[*qi];
         let Some(d) = engine.corpus().doc(*doc) else { continue };
-        let text = if d.title.trim().is_empty() { d.text.clone() } else { format!("{}: {}", d.title.trim(), d.text) };
+        let text = crate::lessons::passage_text(d);
         crate::progress::check_cancel(&progress)?;
         let reply = generator.chat(&prompt.request(&q.text, &text), &mut |_| {}, &NoProgress)?;
         progress.advance(1);

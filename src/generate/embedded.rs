@@ -91,6 +91,15 @@ pub fn uses_f32_copy(prompt: usize, max_tokens: usize) -> bool {
     prompt > F32_PROMPT_RATIO * max_tokens.max(1)
 }
 
+/// A GGUF file opened and its header read: the file, the header, and the path as errors name it.
+fn open_gguf(path: &Path) -> Result<(File, gguf_file::Content, String)> {
+    let what = path.display().to_string();
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let content = gguf_file::Content::read(&mut file)
+        .map_err(|e| Error::model_caused(format!("{what}: not a GGUF model file"), e))?;
+    Ok((file, content, what))
+}
+
 /// The model's weights from a GGUF file, with its matrices as `target`: Q8_0 re-quantises the
 /// blocks candle has no fast kernel for (and leaves the others); F32 dequantises every matrix.
 /// Returns the weights, the block type that was re-quantised, and the parameter count.
@@ -154,10 +163,7 @@ impl EmbeddedLlm {
     /// Load `path` (a GGUF file) as the model `name`; `caveat` is what a reader of its text should
     /// know.
     pub fn load(path: &Path, name: &str, caveat: Option<String>, progress: &dyn Progress) -> Result<Self> {
-        let what = path.display().to_string();
-        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let content = gguf_file::Content::read(&mut file)
-            .map_err(|e| Error::model_caused(format!("{what}: not a GGUF model file"), e))?;
+        let (mut file, content, what) = open_gguf(path)?;
         let arch =
             content.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned().unwrap_or_default();
         if arch != "llama" && arch != "qwen2" {
@@ -258,10 +264,7 @@ impl Generator for EmbeddedLlm {
         let weights: &mut Weights = if uses_f32_copy(prompt.len(), request.max_tokens) {
             wide = self.wide.lock().map_err(|_| poisoned())?;
             if wide.is_none() {
-                let mut file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
-                let what = self.path.display().to_string();
-                let content = gguf_file::Content::read(&mut file)
-                    .map_err(|e| Error::model_caused(format!("{what}: not a GGUF model file"), e))?;
+                let (mut file, content, what) = open_gguf(&self.path)?;
                 *wide = Some(build_weights(&content, &mut file, &what, &self.arch, GgmlDType::F32, progress)?.0);
             }
             wide.as_mut().ok_or_else(poisoned)?

@@ -64,6 +64,10 @@ impl Message {
     pub fn user(content: impl Into<String>) -> Self {
         Self { role: Speaker::User, content: content.into() }
     }
+    /// A message the model said (a worked example's answer).
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self { role: Speaker::Assistant, content: content.into() }
+    }
 }
 
 /// What to ask a generator.

@@ -11,8 +11,9 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ChatRequest, Message};
+use super::{ChatRequest, Generator, Message};
 use crate::analysis::{Analyzer, AnalyzerConfig, Preset};
+use crate::progress::Progress;
 use crate::{Error, Result};
 
 /// What the rewrite asks (the system message); one worked example follows as a previous turn,
@@ -30,10 +31,7 @@ pub fn rewrite_request(question: &str) -> ChatRequest {
         vec![
             Message::system(REWRITE_INSTRUCTION),
             Message::user("why does my phone screen keep getting darker?"),
-            Message {
-                role: super::Speaker::Assistant,
-                content: "automatic brightness dimming display settings".into(),
-            },
+            Message::assistant("automatic brightness dimming display settings"),
             Message::user(question.trim()),
         ],
         48,
@@ -80,6 +78,16 @@ pub fn clean_draft(text: &str) -> Result<String> {
     Ok(t)
 }
 
+/// Ask `generator` to rewrite `question` for search, and clean its reply to one line.
+pub fn write_rewrite(generator: &dyn Generator, question: &str, progress: &dyn Progress) -> Result<String> {
+    clean_rewrite(&generator.chat(&rewrite_request(question), &mut |_| {}, progress)?.text)
+}
+
+/// Ask `generator` for a hypothetical answer to `question` (HyDE's draft), cleaned.
+pub fn write_draft(generator: &dyn Generator, question: &str, progress: &dyn Progress) -> Result<String> {
+    clean_draft(&generator.chat(&hyde_request(question), &mut |_| {}, progress)?.text)
+}
+
 /// Assemble the reader's prompt from (passage id, text) pairs, best first.
 pub fn rag_prompt(question: &str, passages: &[(String, String)]) -> String {
     let mut out = String::from(
@@ -102,6 +110,21 @@ pub fn rag_request(prompt: &str) -> ChatRequest {
         ],
         256,
     )
+}
+
+/// The reader's answer to `question` from `passages` (numbered from 1): the prompt sent, the
+/// model's text (streamed to `sink` as it is written) and the answer read against the passages.
+pub fn answer(
+    generator: &dyn Generator,
+    question: &str,
+    passages: &[(String, String)],
+    sink: super::Sink<'_>,
+    progress: &dyn Progress,
+) -> Result<(String, super::Generated, Answer)> {
+    let prompt = rag_prompt(question, passages);
+    let generated = generator.chat(&rag_request(&prompt), sink, progress)?;
+    let answer = read_answer(&generated.text, passages);
+    Ok((prompt, generated, answer))
 }
 
 /// One `[n]` of an answer.
@@ -334,7 +357,6 @@ impl JudgePrompt {
             let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
             self.template.replace("{question}", q.trim()).replace("{passage}", &p)
         };
-        let answer = |text: &str| Message { role: super::Speaker::Assistant, content: text.into() };
         ChatRequest::new(
             vec![
                 Message::system(self.system.clone()),
@@ -342,12 +364,12 @@ impl JudgePrompt {
                     "How long does a passport renewal take?",
                     "Passport renewals are processed in six to eight weeks; expedited service takes two to three weeks.",
                 )),
-                answer("yes"),
+                Message::assistant("yes"),
                 Message::user(fill(
                     "How long does a passport renewal take?",
                     "The city library opens at nine on weekdays and at ten on Saturdays.",
                 )),
-                answer("no"),
+                Message::assistant("no"),
                 Message::user(fill(question, passage)),
             ],
             3,

@@ -384,15 +384,14 @@ impl RankLensApp {
         let waker = self.waker();
         let wake = self.waker();
         self.jobs.answer.start(waker, move |p| {
-            let prompt = crate::generate::tasks::rag_prompt(&question, &passages);
             let mut sink = |piece: &str| {
                 if let Ok(mut l) = live.lock() {
                     l.push_str(piece);
                 }
                 wake();
             };
-            let generated = generator.chat(&crate::generate::tasks::rag_request(&prompt), &mut sink, p)?;
-            let answer = crate::generate::tasks::read_answer(&generated.text, &passages);
+            let (_, generated, answer) =
+                crate::generate::tasks::answer(generator.as_ref(), &question, &passages, &mut sink, p)?;
             Ok(super::state::RagAnswer { question, source, passages, generated, answer })
         });
     }

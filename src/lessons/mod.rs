@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use atlas::{ATLAS, AtlasCard, RunsHere, atlas_lesson};
 pub use entities::{FieldWeights, fellegi_sunter, jaro, jaro_winkler};
-pub use rag::{best_list, passages as rag_passages, rag_prompt};
+pub use rag::{best_list, passage_text, passages as rag_passages, rag_prompt};
 pub use reader::{ReaderAnswer, extract_answer};
 
 use crate::corpus::{Corpus, LoadOptions};

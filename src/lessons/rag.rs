@@ -17,17 +17,12 @@ pub fn best_list(comparison: &Comparison) -> Option<&Ranking> {
 
 /// The top `n` passages of a ranking as (external id, title and text).
 pub fn passages(corpus: &Corpus, ranking: &Ranking, n: usize) -> Vec<(String, String)> {
-    ranking
-        .hits
-        .iter()
-        .take(n)
-        .filter_map(|h| corpus.doc(h.doc))
-        .map(|d| {
-            let text =
-                if d.title.trim().is_empty() { d.text.clone() } else { format!("{}: {}", d.title.trim(), d.text) };
-            (d.id.clone(), text)
-        })
-        .collect()
+    ranking.hits.iter().take(n).filter_map(|h| corpus.doc(h.doc)).map(|d| (d.id.clone(), passage_text(d))).collect()
+}
+
+/// A passage as a prompt shows it: `Title: text`, or the text alone.
+pub fn passage_text(d: &crate::corpus::Doc) -> String {
+    if d.title.trim().is_empty() { d.text.clone() } else { format!("{}: {}", d.title.trim(), d.text) }
 }
 
 pub use crate::generate::tasks::rag_prompt;

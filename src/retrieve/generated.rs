@@ -55,13 +55,9 @@ impl GeneratedRetriever {
     /// The model's text for the question, asked once per question and generator.
     pub fn text(&self, query: &QueryContext, progress: &dyn Progress) -> Result<Arc<String>> {
         let key = format!("{}\u{1f}{}", self.task(), self.generator.info().label());
-        query.generated(&key, || {
-            let (request, clean): (_, fn(&str) -> Result<String>) = match self.search {
-                GeneratedSearch::Rewrite => (tasks::rewrite_request(query.text()), tasks::clean_rewrite),
-                _ => (tasks::hyde_request(query.text()), tasks::clean_draft),
-            };
-            let g = self.generator.chat(&request, &mut |_| {}, progress)?;
-            clean(&g.text)
+        query.generated(&key, || match self.search {
+            GeneratedSearch::Rewrite => tasks::write_rewrite(self.generator.as_ref(), query.text(), progress),
+            _ => tasks::write_draft(self.generator.as_ref(), query.text(), progress),
         })
     }
 
