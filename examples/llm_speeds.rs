@@ -30,4 +30,15 @@ fn main() {
         let g = llm.chat(&req, &mut |_| {}, &NoProgress).unwrap();
         println!("{name}: {} prompt tokens + {} written in {:.2} s", g.prompt_tokens, g.completion_tokens, g.seconds);
     }
+    // A judgement: the default judge prompt over a SciFact-length passage (~250 words).
+    let passage = "Alterations of the architecture of cerebral white matter in the developing human brain can affect cortical development. ".repeat(15);
+    let judge = tasks::JudgePrompt::default();
+    for round in 0..3 {
+        let g =
+            llm.chat(&judge.request("What affects cortical development?", &passage), &mut |_| {}, &NoProgress).unwrap();
+        println!(
+            "judgement {round}: {} prompt tokens + {} written in {:.2} s",
+            g.prompt_tokens, g.completion_tokens, g.seconds
+        );
+    }
 }

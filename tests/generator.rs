@@ -262,3 +262,26 @@ fn the_judge_command_reports_kappa_from_its_own_confusion_matrix_and_writes_qrel
     let relevant: usize = qrels.judgements.values().flat_map(|d| d.values()).filter(|g| **g > 0).count();
     assert_eq!((judged as f64, relevant as f64), (n, both + m));
 }
+
+#[test]
+fn a_judges_requests_read_their_opening_turns_once_and_score_as_if_read_whole() {
+    let llm = llm();
+    let judge = ranklens::generate::tasks::JudgePrompt::default();
+    let a = judge.request("What is E140?", "E140 appears when a file is bigger than the upload limit.");
+    let b = judge.request("What is E140?", "Sync pauses while the laptop sleeps.");
+    let close = |x: &[f32], y: &[f32]| {
+        assert_eq!(x.len(), y.len());
+        let scale = x.iter().fold(1f32, |m, v| m.max(v.abs()));
+        let worst = x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
+        assert!(worst <= 1e-3 * scale, "the opening read apart moved a score by {worst} (scale {scale})");
+    };
+    let whole_a = llm.first_token_scores(&a, false).unwrap();
+    let split_a = llm.first_token_scores(&a, true).unwrap(); // reads the opening turns and keeps them
+    let kept_b = llm.first_token_scores(&b, true).unwrap(); // starts from the kept turns
+    let whole_b = llm.first_token_scores(&b, false).unwrap();
+    close(&whole_a, &split_a);
+    close(&whole_b, &kept_b);
+    // The two passages are told apart (a cache that ignored the last turn would not be).
+    let apart = whole_a.iter().zip(&whole_b).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
+    assert!(apart > 0.1, "{apart}");
+}

@@ -1276,3 +1276,146 @@ fn the_rag_view_answers_with_the_embedded_model_and_a_rewrite_column_shows_the_m
     assert!(rewrite.label.contains("SmolLM2-135M-Instruct"));
     assert!(!g.text.is_empty());
 }
+
+/// The sample's own judgements of a question, read from `questions.tsv` here (not by RankLens).
+fn sample_judgements(qid: &str) -> std::collections::BTreeMap<String, i32> {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-corpus/acme-sync/questions.tsv")).unwrap();
+    let line = text.lines().find(|l| l.split('\t').next() == Some(qid)).unwrap();
+    let field = line.split('\t').nth(2).unwrap();
+    field
+        .split_whitespace()
+        .map(|p| {
+            let (d, g) = p.rsplit_once(':').unwrap();
+            (d.to_string(), g.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its_agreement_first() {
+    let manager = ModelManager::from_env();
+    let spec = manager.manifest().get("HuggingFaceTB/SmolLM2-135M-Instruct").unwrap().clone();
+    manager.fetch(&spec, &NoProgress).unwrap();
+    let ws = tempfile::tempdir().unwrap().keep();
+    let mut h = harness_in(ws.clone(), "What is E140?");
+    send(&mut h, [Command::FetchModel(ranklens::models::Role::Generator)]);
+    let grades_before = h.state().all_qrels();
+    h.get_by_label(ViewId::Evaluate.label()).click();
+    h.run_steps(3);
+    assert!(shows(&h, "Judge: SmolLM2-135M-Instruct (135M parameters, Q8_0, embedded)"));
+    // The default: this question's BM25 top 10.
+    h.get_by_label("Judge with the language model").click();
+    settle(&mut h);
+    let j = h.state().data().model_judgements.lock().unwrap().clone().expect("judgements");
+    let top: Vec<String> = bm25_order(&h).into_iter().take(10).collect();
+    assert_eq!(j.judgements.iter().map(|m| m.doc.clone()).collect::<Vec<_>>(), top, "BM25's top 10, in order");
+    assert!(j.finished() && j.pooled == top.len());
+    assert!(j.scope.starts_with("BM25") && j.scope.contains("What is E140?"), "{}", j.scope);
+    let people = sample_judgements("q3");
+    let (mut both, mut model_only, mut people_only, mut neither) = (0.0, 0.0, 0.0, 0.0);
+    for m in &j.judgements {
+        assert_eq!(m.qid, "q3");
+        assert_eq!(m.people, people.get(&m.doc).copied(), "{}: the people's grade beside the model's", m.doc);
+        let reply = m.reply.trim().to_lowercase();
+        let expected = if reply.starts_with("yes") {
+            Some(1)
+        } else if reply.starts_with("no") {
+            Some(0)
+        } else {
+            None
+        };
+        assert_eq!(m.grade, expected, "{:?}", m.reply);
+        match (m.grade, m.people.unwrap_or(0) > 0) {
+            (Some(1), true) => both += 1.0,
+            (Some(1), false) => model_only += 1.0,
+            (Some(_), true) => people_only += 1.0,
+            (Some(_), false) => neither += 1.0,
+            (None, _) => {}
+        }
+    }
+    // κ worked out here from the table, and shown first, in words, with the matrix.
+    let n: f64 = both + model_only + people_only + neither;
+    let observed = (both + neither) / n;
+    let (m_yes, p_yes) = ((both + model_only) / n, (both + people_only) / n);
+    let chance = m_yes * p_yes + (1.0 - m_yes) * (1.0 - p_yes);
+    let headline = if chance < 1.0 {
+        format!("Cohen's κ = {:.3}", (observed - chance) / (1.0 - chance))
+    } else {
+        "Cohen's κ is undefined".to_string()
+    };
+    assert!(shows(&h, &headline), "{headline}");
+    assert!(shows(&h, &format!("observed agreement {observed:.3}, expected by chance {chance:.3}")));
+    assert!(shows(&h, "model: relevant") && shows(&h, "people: not relevant"));
+    assert!(shows(&h, &format!("{} of {} passages judged (finished)", top.len(), top.len())));
+    // Nobody's grades changed.
+    assert_eq!(h.state().all_qrels(), grades_before);
+    assert_eq!(h.state().data().grades.get("errors-3"), Some(&3));
+
+    // Exported as qrels naming the model; read back, they are the model's grades.
+    let file = ws.join("model.qrels");
+    send(&mut h, [Command::UsePath(DialogPurpose::ExportModelQrels, file.clone())]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let judged: Vec<_> = j.judgements.iter().filter(|m| m.grade.is_some()).collect();
+    assert_eq!(lines.len(), judged.len());
+    for (line, m) in lines.iter().zip(&judged) {
+        assert_eq!(*line, format!("q3 SmolLM2-135M-Instruct {} {}", m.doc, m.grade.unwrap()));
+    }
+
+    // Kept in the workspace: a new app on it shows them again.
+    drop(h);
+    let mut again = harness_in(ws.clone(), "What is E140?");
+    assert_eq!(again.state().data().model_judgements.lock().unwrap().as_ref(), Some(&j));
+    assert_eq!(again.state().all_qrels(), grades_before, "and still apart from the grades");
+
+    // The question set's pool, stopped after two judgements: what was judged is kept and stored.
+    send(&mut again, [Command::FetchModel(ranklens::models::Role::Generator), Command::ShowView(ViewId::Evaluate)]);
+    again.get_by_label("The question set: the pool of the columns shown").click();
+    again.run_steps(2);
+    again.get_by_label("Judge with the language model").click();
+    let start = Instant::now();
+    loop {
+        again.step();
+        let n = again
+            .state()
+            .data()
+            .model_judgements
+            .lock()
+            .unwrap()
+            .as_ref()
+            .filter(|j| j.scope.contains("pooled"))
+            .map_or(0, |j| j.judgements.len());
+        if n >= 2 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "the pool was not judged");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    again.run_steps(2);
+    again.get_by_label("Stop judging").click();
+    settle(&mut again);
+    let stopped = again.state().data().model_judgements.lock().unwrap().clone().unwrap();
+    assert!(stopped.judgements.len() >= 2 && !stopped.finished(), "{} of {}", stopped.judgements.len(), stopped.pooled);
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-corpus/acme-sync/questions.tsv")).unwrap();
+    let judged_questions =
+        text.lines().skip(1).filter(|l| l.split('\t').nth(2).is_some_and(|f| !f.trim().is_empty())).count();
+    assert!(stopped.scope.contains(&format!("pooled over {judged_questions} judged question(s)")), "{}", stopped.scope);
+    assert!(shows(&again, "(stopped)"));
+    // The judging thread stores what it judged when it stops.
+    let stored = ws.join("model-judgements");
+    let start = Instant::now();
+    loop {
+        let file = std::fs::read_dir(&stored).unwrap().next().unwrap().unwrap().path();
+        let saved: ranklens::compare::judge::ModelJudgements =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        if saved.scope == stopped.scope {
+            assert_eq!(saved.judgements[..2], stopped.judgements[..2]);
+            assert!(!saved.finished());
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the stopped run was not stored");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

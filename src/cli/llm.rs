@@ -12,9 +12,10 @@ use super::Found;
 use super::args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
-use crate::corpus::{self, LoadOptions, Qrels};
+use crate::compare::judge;
+use crate::corpus::{self, LoadOptions};
 use crate::generate::tasks::{self, Agreement, JudgePrompt};
-use crate::progress::{NoProgress, Progress};
+use crate::progress::NoProgress;
 use crate::retrieve::MethodKind;
 
 /// `ranklens rewrite`
@@ -319,24 +320,6 @@ fn read_prompt(path: &std::path::Path) -> anyhow::Result<JudgePrompt> {
     Ok(p)
 }
 
-/// The model's judgements as a qrels file. TREC's format names the judge on every line, in the
-/// second column (the "iteration", which trec_eval and RankLens ignore); BEIR's TSV has no room
-/// for it, so the file's name should say it.
-fn model_qrels_text(qrels: &Qrels, path: &std::path::Path, model: &str) -> anyhow::Result<String> {
-    if path.extension().is_some_and(|e| e == "tsv") {
-        return Ok(qrels.to_tsv()?);
-    }
-    let tag: String = model.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
-    let mut out = String::new();
-    for line in qrels.to_trec()?.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if let [q, _, d, g] = f.as_slice() {
-            out.push_str(&format!("{q} {tag} {d} {g}\n"));
-        }
-    }
-    Ok(out)
-}
-
 /// `ranklens judge`
 pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     let started = std::time::Instant::now();
@@ -355,63 +338,60 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
     let generator = a.models.generator(&progress)?;
     let retrievers = kinds.iter().map(|k| engine.retriever(*k, &settings)).collect::<crate::Result<Vec<_>>>()?;
-    let mut questions: Vec<&crate::corpus::Query> =
-        engine.corpus().queries.iter().filter(|q| qrels.judged(&q.id)).collect();
+    let mut questions: Vec<(String, String)> = engine
+        .corpus()
+        .queries
+        .iter()
+        .filter(|q| qrels.judged(&q.id))
+        .map(|q| (q.id.clone(), q.text.clone()))
+        .collect();
     if a.questions > 0 {
         questions.truncate(a.questions);
     }
-    let mut pool: Vec<(usize, crate::corpus::DocId)> = Vec::new();
-    for (qi, q) in questions.iter().enumerate() {
-        let ctx = engine.query_context(&q.text, &settings);
-        let mut seen = std::collections::BTreeSet::new();
-        for r in &retrievers {
-            for h in r.search(&ctx, a.k)?.hits {
-                if seen.insert(h.doc) {
-                    pool.push((qi, h.doc));
-                }
-            }
-        }
-    }
-    progress.stage(&format!("Judging with {}", generator.info().model), pool.len() as u64);
-    let (mut pairs, mut unreadable, mut unjudged) = (Vec::new(), 0, 0);
-    let mut model_qrels = Qrels::default();
-    for (qi, doc) in &pool {
-        let q = questions[*qi];
-        let Some(d) = engine.corpus().doc(*doc) else { continue };
-        let text = crate::lessons::passage_text(d);
-        crate::progress::check_cancel(&progress)?;
-        let reply = generator.chat(&prompt.request(&q.text, &text), &mut |_| {}, &NoProgress)?;
-        progress.advance(1);
-        let Some(grade) = tasks::read_judgement(&reply.text) else {
-            unreadable += 1;
-            continue;
-        };
-        model_qrels.insert(&q.id, &d.id, i32::from(grade));
-        let people = qrels.grade(&q.id, &d.id);
-        if people.is_none() {
-            unjudged += 1;
-        }
-        pairs.push((grade > 0, people.unwrap_or(0) > 0));
-    }
-    drop(progress);
-    let written = match &a.out {
+    let refs: Vec<&dyn crate::retrieve::Retriever> = retrievers.iter().map(|r| r.as_ref()).collect();
+    let pool = judge::pool(&questions, &refs, &|t| engine.query_context(t, &settings), a.k, &progress)?;
+    let methods: Vec<String> = kinds.iter().map(|k| k.cli_name().to_string()).collect();
+    let scope = format!("{} top {} of {} questions", methods.join(" + "), a.k, questions.len());
+    // The file fills as the model judges (TREC lines, or BEIR TSV for .tsv), so a stopped run
+    // keeps its judgements.
+    let model = generator.info().model.clone();
+    use std::io::Write as _;
+    let tsv = a.out.as_ref().is_some_and(|p| p.extension().is_some_and(|e| e == "tsv"));
+    let mut file = match &a.out {
         Some(path) => {
-            let text = model_qrels_text(&model_qrels, path, &generator.info().model)?;
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-            Some(path.display().to_string())
+            let mut f = std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+            if tsv {
+                f.write_all(b"query-id\tcorpus-id\tscore\n")?;
+            }
+            Some((f, path.clone()))
         }
         None => None,
     };
+    let mut write_each = |j: &judge::ModelJudgement| -> crate::Result<()> {
+        let (Some((f, path)), Some(g)) = (file.as_mut(), j.grade) else { return Ok(()) };
+        let line = if tsv {
+            crate::corpus::check_id(&j.qid, "query", crate::corpus::IdFormat::Tsv)?;
+            crate::corpus::check_id(&j.doc, "document", crate::corpus::IdFormat::Tsv)?;
+            format!("{}\t{}\t{g}\n", j.qid, j.doc)
+        } else {
+            judge::trec_line(&j.qid, &j.doc, g, &model)?
+        };
+        f.write_all(line.as_bytes()).and_then(|()| f.flush()).map_err(|e| crate::Error::io(path.clone(), e))
+    };
+    let judged =
+        judge::judge(engine.corpus(), generator.as_ref(), &prompt, &pool, &qrels, &scope, &progress, &mut write_each)?;
+    drop(progress);
+    let written = a.out.as_ref().map(|p| p.display().to_string());
     let view = JudgeView {
         dataset: a.dataset.display().to_string(),
-        model: generator.info().label(),
-        methods: kinds.iter().map(|k| k.cli_name().to_string()).collect(),
+        model: judged.model.clone(),
+        methods,
         depth: a.k,
         questions: questions.len(),
-        judged: pairs.len(),
-        unreadable,
-        agreement: tasks::agreement(pairs),
-        unjudged_by_people: unjudged,
+        judged: judged.judgements.len() - judged.unreadable(),
+        unreadable: judged.unreadable(),
+        agreement: judged.agreement(),
+        unjudged_by_people: judged.unjudged_by_people(),
         written,
         seconds: started.elapsed().as_secs_f64(),
     };

@@ -52,6 +52,23 @@ impl Weights {
             Weights::Qwen2(m) => m.clear_kv_cache(),
         }
     }
+    /// A copy sharing the matrices (reference-counted) with its own attention cache: only
+    /// candle's llama model can be copied so.
+    fn fork(&self) -> Option<Weights> {
+        match self {
+            Weights::Llama(m) => Some(Weights::Llama(m.clone())),
+            Weights::Qwen2(_) => None,
+        }
+    }
+}
+
+/// The attention cache after reading the opening turns of a conversation (the system message and
+/// the worked examples), kept to read the next request that opens the same way: a judge's
+/// requests differ only in their last turn, which saves reading a third of each prompt again.
+struct Opening {
+    tokens: Vec<u32>,
+    wide: bool,
+    weights: Weights,
 }
 
 /// A GGUF instruct model run in this process.
@@ -61,6 +78,8 @@ pub struct EmbeddedLlm {
     /// f32 weights, loaded at the first long prompt: reading a prompt multiplies whole matrices,
     /// which f32 does about four times faster than candle's Q8_0 kernel here.
     wide: Mutex<Option<Weights>>,
+    /// The last request's opening turns, read.
+    opening: Mutex<Option<Opening>>,
     path: std::path::PathBuf,
     arch: String,
     tokenizer: Tokenizer,
@@ -202,6 +221,7 @@ impl EmbeddedLlm {
         Ok(Self {
             weights: Mutex::new(weights),
             wide: Mutex::new(None),
+            opening: Mutex::new(None),
             path: path.to_path_buf(),
             arch,
             tokenizer: vocab.tokenizer,
@@ -213,12 +233,27 @@ impl EmbeddedLlm {
 
     /// The ChatML text of a request, ending where the assistant's turn starts.
     pub fn chatml(request: &ChatRequest) -> String {
-        let mut out = String::new();
-        for m in &request.messages {
-            out.push_str(&format!("<|im_start|>{}\n{}<|im_end|>\n", m.role.name(), m.content.trim()));
-        }
+        let mut out = Self::chatml_turns(&request.messages);
         out.push_str("<|im_start|>assistant\n");
         out
+    }
+
+    fn chatml_turns(messages: &[super::Message]) -> String {
+        let mut out = String::new();
+        for m in messages {
+            out.push_str(&format!("<|im_start|>{}\n{}<|im_end|>\n", m.role.name(), m.content.trim()));
+        }
+        out
+    }
+
+    /// The tokens of every turn but the last, when the prompt starts with exactly them (it does:
+    /// each turn ends with a special token); `None` for a one-turn request.
+    fn opening_tokens(&self, request: &ChatRequest, prompt: &[u32]) -> Result<Option<Vec<u32>>> {
+        if request.messages.len() < 2 {
+            return Ok(None);
+        }
+        let opening = self.tokenize(&Self::chatml_turns(&request.messages[..request.messages.len() - 1]))?;
+        Ok((opening.len() < prompt.len() && prompt.starts_with(&opening)).then_some(opening))
     }
 
     /// Tokens of a text as the model reads it (special tokens matched whole).
@@ -226,6 +261,52 @@ impl EmbeddedLlm {
         let enc =
             self.tokenizer.encode(text, false).map_err(|e| Error::Model(format!("tokenizing the prompt: {e}")))?;
         Ok(enc.get_ids().to_vec())
+    }
+
+    /// Start from the opening turns already read when this request opens as the last one did;
+    /// otherwise read them (into a copy of `weights`) and keep their cache for the next request.
+    /// Returns that copy, ready at the position where the rest of the prompt starts, or `None`
+    /// and 0 when the request has one turn or the model cannot be copied (then `weights` reads
+    /// the whole prompt).
+    fn opening(
+        &self,
+        weights: &Weights,
+        request: &ChatRequest,
+        prompt: &[u32],
+        wide: bool,
+    ) -> Result<(Option<Weights>, usize)> {
+        let Some(opening) = self.opening_tokens(request, prompt)? else { return Ok((None, 0)) };
+        let mut kept =
+            self.opening.lock().map_err(|_| Error::Model("the generator stopped on an earlier failure".into()))?;
+        if let Some(k) = kept.as_ref().filter(|k| k.tokens == opening && k.wide == wide) {
+            return Ok((k.weights.fork(), opening.len()));
+        }
+        let Some(mut w) = weights.fork() else { return Ok((None, 0)) };
+        w.clear();
+        w.forward(&Tensor::new(opening.as_slice(), &Device::Cpu)?.unsqueeze(0)?, 0)?;
+        let forked = w.fork();
+        *kept = Some(Opening { tokens: opening.clone(), wide, weights: w });
+        Ok((forked, opening.len()))
+    }
+
+    /// The model's scores for the first token it would write (its Q8_0 weights), reading the
+    /// opening turns as [`Generator::chat`] does (`opening`: kept from an earlier request that
+    /// opened alike, or read apart and kept), or the whole prompt at once: the two agree to
+    /// rounding, which is what lets a judge's requests skip reading the examples again.
+    pub fn first_token_scores(&self, request: &ChatRequest, opening: bool) -> Result<Vec<f32>> {
+        let prompt = self.tokenize(&Self::chatml(request))?;
+        let mut guard =
+            self.weights.lock().map_err(|_| Error::Model("the generator stopped on an earlier failure".into()))?;
+        let (mut forked, pos) = if opening { self.opening(&guard, request, &prompt, false)? } else { (None, 0) };
+        let weights: &mut Weights = match forked.as_mut() {
+            Some(w) => w,
+            None => {
+                guard.clear();
+                &mut guard
+            }
+        };
+        let logits = weights.forward(&Tensor::new(&prompt[pos..], &Device::Cpu)?.unsqueeze(0)?, pos)?;
+        Ok(logits.squeeze(0)?.to_dtype(candle_core::DType::F32)?.to_vec1()?)
     }
 
     fn decode(&self, ids: &[u32]) -> Result<String> {
@@ -272,16 +353,24 @@ impl Generator for EmbeddedLlm {
             narrow = self.weights.lock().map_err(|_| poisoned())?;
             &mut narrow
         };
-        weights.clear();
+        let wide_weights = uses_f32_copy(prompt.len(), request.max_tokens);
         progress.stage("Reading the prompt", prompt.len() as u64);
         let cpu = Device::Cpu;
+        let (mut forked, pos) = self.opening(weights, request, &prompt, wide_weights)?;
+        let weights: &mut Weights = match forked.as_mut() {
+            Some(w) => w,
+            None => {
+                weights.clear();
+                weights
+            }
+        };
         let mut context = prompt.clone();
         let mut written: Vec<u32> = Vec::new();
         let mut shown = 0usize;
         let mut text = String::new();
         let mut finish = Finish::Length;
-        let mut input = Tensor::new(prompt.as_slice(), &cpu)?.unsqueeze(0)?;
-        let mut pos = 0;
+        let mut input = Tensor::new(&prompt[pos..], &cpu)?.unsqueeze(0)?;
+        let mut pos = pos;
         progress.advance(prompt.len() as u64);
         progress.stage("Writing", request.max_tokens as u64);
         while written.len() < request.max_tokens {

@@ -78,6 +78,7 @@ impl RankLensApp {
             workspace,
             class_mode: false,
             live_answer: Default::default(),
+            model_judgements: Default::default(),
         };
         let mut frames = FrameStats::default();
         if let Some(path) = std::env::var_os("RANKLENS_FRAME_LOG") {

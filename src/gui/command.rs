@@ -67,6 +67,8 @@ pub enum Command {
     /// Send the RAG prompt of these passages to the language model: (question, the list they came
     /// from, the passages).
     Answer(String, String, Vec<(String, String)>),
+    /// Judge passages with the language model.
+    Judge(JudgeRequest),
     /// Never download.
     SetOffline(bool),
     /// Run the encoders in this precision: the loaded models are loaded again and the corpus
@@ -152,4 +154,38 @@ pub enum DialogPurpose {
     SaveHandout,
     /// Open run files from other systems.
     OpenRuns,
+    /// Save the language model's judgements as qrels naming the model.
+    ExportModelQrels,
+}
+
+/// What the language model is asked to judge.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JudgeScope {
+    /// One column's top k for the current question.
+    Ranking {
+        /// The column's label.
+        column: String,
+        /// The question's id.
+        qid: String,
+        /// The question.
+        question: String,
+        /// The passages, best first.
+        docs: Vec<crate::corpus::DocId>,
+    },
+    /// The top k of every ranked column shown, pooled over the corpus's judged questions.
+    Pool {
+        /// Depth of each column's list.
+        k: usize,
+        /// Only the first N judged questions (0: all).
+        questions: usize,
+    },
+}
+
+/// A request to judge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeRequest {
+    /// What to judge.
+    pub scope: JudgeScope,
+    /// With what prompt.
+    pub prompt: crate::generate::tasks::JudgePrompt,
 }

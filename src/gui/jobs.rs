@@ -53,6 +53,8 @@ pub enum JobKind {
     Runs,
     /// The language model answering from the RAG prompt.
     Answer,
+    /// The language model judging passages.
+    Judge,
 }
 
 impl JobKind {
@@ -70,6 +72,7 @@ impl JobKind {
                 | JobKind::LessonKit
                 | JobKind::Assignment
                 | JobKind::Runs
+                | JobKind::Judge
         )
     }
 
@@ -102,6 +105,7 @@ impl JobKind {
             JobKind::Dialog => "File dialog".into(),
             JobKind::Runs => "Reading other systems' files".into(),
             JobKind::Answer => "Answering (language model)".into(),
+            JobKind::Judge => "Judging (language model)".into(),
         }
     }
 }
@@ -360,6 +364,8 @@ pub struct Jobs {
     pub runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::compare::External>)>>,
     /// The reader's answer from the RAG prompt.
     pub answer: Job<super::state::RagAnswer>,
+    /// The language model judging passages (its result: how many it judged).
+    pub judge: Job<usize>,
 }
 
 impl Default for Jobs {
@@ -383,6 +389,7 @@ impl Default for Jobs {
             dialog: Job::new(JobKind::Dialog),
             runs: Job::new(JobKind::Runs),
             answer: Job::new(JobKind::Answer),
+            judge: Job::new(JobKind::Judge),
         }
     }
 }
@@ -409,6 +416,7 @@ impl Jobs {
             &self.dialog,
             &self.runs,
             &self.answer,
+            &self.judge,
         ]);
         out
     }
@@ -452,6 +460,7 @@ impl Jobs {
             JobKind::Dialog => self.dialog.cancel(),
             JobKind::Runs => self.runs.cancel(),
             JobKind::Answer => self.answer.cancel(),
+            JobKind::Judge => self.judge.cancel(),
         }
     }
 }

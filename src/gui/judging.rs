@@ -149,6 +149,10 @@ impl RankLensApp {
                     d.set_title("Export grades as TREC qrels").set_file_name("qrels.trec").save_file()
                 }
                 DialogPurpose::ImportQrels => d.set_title("Import TREC or BEIR qrels").pick_file(),
+                DialogPurpose::ExportModelQrels => d
+                    .set_title("Export the language model's judgements (TREC qrels naming the model; .tsv for BEIR)")
+                    .set_file_name("model-judgements.qrels")
+                    .save_file(),
                 DialogPurpose::ExportPrompt => {
                     d.set_title("Export the RAG prompt").set_file_name("rag-prompt.txt").save_file()
                 }
@@ -205,6 +209,10 @@ impl RankLensApp {
         self.jobs.analyzers.poll();
         self.jobs.moved.poll();
         self.jobs.answer.poll();
+        if self.jobs.judge.poll() == Polled::Failed {
+            let m = self.jobs.judge.failure().map(crate::Error::report).unwrap_or_default();
+            self.say(Message::error(format!("Judging: {m}")));
+        }
         if self.jobs.study.poll() == Polled::Failed {
             let m = self.jobs.study.failure().map(crate::Error::report).unwrap_or_default();
             self.say(Message::error(format!("Evaluation: {m}")));
@@ -229,6 +237,7 @@ impl RankLensApp {
                 }
             }
             DialogPurpose::ImportQrels => self.import_qrels(&path),
+            DialogPurpose::ExportModelQrels => self.export_model_qrels(&path),
             DialogPurpose::ExportPrompt => self.export_prompt(&path),
             DialogPurpose::SaveHandout => self.save_handout(&path),
             DialogPurpose::OpenRuns => self.apply(Command::OpenRuns(vec![(None, path)])),
@@ -250,6 +259,27 @@ impl RankLensApp {
         };
         match crate::fsutil::write_atomic(path, text) {
             Ok(()) => self.say(Message::warning(format!("handout written to {}", path.display()))),
+            Err(e) => self.say(Message::error(e.report())),
+        }
+    }
+
+    /// Write the language model's judgements as qrels: TREC lines naming the model in their
+    /// second column, or BEIR TSV for `.tsv`.
+    pub(super) fn export_model_qrels(&mut self, path: &std::path::Path) {
+        let tsv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
+        let text = match self.data.model_judgements.lock() {
+            Ok(j) => j.as_ref().filter(|j| !j.judgements.is_empty()).map(|j| j.qrels_text(tsv)),
+            Err(_) => None,
+        };
+        let Some(text) = text else {
+            self.say(Message::error("the language model has judged nothing yet"));
+            return;
+        };
+        match text.and_then(|t| crate::fsutil::write_atomic(path, t)) {
+            Ok(()) => self.say(Message::warning(format!(
+                "the language model's judgements written to {} (apart from your grades)",
+                path.display()
+            ))),
             Err(e) => self.say(Message::error(e.report())),
         }
     }

@@ -151,6 +151,9 @@ pub struct Persisted {
     /// named, by environment variable).
     #[serde(default)]
     pub chat_server: Option<crate::generate::ServerConfig>,
+    /// The judge's prompt as the user last edited it.
+    #[serde(default)]
+    pub judge_prompt: crate::generate::tasks::JudgePrompt,
 }
 
 impl Default for Persisted {
@@ -168,6 +171,7 @@ impl Default for Persisted {
             runs: Vec::new(),
             engines: Vec::new(),
             chat_server: None,
+            judge_prompt: Default::default(),
         }
     }
 }
@@ -295,6 +299,9 @@ pub struct AppData {
     pub class_mode: bool,
     /// The reader's answer as it is being written (the RAG view shows it piece by piece).
     pub live_answer: Arc<std::sync::Mutex<String>>,
+    /// The language model's relevance judgements of the open corpus, filled as the model judges
+    /// and kept apart from every grade (stored in the workspace under the corpus's fingerprint).
+    pub model_judgements: Arc<std::sync::Mutex<Option<crate::compare::judge::ModelJudgements>>>,
 }
 
 /// The reader's answer to a question, read against the passages of its prompt.

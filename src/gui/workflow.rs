@@ -97,6 +97,7 @@ impl RankLensApp {
                 self.start_generator(true);
             }
             Command::Answer(question, source, passages) => self.start_answer(question, source, passages),
+            Command::Judge(request) => self.start_judge(request),
             Command::SetOffline(offline) => data.persisted.offline = offline,
             Command::SetPrecision(precision) => {
                 if precision != data.persisted.precision {
@@ -338,6 +339,8 @@ impl RankLensApp {
         self.jobs.graph.clear();
         self.views.corpus_changed();
         self.refresh_grades();
+        self.data.model_judgements = Arc::new(std::sync::Mutex::new(self.stored_model_judgements()));
+        self.jobs.judge.clear();
         self.reopen_systems();
         self.start_rank();
         for role in Role::ALL {
@@ -393,6 +396,146 @@ impl RankLensApp {
             let (_, generated, answer) =
                 crate::generate::tasks::answer(generator.as_ref(), &question, &passages, &mut sink, p)?;
             Ok(super::state::RagAnswer { question, source, passages, generated, answer })
+        });
+    }
+
+    /// Where the language model's judgements of the open corpus are kept: beside the grades, in a
+    /// file of their own named by the corpus's fingerprint.
+    fn model_judgements_path(&self) -> Option<std::path::PathBuf> {
+        let ws = self.data.workspace.as_ref()?;
+        let key = self.data.engine.as_ref()?.corpus().fingerprint();
+        Some(ws.join("model-judgements").join(format!("{key}.json")))
+    }
+
+    /// The judgements stored for the open corpus, if any (a damaged file is reported, not used).
+    fn stored_model_judgements(&mut self) -> Option<crate::compare::judge::ModelJudgements> {
+        let path = self.model_judgements_path()?;
+        let text = std::fs::read_to_string(&path).ok()?;
+        match serde_json::from_str(&text) {
+            Ok(j) => Some(j),
+            Err(e) => {
+                self.data.messages.push(Message::warning(format!(
+                    "{}: the language model's judgements could not be read ({e}); judging again replaces them",
+                    path.display()
+                )));
+                None
+            }
+        }
+    }
+
+    /// Judge passages with the language model: one column's top k, or the pool of the question
+    /// set. The judgements fill `model_judgements` one by one (the view shows them as they come)
+    /// and are stored in the workspace when the run ends or is stopped; no grade is touched.
+    fn start_judge(&mut self, request: super::command::JudgeRequest) {
+        use super::command::JudgeScope;
+        use crate::compare::judge::{self, ModelJudgements, PoolItem};
+        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(generator) = engine.generator() else {
+            self.data.messages.push(Message::error(
+                "No language model: load one in Models → Generator (the embedded model, or a chat server).",
+            ));
+            return;
+        };
+        if let Err(e) = request.prompt.validate() {
+            self.data.messages.push(Message::error(e.report()));
+            return;
+        }
+        self.data.persisted.judge_prompt = request.prompt.clone();
+        let people = self.all_qrels();
+        let settings = self.data.persisted.settings.clone();
+        let shared = Arc::new(std::sync::Mutex::new(None::<ModelJudgements>));
+        self.data.model_judgements = shared.clone();
+        let path = self.model_judgements_path();
+        let waker = self.waker();
+        let wake = self.waker();
+        self.jobs.judge.start(waker, move |p| {
+            let (pool, scope) = match request.scope {
+                JudgeScope::Ranking { column, qid, question, docs } => {
+                    let n = docs.len();
+                    let pool = docs
+                        .into_iter()
+                        .map(|doc| PoolItem { qid: qid.clone(), question: question.clone(), doc })
+                        .collect();
+                    (pool, format!("{column}: the top {n} for “{question}”"))
+                }
+                JudgeScope::Pool { k, questions } => {
+                    let mut qs: Vec<(String, String)> = engine
+                        .corpus()
+                        .queries
+                        .iter()
+                        .filter(|q| people.judged(&q.id))
+                        .map(|q| (q.id.clone(), q.text.clone()))
+                        .collect();
+                    if qs.is_empty() {
+                        return Err(Error::Unavailable(
+                            "no judged questions to pool: grade passages first, or open a dataset with qrels".into(),
+                        ));
+                    }
+                    if questions > 0 {
+                        qs.truncate(questions);
+                    }
+                    // The ranked columns switched on, but not those that ask the model itself.
+                    let kinds: Vec<MethodKind> = MethodKind::RANKED
+                        .into_iter()
+                        .filter(|k| settings.methods.contains(k) && !MethodKind::GENERATED.contains(k))
+                        .collect();
+                    let mut retrievers = Vec::new();
+                    let mut names = Vec::new();
+                    for kind in kinds {
+                        // A column whose model is not loaded stays out of the pool.
+                        if let Ok(r) = engine.retriever(kind, &settings) {
+                            retrievers.push(r);
+                            names.push(kind.label().to_string());
+                        }
+                    }
+                    if retrievers.is_empty() {
+                        return Err(Error::Unavailable("no ranked column is switched on to pool from".into()));
+                    }
+                    let refs: Vec<&dyn crate::retrieve::Retriever> = retrievers.iter().map(|r| r.as_ref()).collect();
+                    let pool = judge::pool(&qs, &refs, &|t| engine.query_context(t, &settings), k, p)?;
+                    (pool, format!("{} top {k}, pooled over {} judged question(s)", names.join(" + "), qs.len()))
+                }
+            };
+            let start = ModelJudgements {
+                name: generator.info().model.clone(),
+                model: generator.info().label(),
+                prompt: request.prompt.clone(),
+                scope: scope.clone(),
+                pooled: pool.len(),
+                judgements: Vec::new(),
+            };
+            if let Ok(mut s) = shared.lock() {
+                *s = Some(start);
+            }
+            let mut each = |j: &judge::ModelJudgement| -> crate::Result<()> {
+                if let Ok(mut s) = shared.lock()
+                    && let Some(s) = s.as_mut()
+                {
+                    s.judgements.push(j.clone());
+                }
+                wake();
+                Ok(())
+            };
+            let done = judge::judge(
+                engine.corpus(),
+                generator.as_ref(),
+                &request.prompt,
+                &pool,
+                &people,
+                &scope,
+                p,
+                &mut each,
+            )?;
+            // Stored whether it finished or was stopped: what was judged is kept.
+            if let Some(path) = path {
+                let text = serde_json::to_string_pretty(&done)
+                    .map_err(|e| Error::invalid("model judgements", e.to_string()))?;
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                crate::fsutil::write_atomic(&path, text)?;
+            }
+            Ok(done.judgements.len())
         });
     }
 

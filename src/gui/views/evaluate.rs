@@ -55,16 +55,29 @@ pub struct EvaluateView {
     order: TriageOrder,
     metrics: Memo<(u64, u64), Option<QuestionMetrics>>,
     triage: Memo<(Same<Study>, TriageOrder), Triage>,
+    judge: super::model_judge::JudgePanel,
 }
 
 impl Default for EvaluateView {
     fn default() -> Self {
-        Self { order: TriageOrder::Disagreement, metrics: Memo::default(), triage: Memo::default() }
+        Self {
+            order: TriageOrder::Disagreement,
+            metrics: Memo::default(),
+            triage: Memo::default(),
+            judge: Default::default(),
+        }
     }
 }
 
 impl View for EvaluateView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+        // The question, the question set and the model's judgements are taller than a window.
+        egui::ScrollArea::vertical().id_salt("evaluate").auto_shrink([false, false]).show(ui, |ui| self.body(ui, ctx));
+    }
+}
+
+impl EvaluateView {
+    fn body(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.heading("This question");
         grade_buttons_ui(ui, ctx);
         let ranked = ctx.ranked();
@@ -91,10 +104,13 @@ impl View for EvaluateView {
         let judged = ctx.data.all_qrels().judgements.len();
         ui.label(format!("{judged} question(s) with judgements in this corpus (shipped and your own)."));
         study_controls_ui(ui, ctx);
-        let Some(study) = ctx.jobs.study.ready() else { return };
-        study_table_ui(ui, study);
+        if let Some(study) = ctx.jobs.study.ready() {
+            study_table_ui(ui, study);
+            ui.separator();
+            self.triage_ui(ui, ctx, study);
+        }
         ui.separator();
-        self.triage_ui(ui, ctx, study);
+        self.judge.ui(ui, ctx);
     }
 }
 

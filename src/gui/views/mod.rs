@@ -11,6 +11,7 @@ mod evaluate;
 mod explain;
 mod lessons;
 mod map;
+mod model_judge;
 mod models;
 mod moved;
 pub mod rag;
