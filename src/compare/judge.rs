@@ -163,7 +163,7 @@ impl Progress for CancelOnly<'_> {
 /// The request that judges `item`.
 pub fn request(prompt: &JudgePrompt, corpus: &Corpus, item: &PoolItem) -> Option<ChatRequest> {
     let d = corpus.doc(item.doc)?;
-    Some(prompt.request(&item.question, &crate::lessons::passage_text(d)))
+    Some(prompt.request(&item.question, &d.passage_text()))
 }
 
 /// Judge every pooled passage with `generator`, comparing each with `people`. `each` sees every

@@ -54,6 +54,11 @@ pub struct Doc {
 }
 
 impl Doc {
+    /// The passage as a prompt shows it: "title: text", or the text alone when untitled.
+    pub fn passage_text(&self) -> String {
+        if self.title.trim().is_empty() { self.text.clone() } else { format!("{}: {}", self.title.trim(), self.text) }
+    }
+
     /// Title and text as one string, as indexed ("flat" indexing, as Anserini's BEIR runs).
     pub fn full_text(&self) -> String {
         match (self.title.trim().is_empty(), self.text.trim().is_empty()) {

@@ -22,7 +22,7 @@ pub fn passages(corpus: &Corpus, ranking: &Ranking, n: usize) -> Vec<(String, St
 
 /// A passage as a prompt shows it: `Title: text`, or the text alone.
 pub fn passage_text(d: &crate::corpus::Doc) -> String {
-    if d.title.trim().is_empty() { d.text.clone() } else { format!("{}: {}", d.title.trim(), d.text) }
+    d.passage_text()
 }
 
 pub use crate::generate::tasks::rag_prompt;
