@@ -338,16 +338,7 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
     let generator = a.models.generator(&progress)?;
     let retrievers = kinds.iter().map(|k| engine.retriever(*k, &settings)).collect::<crate::Result<Vec<_>>>()?;
-    let mut questions: Vec<(String, String)> = engine
-        .corpus()
-        .queries
-        .iter()
-        .filter(|q| qrels.judged(&q.id))
-        .map(|q| (q.id.clone(), q.text.clone()))
-        .collect();
-    if a.questions > 0 {
-        questions.truncate(a.questions);
-    }
+    let questions = judge::judged_questions(engine.corpus(), &qrels, a.questions);
     let refs: Vec<&dyn crate::retrieve::Retriever> = retrievers.iter().map(|r| r.as_ref()).collect();
     let pool = judge::pool(&questions, &refs, &|t| engine.query_context(t, &settings), a.k, &progress)?;
     let methods: Vec<String> = kinds.iter().map(|k| k.cli_name().to_string()).collect();

@@ -23,6 +23,13 @@ pub struct PoolItem {
     pub doc: DocId,
 }
 
+/// The corpus's questions that `people` judged, as (id, text) in the corpus's order; the first
+/// `limit` of them when `limit` > 0.
+pub fn judged_questions(corpus: &Corpus, people: &Qrels, limit: usize) -> Vec<(String, String)> {
+    let judged = corpus.queries.iter().filter(|q| people.judged(&q.id)).map(|q| (q.id.clone(), q.text.clone()));
+    if limit > 0 { judged.take(limit).collect() } else { judged.collect() }
+}
+
 /// The union of each ranking's top `k` for each question, in the order passages first appear
 /// (question by question, then method by method, then rank).
 pub fn pool(

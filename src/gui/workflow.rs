@@ -459,20 +459,11 @@ impl RankLensApp {
                     (pool, format!("{column}: the top {n} for “{question}”"))
                 }
                 JudgeScope::Pool { k, questions } => {
-                    let mut qs: Vec<(String, String)> = engine
-                        .corpus()
-                        .queries
-                        .iter()
-                        .filter(|q| people.judged(&q.id))
-                        .map(|q| (q.id.clone(), q.text.clone()))
-                        .collect();
+                    let qs = judge::judged_questions(engine.corpus(), &people, questions);
                     if qs.is_empty() {
                         return Err(Error::Unavailable(
                             "no judged questions to pool: grade passages first, or open a dataset with qrels".into(),
                         ));
-                    }
-                    if questions > 0 {
-                        qs.truncate(questions);
                     }
                     // The ranked columns switched on, but not those that ask the model itself.
                     let kinds: Vec<MethodKind> = MethodKind::RANKED

@@ -59,22 +59,9 @@ impl JudgePanel {
         let generator = ctx.engine().and_then(|e| e.generator());
         match &generator {
             Some(g) => {
-                ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(format!("Judge: {}", g.info().label())).small());
-                    if let Some(c) = &g.info().caveat {
-                        ui.label(RichText::new(format!("— {c}")).small().color(theme::WARNING));
-                    }
-                });
+                ui.horizontal_wrapped(|ui| super::rag::generator_label_ui(ui, g.info(), "Judge: "));
             }
-            None => {
-                ui.label(
-                    RichText::new(
-                        "No language model: load the embedded one or name a chat server in Models → Generator.",
-                    )
-                    .small()
-                    .weak(),
-                );
-            }
+            None => super::rag::no_generator_ui(ui),
         }
         let request = self.controls_ui(ui, ctx);
         let running = ctx.jobs.judge.is_running();

@@ -98,20 +98,9 @@ impl RagView {
                 {
                     ctx.send(Command::Answer(ranked.run.comparison.question.clone(), source, passages));
                 }
-                ui.label(RichText::new(g.info().label()).small());
-                if let Some(c) = &g.info().caveat {
-                    ui.label(RichText::new(format!("— {c}")).small().color(theme::WARNING));
-                }
+                generator_label_ui(ui, g.info(), "");
             }
-            None => {
-                ui.label(
-                    RichText::new(
-                        "No language model: load the embedded one or name a chat server in Models → Generator.",
-                    )
-                    .small()
-                    .weak(),
-                );
-            }
+            None => no_generator_ui(ui),
         });
         if job.is_running() {
             let live = ctx.data.live_answer.lock().map(|l| l.clone()).unwrap_or_default();
@@ -129,6 +118,23 @@ impl RagView {
         }
         answer_read_ui(ui, done);
     }
+}
+
+/// What wrote (or judges) the text: the model's label after `prefix`, and its caveat.
+pub fn generator_label_ui(ui: &mut Ui, info: &crate::generate::GeneratorInfo, prefix: &str) {
+    ui.label(RichText::new(format!("{prefix}{}", info.label())).small());
+    if let Some(c) = &info.caveat {
+        ui.label(RichText::new(format!("— {c}")).small().color(theme::WARNING));
+    }
+}
+
+/// Where to get a language model when none is loaded.
+pub fn no_generator_ui(ui: &mut Ui) {
+    ui.label(
+        RichText::new("No language model: load the embedded one or name a chat server in Models → Generator.")
+            .small()
+            .weak(),
+    );
 }
 
 /// The answer read: each sentence with its citations and the words its passages share with it.
