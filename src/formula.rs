@@ -662,6 +662,200 @@ mod tests {
         }
     }
 
+    /// Each variant's idf at N = 10, n = 2 (and n = 9, where the RSJ idf is negative), worked out
+    /// by hand from the formulas the reference libraries document.
+    #[test]
+    fn every_variant_idf_by_hand() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let idf = |v: Bm25Variant, df: u64| v.idf(10, df, &v.default_params(), 0.8);
+        // Lucene, tantivy: ln(1 + 8.5/2.5) = ln 4.4.
+        assert!(close(idf(Bm25Variant::Lucene, 2), 4.4f64.ln()));
+        assert!(close(idf(Bm25Variant::Tantivy, 2), 4.4f64.ln()));
+        // RSJ: ln(8.5/2.5) = ln 3.4; at n = 9 ln(1.5/9.5) < 0: Okapi takes ε · mean = 0.25 × 0.8,
+        // Robertson 0.
+        assert!(close(idf(Bm25Variant::Okapi, 2), 3.4f64.ln()));
+        assert!(close(idf(Bm25Variant::Okapi, 9), 0.2));
+        // At n = N/2 the RSJ idf is ln(5.5/5.5) = 0, not negative: rank_bm25 keeps it (no floor).
+        assert_eq!(okapi_raw_idf(10, 5), 0.0);
+        assert_eq!(idf(Bm25Variant::Okapi, 5), 0.0);
+        assert!(close(idf(Bm25Variant::Robertson, 2), 3.4f64.ln()));
+        assert_eq!(idf(Bm25Variant::Robertson, 9), 0.0);
+        assert!(close(okapi_raw_idf(10, 9), (1.5f64 / 9.5).ln()));
+        // ATIRE ln(10/2); BM25L ln(11/2.5); BM25+ ln(11/2); textbook log10(10/2).
+        assert!(close(idf(Bm25Variant::Atire, 2), 5f64.ln()));
+        assert!(close(idf(Bm25Variant::Bm25l, 2), 4.4f64.ln()));
+        assert!(close(idf(Bm25Variant::Bm25Plus, 2), 5.5f64.ln()));
+        assert!(close(idf(Bm25Variant::Textbook, 2), 5f64.log10()));
+        // A term in no document weighs nothing, whatever the variant.
+        for v in Bm25Variant::ALL {
+            assert_eq!(idf(v, 0), 0.0, "{v}");
+        }
+    }
+
+    /// Each tf shape at tf = 3 in a document of 40 tokens (avgdl 120), with each variant's own
+    /// defaults: L = 1 − 0.75 + 0.75·40/120 = 0.5.
+    #[test]
+    fn every_variant_tf_weight_by_hand() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let w = |v: Bm25Variant, tf: f64| v.tf_weight(tf, 40.0, 120.0, &v.default_params());
+        // 3/(3 + 1.2·0.5) = 0.8333…; tantivy × (k1 + 1) = 2.2: 1.8333…
+        assert!(close(w(Bm25Variant::Lucene, 3.0), 3.0 / 3.6));
+        assert!(close(w(Bm25Variant::Textbook, 3.0), 3.0 / 3.6));
+        assert!(close(w(Bm25Variant::Tantivy, 3.0), 6.6 / 3.6));
+        // k1 = 1.5: 3/(3 + 0.75) = 0.8 (Robertson), × 2.5 = 2 (Okapi, ATIRE).
+        assert!(close(w(Bm25Variant::Robertson, 3.0), 0.8));
+        assert!(close(w(Bm25Variant::Okapi, 3.0), 2.0));
+        assert!(close(w(Bm25Variant::Atire, 3.0), 2.0));
+        // BM25L: c = 6, 2.5·6.5/(1.5 + 6.5); BM25+: 2 + δ = 3.
+        assert!(close(w(Bm25Variant::Bm25l, 3.0), 2.03125));
+        assert!(close(w(Bm25Variant::Bm25Plus, 3.0), 3.0));
+        // No occurrence, no weight — not even BM25+'s δ or BM25L's shift.
+        for v in Bm25Variant::ALL {
+            assert_eq!(w(v, 0.0), 0.0, "{v}");
+        }
+        // b = 0: the length does not matter; an empty collection (avgdl 0) normalises by 1.
+        assert_eq!(length_norm(40.0, 120.0, 0.0), 1.0);
+        assert_eq!(length_norm(40.0, 0.0, 0.75), 1.0);
+        assert_eq!(length_norm(240.0, 120.0, 0.5), 1.5);
+    }
+
+    /// The defaults are the reference libraries' own (Lucene's BM25Similarity, rank_bm25's
+    /// BM25Okapi / BM25L / BM25Plus, bm25s), and only BM25L and BM25+ have a δ.
+    #[test]
+    fn defaults_are_the_reference_libraries() {
+        let kb = |v: Bm25Variant| {
+            let p = v.default_params();
+            (p.k1, p.b, p.delta, p.epsilon, p.exact_lengths)
+        };
+        for v in [Bm25Variant::Lucene, Bm25Variant::Tantivy, Bm25Variant::Textbook] {
+            assert_eq!(kb(v), (1.2, 0.75, 0.0, 0.25, false), "{v}");
+        }
+        for v in [Bm25Variant::Okapi, Bm25Variant::Robertson, Bm25Variant::Atire] {
+            assert_eq!(kb(v), (1.5, 0.75, 0.0, 0.25, false), "{v}");
+        }
+        assert_eq!(kb(Bm25Variant::Bm25l), (1.5, 0.75, 0.5, 0.25, false));
+        assert_eq!(kb(Bm25Variant::Bm25Plus), (1.5, 0.75, 1.0, 0.25, false));
+        let with_delta: Vec<_> = Bm25Variant::ALL.into_iter().filter(|v| v.uses_delta()).collect();
+        assert_eq!(with_delta, [Bm25Variant::Bm25l, Bm25Variant::Bm25Plus]);
+    }
+
+    /// The formulas in symbols say what the variant computes: its idf (one per formula, Lucene and
+    /// tantivy sharing theirs), (k1 + 1) where the shape has it, δ where the variant has one.
+    #[test]
+    fn every_formula_names_its_own_parts() {
+        let idfs: std::collections::BTreeSet<_> = Bm25Variant::ALL.iter().map(|v| v.idf_formula()).collect();
+        assert_eq!(idfs.len(), 7);
+        assert_eq!(Bm25Variant::Lucene.idf_formula(), "idf = ln(1 + (N − n + 0.5)/(n + 0.5))");
+        assert_eq!(Bm25Variant::Textbook.idf_formula(), "idf = log10(N/n)");
+        for v in Bm25Variant::ALL {
+            let f = v.formula();
+            assert!(f.starts_with("score = Σ_t qtf · idf · "), "{f}");
+            assert!(f.ends_with(v.idf_formula()), "{f}");
+            let k1_plus_1 = !matches!(v.tf_shape(), TfShape::Saturating);
+            assert_eq!(f.contains("(k1 + 1)"), k1_plus_1, "{f}");
+            assert_eq!(f.contains('δ'), v.uses_delta(), "{f}");
+            assert_eq!(f.contains("|d|₈"), v == Bm25Variant::Tantivy, "{f}");
+        }
+        assert_eq!(TfIdfVariant::Textbook.formula(true), "score = Σ_t qtf · log10(tf + 1) · log10(N/df) / |d|");
+        assert_eq!(TfIdfVariant::Textbook.formula(false), "score = Σ_t qtf · log10(tf + 1) · log10(N/df)");
+        assert!(TfIdfVariant::CosineLog2.formula(false).contains("log2(N/df)"));
+        assert_eq!(TfIdfVariant::CosineLog2.formula(true), TfIdfVariant::CosineLog2.formula(false));
+    }
+
+    #[test]
+    fn tfidf_by_hand() {
+        // N = 8, df = 2: log2 4 = 2, log10 4; tf 9: log10 10 = 1 (textbook), 9 (raw count).
+        assert_eq!(TfIdfVariant::CosineLog2.idf(8, 2), 2.0);
+        assert!((TfIdfVariant::Textbook.idf(8, 2) - 4f64.log10()).abs() < 1e-15);
+        assert_eq!(TfIdfVariant::CosineLog2.idf(8, 0), 0.0);
+        assert_eq!(TfIdfVariant::Textbook.idf(8, 0), 0.0);
+        assert_eq!(TfIdfVariant::CosineLog2.tf_weight(9.0), 9.0);
+        assert_eq!(TfIdfVariant::Textbook.tf_weight(9.0), 1.0);
+        assert_eq!(TfIdfVariant::CosineLog2.worked_idf(8, 2), "idf = log2(N/df) = log2(8/2) = 2.0000");
+        assert_eq!(TfIdfVariant::Textbook.worked_idf(8, 2), "idf = log10(N/df) = log10(8/2) = 0.6021");
+        // qtf 2 · log10(9 + 1) · log10(100/10) = 2.
+        let s = TermStats { n_docs: 100, df: 10, tf: 9, qtf: 2, dl: 50.0, avgdl: 50.0 };
+        assert_eq!(tfidf_textbook_contribution(&s), 2.0);
+        // BM25 (Lucene) of the same: qtf 2 · ln(1 + 90.5/10.5) · 9/(9 + 1.2).
+        let p = Bm25Variant::Lucene.default_params();
+        let want = 2.0 * (1.0f64 + 90.5 / 10.5).ln() * 9.0 / 10.2;
+        assert!((bm25_contribution(Bm25Variant::Lucene, &s, &p, 0.0) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn names_parse_with_their_aliases_and_print_as_they_parse() {
+        for (alias, v) in [
+            ("bm25plus", Bm25Variant::Bm25Plus),
+            ("bm25p", Bm25Variant::Bm25Plus),
+            ("BM25+", Bm25Variant::Bm25Plus),
+            ("anserini", Bm25Variant::Lucene),
+            ("Lucene", Bm25Variant::Lucene),
+            ("rank_bm25", Bm25Variant::Okapi),
+        ] {
+            assert_eq!(alias.parse::<Bm25Variant>().ok(), Some(v), "{alias}");
+        }
+        for v in Bm25Variant::ALL {
+            assert_eq!(v.to_string(), v.name());
+        }
+        let err = "bm99".parse::<Bm25Variant>().expect_err("unknown").to_string();
+        assert!(err.contains("lucene, tantivy, okapi, robertson, atire, bm25l, bm25+, textbook"), "{err}");
+        for v in TfIdfVariant::ALL {
+            assert_eq!(v.to_string().parse::<TfIdfVariant>().ok(), Some(v));
+            assert_eq!(v.name().to_uppercase().parse::<TfIdfVariant>().ok(), Some(v));
+        }
+        assert_eq!(TfIdfVariant::Textbook.to_string(), "textbook");
+        assert!("cosine".parse::<TfIdfVariant>().is_err());
+    }
+
+    #[test]
+    fn parameters_print_as_a_person_writes_them() {
+        for (x, s) in [
+            (1.2000000000000002, "1.2"),
+            (0.9, "0.9"),
+            (60.0, "60"),
+            (0.0, "0"),
+            (-0.0, "0"),
+            (-0.0001, "0"),
+            (0.1234, "0.123"),
+            (1.25, "1.25"),
+            (10.5, "10.5"),
+            (-2.5, "-2.5"),
+        ] {
+            assert_eq!(fmt_param(x), s, "{x}");
+        }
+    }
+
+    #[test]
+    fn every_parameter_out_of_range_is_named() {
+        let ok = Bm25Variant::Bm25Plus.default_params();
+        assert!(ok.validate().is_ok());
+        assert!(Bm25Params { k1: 0.0, b: 0.0, ..ok }.validate().is_ok());
+        assert!(Bm25Params { b: 1.0, ..ok }.validate().is_ok());
+        for (p, field) in [
+            (Bm25Params { k1: -0.1, ..ok }, "k1:"),
+            (Bm25Params { k1: f64::NAN, ..ok }, "k1:"),
+            (Bm25Params { k1: f64::INFINITY, ..ok }, "k1:"),
+            (Bm25Params { b: -0.1, ..ok }, "b:"),
+            (Bm25Params { b: 1.01, ..ok }, "b:"),
+            (Bm25Params { b: f64::NAN, ..ok }, "b:"),
+            (Bm25Params { delta: -1.0, ..ok }, "delta:"),
+            (Bm25Params { delta: f64::INFINITY, ..ok }, "delta:"),
+        ] {
+            let e = p.validate().expect_err(field).to_string();
+            assert!(e.starts_with(field), "{field} {e}");
+        }
+    }
+
+    #[test]
+    fn an_empty_field_keeps_an_average_length_of_one() {
+        let sim = LuceneBm25::new(1.2, 0.75, 0, 0);
+        assert_eq!((sim.avgdl, sim.doc_count), (1.0, 0));
+        // Length 1 at avgdl 1: 1/(1.2·(0.25 + 0.75)).
+        assert!((f64::from(sim.norm_inverse(1)) - 1.0 / 1.2).abs() < 1e-6);
+        // 10 tokens in 4 documents: avgdl 2.5, the float Lucene keeps.
+        assert_eq!(LuceneBm25::new(1.2, 0.75, 10, 4).avgdl, 2.5);
+    }
+
     #[test]
     fn lucene_bm25_by_hand() {
         // N = 4 non-empty documents of 10, 20, 30, 40 tokens: avgdl = 25. k1 = 1.2, b = 0.75.

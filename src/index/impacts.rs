@@ -1,32 +1,23 @@
 //! The postings in plain arrays, read once when the index opens, with what dynamic pruning needs:
-//! each term's largest tf and the shortest document that holds it, per block of postings and
-//! for the whole list.
+//! each term's largest tf and the shortest document that holds it.
 //!
 //! BM25's term weight rises with tf and falls with the document's length for every variant and
-//! every k1 ≥ 0, b ∈ [0, 1], δ ≥ 0, so `weight(max tf, shortest length)` bounds a block's weights
+//! every k1 ≥ 0, b ∈ [0, 1], δ ≥ 0, so `weight(max tf, shortest length)` bounds a term's weights
 //! whatever parameters the question is ranked with: the bounds are computed once, not per k1
-//! and b. [`top_k_max_score`] uses them for MaxScore (Turtle & Flood 1995) with block-max skipping
-//! (Ding & Suel 2011), and returns exactly the ranking exhaustive scoring gives, bit for bit: a
-//! document's score is the same sum in the same order.
+//! and b. [`top_k_max_score`] uses them for MaxScore (Turtle & Flood 1995), and returns exactly
+//! the ranking exhaustive scoring gives, bit for bit: a document's score is the same sum in the
+//! same order.
 
 use crate::corpus::DocId;
 use crate::topk::{SmallestKeys, key_doc, key_score, rank_key};
 
-/// Postings per block for the block bounds.
-pub const BLOCK: usize = 64;
-
-/// Every term's postings: documents, term frequencies, and bounds per block and per term.
+/// Every term's postings: documents, term frequencies, and each term's bounds.
 #[derive(Debug, Clone, Default)]
 pub struct Impacts {
     /// Where term `o`'s postings start in `docs` / `tfs` (`offsets[o]..offsets[o + 1]`).
     offsets: Vec<usize>,
     docs: Vec<u32>,
     tfs: Vec<u32>,
-    /// Where term `o`'s blocks start in the block arrays.
-    block_offsets: Vec<usize>,
-    block_max_tf: Vec<u32>,
-    block_min_len: Vec<u32>,
-    block_last_doc: Vec<u32>,
     max_tf: Vec<u32>,
     min_len: Vec<u32>,
 }
@@ -40,12 +31,6 @@ pub struct TermImpacts<'a> {
     pub docs: &'a [u32],
     /// Their term frequencies.
     pub tfs: &'a [u32],
-    /// Largest tf in each block of [`BLOCK`] postings.
-    pub block_max_tf: &'a [u32],
-    /// Shortest document (exact length) in each block.
-    pub block_min_len: &'a [u32],
-    /// Last document of each block.
-    pub block_last_doc: &'a [u32],
     /// Largest tf of the term.
     pub max_tf: u32,
     /// Shortest document holding the term.
@@ -69,7 +54,6 @@ impl ImpactsBuilder {
     pub fn end_term(&mut self) {
         let im = &mut self.impacts;
         im.offsets.push(im.docs.len());
-        im.block_offsets.push(im.block_last_doc.len());
         for (d, tf) in self.current.drain(..) {
             im.docs.push(d);
             im.tfs.push(tf);
@@ -81,26 +65,12 @@ impl ImpactsBuilder {
         let im = &mut self.impacts;
         let terms = im.offsets.len();
         im.offsets.push(im.docs.len());
-        im.block_offsets.clear();
         let len = |d: u32| doc_lens.get(d as usize).copied().unwrap_or(0);
         for o in 0..terms {
             let (start, end) = (im.offsets[o], im.offsets[o + 1]);
-            im.block_offsets.push(im.block_last_doc.len());
-            let (mut max_tf, mut min_len) = (0u32, u32::MAX);
-            for block in (start..end).step_by(BLOCK) {
-                let stop = (block + BLOCK).min(end);
-                let bmax = im.tfs[block..stop].iter().copied().max().unwrap_or(0);
-                let bmin = im.docs[block..stop].iter().map(|&d| len(d)).min().unwrap_or(0);
-                im.block_max_tf.push(bmax);
-                im.block_min_len.push(bmin);
-                im.block_last_doc.push(im.docs[stop - 1]);
-                max_tf = max_tf.max(bmax);
-                min_len = min_len.min(bmin);
-            }
-            im.max_tf.push(max_tf);
-            im.min_len.push(if start == end { 0 } else { min_len });
+            im.max_tf.push(im.tfs[start..end].iter().copied().max().unwrap_or(0));
+            im.min_len.push(im.docs[start..end].iter().map(|&d| len(d)).min().unwrap_or(0));
         }
-        im.block_offsets.push(im.block_last_doc.len());
         self.impacts
     }
 }
@@ -109,14 +79,10 @@ impl Impacts {
     /// Term `ordinal`'s postings and bounds.
     pub fn term(&self, ordinal: usize) -> Option<TermImpacts<'_>> {
         let (start, end) = (*self.offsets.get(ordinal)?, *self.offsets.get(ordinal + 1)?);
-        let (bs, be) = (*self.block_offsets.get(ordinal)?, *self.block_offsets.get(ordinal + 1)?);
         Some(TermImpacts {
             start,
             docs: &self.docs[start..end],
             tfs: &self.tfs[start..end],
-            block_max_tf: &self.block_max_tf[bs..be],
-            block_min_len: &self.block_min_len[bs..be],
-            block_last_doc: &self.block_last_doc[bs..be],
             max_tf: self.max_tf[ordinal],
             min_len: self.min_len[ordinal],
         })
@@ -125,11 +91,6 @@ impl Impacts {
     /// Every posting's document and term frequency, term after term.
     pub fn postings(&self) -> (&[u32], &[u32]) {
         (&self.docs, &self.tfs)
-    }
-
-    /// Bytes held.
-    pub fn memory_bytes(&self) -> usize {
-        (self.docs.len() + self.tfs.len()) * 4 + self.block_last_doc.len() * 12 + self.offsets.len() * 16
     }
 }
 
