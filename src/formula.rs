@@ -602,6 +602,11 @@ mod tests {
         );
         let robertson = Bm25Variant::Robertson.worked_idf(10, 9, &Bm25Variant::Robertson.default_params(), mean);
         assert!(robertson.ends_with("= max(0, -1.8458) = 0.0000"), "{robertson}");
+        // Okapi floors only a negative raw idf: at n = 2 (positive) and n = 5 (exactly 0) the line
+        // is the RSJ formula alone.
+        let okapi = |df| Bm25Variant::Okapi.worked_idf(10, df, &Bm25Variant::Okapi.default_params(), mean);
+        assert_eq!(okapi(2), "idf = ln((N − n + 0.5)/(n + 0.5)) = ln((10 − 2 + 0.5)/(2 + 0.5)) = 1.2238");
+        assert_eq!(okapi(5), "idf = ln((N − n + 0.5)/(n + 0.5)) = ln((10 − 5 + 0.5)/(5 + 0.5)) = 0.0000");
     }
 
     #[test]
@@ -617,6 +622,11 @@ mod tests {
         assert_eq!(
             Bm25Variant::Lucene.worked_tf_weight(3, 40.0, 120.0, &Bm25Variant::Lucene.default_params()),
             "tf/(tf + k1·L) = 3/(3 + 1.2·(1 − 0.75 + 0.75·40/120.00)) = 0.8333"
+        );
+        // Okapi writes k1 + 1 out: 3·2.5/(3 + 1.5·0.5) = 2.
+        assert_eq!(
+            Bm25Variant::Okapi.worked_tf_weight(3, 40.0, 120.0, &Bm25Variant::Okapi.default_params()),
+            "tf·(k1 + 1)/(tf + k1·L) = 3·2.5/(3 + 1.5·(1 − 0.75 + 0.75·40/120.00)) = 2.0000"
         );
     }
 

@@ -228,6 +228,26 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_metric_is_named_as_people_and_trec_eval_name_it() {
+        for (m, shown, trec) in [
+            (Metric::Ndcg(10), "nDCG@10", "ndcg_cut_10"),
+            (Metric::Ap, "MAP", "map"),
+            (Metric::Recall(100), "R@100", "recall_100"),
+            (Metric::Precision(5), "P@5", "P_5"),
+            (Metric::Mrr, "MRR", "recip_rank"),
+        ] {
+            assert_eq!(m.to_string(), shown);
+            assert_eq!(String::from(m), shown);
+            assert_eq!(m.trec_name(), trec);
+            // A JSON key is the shown name, and reads back.
+            let json = serde_json::to_string(&m).expect("a metric serialises");
+            assert_eq!(json, format!("\"{shown}\""));
+            assert_eq!(serde_json::from_str::<Metric>(&json).ok(), Some(m));
+            assert_eq!(trec.parse::<Metric>().ok(), Some(m));
+        }
+    }
+
     macro_rules! assert_close {
         ($a:expr, $b:expr) => {{
             let (a, b): (f64, f64) = ($a, $b);

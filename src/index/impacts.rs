@@ -320,10 +320,35 @@ pub fn top_k_max_score(
     allowed: Option<&[bool]>,
     num_docs: usize,
 ) -> (Vec<(f64, DocId)>, usize) {
-    let ok = |d: u32| allowed.is_none_or(|a| a.get(d as usize).copied().unwrap_or(false));
     if k == 0 {
         return (Vec::new(), top_k_exhaustive(terms, 0, allowed, num_docs).1);
     }
+    match max_score(terms, k, bound, allowed, num_docs) {
+        Some(p) => (p.top, p.total),
+        None => top_k_exhaustive(terms, k, allowed, num_docs),
+    }
+}
+
+/// What MaxScore ranked by itself.
+struct Pruned {
+    /// The k best, best first.
+    top: Vec<(f64, DocId)>,
+    /// Documents matching any term.
+    total: usize,
+    /// Lists read whole before the others were only probed for candidates.
+    lists_read: usize,
+}
+
+/// MaxScore proper (k ≥ 1), as [`top_k_max_score`] describes it; `None` where documents that
+/// score 0 may tie at the bottom of the list, which exhaustive scoring then decides.
+fn max_score(
+    terms: &[ScoredTerm<'_>],
+    k: usize,
+    bound: impl Fn(usize, u32, u32) -> f64,
+    allowed: Option<&[bool]>,
+    num_docs: usize,
+) -> Option<Pruned> {
+    let ok = |d: u32| allowed.is_none_or(|a| a.get(d as usize).copied().unwrap_or(false));
     // Terms from the largest bound down, and what the terms after each could still add.
     let bounds: Vec<f64> =
         terms.iter().enumerate().map(|(s, t)| raise(bound(s, t.impacts.max_tf, t.impacts.min_len))).collect();
@@ -333,7 +358,7 @@ pub fn top_k_max_score(
     for i in (0..order.len()).rev() {
         rest[i] = raise(rest[i + 1] + bounds[order[i]]);
     }
-    let outcome = with_scratch(num_docs, |s| {
+    with_scratch(num_docs, |s| {
         // Phase 1: whole lists into the accumulators, until no unseen document can make the list.
         let mut read = 0;
         let mut best = 0.0f64;
@@ -421,12 +446,8 @@ pub fn top_k_max_score(
         // Documents that score 0 (terms whose weight is 0) may tie at the bottom: exhaustive
         // scoring ranks every match, so let it decide those rare lists.
         let zero_can_tie = top.len() < k.min(total) || top.get(k - 1).is_some_and(|e| e.0 <= 0.0);
-        (if zero_can_tie { None } else { Some(top) }, total)
-    });
-    match outcome {
-        (Some(top), total) => (top, total),
-        (None, _) => top_k_exhaustive(terms, k, allowed, num_docs),
-    }
+        if zero_can_tie { None } else { Some(Pruned { top, total, lists_read: read }) }
+    })
 }
 
 #[cfg(test)]
@@ -471,12 +492,84 @@ mod tests {
                 ScoredTerm { impacts, weights: &weights[impacts.start..impacts.start + impacts.docs.len()], qw: qw[o] }
             })
             .collect();
-        let (top, total) = top_k_max_score(&terms, k, |slot, tf, len| qw[slot] * w(tf, len), None, lens.len());
+        let bound = |slot: usize, tf, len| qw[slot] * w(tf, len);
+        let (top, total) = top_k_max_score(&terms, k, bound, None, lens.len());
         let (plain, plain_total) = top_k_exhaustive(&terms, k, None, lens.len());
         assert_eq!(total, plain_total);
         let bits = |v: &[(f64, DocId)]| v.iter().map(|(s, d)| (s.to_bits(), d.0)).collect::<Vec<_>>();
         assert_eq!(bits(&top), bits(&plain), "pruned and plain top-k agree");
+        // MaxScore by itself (no fallback): where it answers, it answers exactly; it declines
+        // only where a document scoring 0 could tie at the bottom.
+        match max_score(&terms, k, bound, None, lens.len()) {
+            Some(p) => {
+                assert_eq!(bits(&p.top), bits(&plain), "MaxScore alone agrees");
+                assert_eq!(p.total, plain_total);
+            }
+            None => assert!(plain.len() < k || plain.last().is_some_and(|e| e.0 <= 0.0), "declined needlessly"),
+        }
         (top.into_iter().map(|(s, d)| (s, d.0)).collect(), total)
+    }
+
+    /// A rare term of large weight and two common ones of small weight (every document holds
+    /// them): once the rare list is read, the best k are above all the common terms could add,
+    /// so the common lists are only probed for those candidates — and the ranking is exact.
+    #[test]
+    fn max_score_reads_the_rare_list_and_only_probes_the_common_ones() {
+        let lens: Vec<u32> = (0..1000).map(|d| 10 + d % 7).collect();
+        let rare: Vec<(u32, u32)> = (0..1000).step_by(50).map(|d| (d, 3)).collect();
+        let common: Vec<(u32, u32)> = (0..1000).map(|d| (d, 1 + d % 2)).collect();
+        let lists = [common.clone(), rare, common];
+        let qw = [0.05, 5.0, 0.04];
+        let mut b = ImpactsBuilder::default();
+        for list in &lists {
+            for &(d, tf) in list {
+                b.push(d, tf);
+            }
+            b.end_term();
+        }
+        let im = b.finish(&lens);
+        let (docs, tfs) = im.postings();
+        let weights: Vec<f64> = docs.iter().zip(tfs).map(|(&d, &tf)| w(tf, lens[d as usize])).collect();
+        let terms: Vec<ScoredTerm<'_>> = (0..3)
+            .map(|o| {
+                let impacts = im.term(o).unwrap();
+                ScoredTerm { impacts, weights: &weights[impacts.start..impacts.start + impacts.docs.len()], qw: qw[o] }
+            })
+            .collect();
+        // Bounds by hand: the rare term 5 · w(3, 10), the common ones 0.05 · w(2, 10) and
+        // 0.04 · w(2, 10).
+        assert_eq!((im.term(1).unwrap().max_tf, im.term(1).unwrap().min_len), (3, 10));
+        assert_eq!((im.term(0).unwrap().max_tf, im.term(0).unwrap().min_len), (2, 10));
+        let p = max_score(&terms, 5, |slot, tf, len| qw[slot] * w(tf, len), None, lens.len()).expect("no zero scores");
+        assert_eq!(p.lists_read, 1, "only the rare list is read whole");
+        assert_eq!(p.total, 1000);
+        let (plain, _) = top_k_exhaustive(&terms, 5, None, lens.len());
+        let bits = |v: &[(f64, DocId)]| v.iter().map(|(s, d)| (s.to_bits(), d.0)).collect::<Vec<_>>();
+        assert_eq!(bits(&p.top), bits(&plain));
+        // The best five hold the rare term: documents 0, 50, … of the shortest lengths first.
+        assert!(p.top.iter().all(|(_, d)| d.0 % 50 == 0), "{:?}", p.top);
+        // Bounds too loose to prune with: every list is read whole, and the ranking is the same.
+        let p = max_score(&terms, 5, |_, _, _| 100.0, None, lens.len()).expect("no zero scores");
+        assert_eq!(p.lists_read, 3);
+        assert_eq!(bits(&p.top), bits(&plain));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Seeking from any position finds the first document at or after the one sought.
+        #[test]
+        fn seek_finds_the_first_posting_at_or_after(
+            mut docs in proptest::collection::vec(0u32..5000, 0..300),
+            pos in 0usize..310,
+            doc in 0u32..5100,
+        ) {
+            docs.sort_unstable();
+            docs.dedup();
+            let pos = pos.min(docs.len());
+            let want = pos + docs[pos..].partition_point(|&d| d < doc);
+            proptest::prop_assert_eq!(seek(&docs, pos, doc), want);
+        }
     }
 
     #[test]
