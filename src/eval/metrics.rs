@@ -229,6 +229,24 @@ mod tests {
     }
 
     #[test]
+    fn nothing_relevant_or_nothing_ranked_scores_a_plain_zero() {
+        let set = MetricSet::at(10);
+        // Judged, but only non-relevant: the ideal DCG is 0, so is nDCG (not 0/0).
+        let none_relevant: BTreeMap<String, i32> = [("a".to_string(), 0), ("b".to_string(), 0)].into();
+        let v = evaluate_query(&ranked(&[("a", 2.0), ("b", 1.0)]), Some(&none_relevant), &set);
+        // An empty ranking against a relevant document: every metric +0.0, never −0.0 (which
+        // an empty f64 sum gives and a report would print as "-0.0000").
+        let relevant: BTreeMap<String, i32> = [("a".to_string(), 1)].into();
+        let empty = evaluate_query(&[], Some(&relevant), &set);
+        for values in [v, empty] {
+            assert_eq!(values.len(), 5);
+            for (m, x) in values {
+                assert_eq!(x.to_bits(), 0.0f64.to_bits(), "{m}: {x}");
+            }
+        }
+    }
+
+    #[test]
     fn every_metric_is_named_as_people_and_trec_eval_name_it() {
         for (m, shown, trec) in [
             (Metric::Ndcg(10), "nDCG@10", "ndcg_cut_10"),

@@ -560,6 +560,46 @@ mod tests {
         RunFile::parse(text.as_bytes(), format, Path::new("r"), "r")
     }
 
+    #[test]
+    fn formats_are_known_by_name_or_by_their_first_line() {
+        use RunFormat::*;
+        for (name, want) in [
+            ("bm25.trec", Some(Trec)),
+            ("x.run", Some(Trec)),
+            ("x.res", Some(Trec)),
+            ("x.txt", Some(Trec)),
+            ("runs/X.TREC.gz", Some(Trec)),
+            ("x.csv", Some(Csv)),
+            ("x.tsv", Some(Tsv)),
+            ("x.jsonl", Some(Jsonl)),
+            ("x.ndjson.gz", Some(Jsonl)),
+            ("x.json", Some(JsonDict)),
+            ("x.parquet", None),
+            ("run", None),
+        ] {
+            assert_eq!(RunFormat::from_name(Path::new(name)), want, "{name}");
+        }
+        assert_eq!(RunFile::default_name(Path::new("runs/bm25.trec.gz")), "bm25");
+        assert_eq!(RunFile::default_name(Path::new("a.b.trec")), "a.b");
+        // A name that is all extension keeps its name.
+        assert_eq!(RunFile::default_name(Path::new("runs/.trec")), ".trec");
+        for (first, want) in [
+            (r#"{"q1": {"d1": 1.0}}"#, Some(JsonDict)),
+            // An empty object, or one whose values are not objects, is a JSON Lines record.
+            ("{}", Some(Jsonl)),
+            (r#"{"q1": 3}"#, Some(Jsonl)),
+            ("q1 Q0 d1 1 2.5 bm25", Some(Trec)),
+            // Six fields with a comma in one, or three separated by tabs: not TREC.
+            ("q1 Q0 d1 1 2.5 a,b", Some(Csv)),
+            ("q1\td1\t2.5", Some(Tsv)),
+            ("q1,d1,2.5", Some(Csv)),
+            ("q1 d1", None),
+            ("\n  \n", None),
+        ] {
+            assert_eq!(RunFormat::sniff(first), want, "{first:?}");
+        }
+    }
+
     fn list(r: &RunFile, q: &str) -> Vec<(String, f64)> {
         r.run.results.get(q).cloned().unwrap_or_default()
     }
