@@ -58,5 +58,9 @@ for name, s in sorted(final.items()):
     if s == "MissedMutant":
         print("  missed:", name)
 PY
+# A mutant that fails a property test leaves its failing case in proptest-regressions/ (proptest
+# keeps every failure): those are the mutants', not the program's, so they are put back.
+git checkout -q -- proptest-regressions 2>/dev/null || true
+git clean -fdq -- proptest-regressions 2>/dev/null || true
 # cargo-mutants exits 2 when a mutant was missed, 3 on a timeout: the figure above says how many.
 [ "$status" -le 3 ] || exit "$status"
