@@ -477,7 +477,8 @@ mod tests {
         tf / (tf + 1.2 * (0.25 + 0.75 * f64::from(len) / 20.0))
     }
 
-    fn run(lists: &[Vec<(u32, u32)>], qw: &[f64], lens: &[u32], k: usize) -> (Vec<(f64, u32)>, usize) {
+    /// The postings of `lists` (term after term) and each posting's weight `w(tf, len)`.
+    fn index(lists: &[Vec<(u32, u32)>], lens: &[u32]) -> (Impacts, Vec<f64>) {
         let mut b = ImpactsBuilder::default();
         for list in lists {
             for &(d, tf) in list {
@@ -487,18 +488,32 @@ mod tests {
         }
         let im = b.finish(lens);
         let (docs, tfs) = im.postings();
-        let weights: Vec<f64> = docs.iter().zip(tfs).map(|(&d, &tf)| w(tf, lens[d as usize])).collect();
-        let terms: Vec<ScoredTerm<'_>> = (0..lists.len())
+        let weights = docs.iter().zip(tfs).map(|(&d, &tf)| w(tf, lens[d as usize])).collect();
+        (im, weights)
+    }
+
+    /// Each term of the index with its weights and `qw`.
+    fn scored<'a>(im: &'a Impacts, weights: &'a [f64], qw: &[f64]) -> Vec<ScoredTerm<'a>> {
+        (0..qw.len())
             .map(|o| {
                 let impacts = im.term(o).unwrap();
                 ScoredTerm { impacts, weights: &weights[impacts.start..impacts.start + impacts.docs.len()], qw: qw[o] }
             })
-            .collect();
+            .collect()
+    }
+
+    /// A ranking's scores as bits, and its documents.
+    fn bits(v: &[(f64, DocId)]) -> Vec<(u64, u32)> {
+        v.iter().map(|(s, d)| (s.to_bits(), d.0)).collect()
+    }
+
+    fn run(lists: &[Vec<(u32, u32)>], qw: &[f64], lens: &[u32], k: usize) -> (Vec<(f64, u32)>, usize) {
+        let (im, weights) = index(lists, lens);
+        let terms = scored(&im, &weights, &qw[..lists.len()]);
         let bound = |slot: usize, tf, len| qw[slot] * w(tf, len);
         let (top, total) = top_k_max_score(&terms, k, bound, None, lens.len());
         let (plain, plain_total) = top_k_exhaustive(&terms, k, None, lens.len());
         assert_eq!(total, plain_total);
-        let bits = |v: &[(f64, DocId)]| v.iter().map(|(s, d)| (s.to_bits(), d.0)).collect::<Vec<_>>();
         assert_eq!(bits(&top), bits(&plain), "pruned and plain top-k agree");
         // MaxScore by itself (no fallback): where it answers, it answers exactly; it declines
         // only where a document scoring 0 could tie at the bottom.
@@ -522,22 +537,8 @@ mod tests {
         let common: Vec<(u32, u32)> = (0..1000).map(|d| (d, 1 + d % 2)).collect();
         let lists = [common.clone(), rare, common];
         let qw = [0.05, 5.0, 0.04];
-        let mut b = ImpactsBuilder::default();
-        for list in &lists {
-            for &(d, tf) in list {
-                b.push(d, tf);
-            }
-            b.end_term();
-        }
-        let im = b.finish(&lens);
-        let (docs, tfs) = im.postings();
-        let weights: Vec<f64> = docs.iter().zip(tfs).map(|(&d, &tf)| w(tf, lens[d as usize])).collect();
-        let terms: Vec<ScoredTerm<'_>> = (0..3)
-            .map(|o| {
-                let impacts = im.term(o).unwrap();
-                ScoredTerm { impacts, weights: &weights[impacts.start..impacts.start + impacts.docs.len()], qw: qw[o] }
-            })
-            .collect();
+        let (im, weights) = index(&lists, &lens);
+        let terms = scored(&im, &weights, &qw);
         // Bounds by hand: the rare term 5 · w(3, 10), the common ones 0.05 · w(2, 10) and
         // 0.04 · w(2, 10).
         assert_eq!((im.term(1).unwrap().max_tf, im.term(1).unwrap().min_len), (3, 10));
@@ -546,7 +547,6 @@ mod tests {
         assert_eq!(p.lists_read, 1, "only the rare list is read whole");
         assert_eq!(p.total, 1000);
         let (plain, _) = top_k_exhaustive(&terms, 5, None, lens.len());
-        let bits = |v: &[(f64, DocId)]| v.iter().map(|(s, d)| (s.to_bits(), d.0)).collect::<Vec<_>>();
         assert_eq!(bits(&p.top), bits(&plain));
         // The best five hold the rare term: documents 0, 50, … of the shortest lengths first.
         assert!(p.top.iter().all(|(_, d)| d.0 % 50 == 0), "{:?}", p.top);
