@@ -1,16 +1,24 @@
 //! Writing files so that a failure (a full disk, a killed process) never leaves a half-written
-//! file under the name the user asked for.
+//! file under the name the user asked for, and reading a whole input only up to a bound.
 //!
 //! The bytes go to a temporary file in the same folder, are flushed to disk, and only then
 //! renamed over the final name (a rename within one file system is atomic on every platform
 //! RankLens runs on). On any failure the temporary file is removed and a file already at the
 //! final name is left as it was.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{Error, Result};
+
+/// All of `reader` when it holds at most `cap` bytes; `None` when it holds more (of which at
+/// most `cap + 1` bytes were read, so an endless or huge input is never held in memory).
+pub fn read_at_most(reader: impl Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= cap).then_some(bytes))
+}
 
 /// A name beside `path` no other writer uses: `.<name>.tmp-<pid>-<n>`.
 pub fn staging_path(path: &Path) -> PathBuf {
@@ -79,5 +87,16 @@ mod tests {
         let path = dir.path().join("no-such-folder").join("r.md");
         let err = write_atomic(&path, "x").unwrap_err().report();
         assert!(err.contains("no-such-folder/r.md") && err.contains("No such file"), "{err}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any input and cap: the whole input when it fits, nothing when it is longer.
+        #[test]
+        fn read_at_most_gives_all_or_nothing(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64), cap in 0u64..80) {
+            let got = read_at_most(bytes.as_slice(), cap).unwrap();
+            proptest::prop_assert_eq!(got, (bytes.len() as u64 <= cap).then(|| bytes.clone()));
+        }
     }
 }

@@ -488,15 +488,9 @@ pub fn text_or_stdin(s: &str) -> Result<String, String> {
     if s != "-" {
         return Ok(s.to_string());
     }
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .take(MAX_STDIN_TEXT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
-    if bytes.len() as u64 > MAX_STDIN_TEXT {
-        return Err(format!("standard input holds more than {MAX_STDIN_TEXT} bytes; the limit for one text"));
-    }
+    let bytes = crate::fsutil::read_at_most(std::io::stdin(), MAX_STDIN_TEXT)
+        .map_err(|e| format!("cannot read standard input: {e}"))?
+        .ok_or_else(|| format!("standard input holds more than {MAX_STDIN_TEXT} bytes; the limit for one text"))?;
     let text = String::from_utf8(bytes).map_err(|e| format!("standard input is not UTF-8 text: {e}"))?;
     Ok(text.trim_end_matches(['\n', '\r']).to_string())
 }

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::Run;
 use crate::corpus::LoadWarning;
+use crate::fsutil::read_at_most;
 use crate::{Error, Result};
 
 /// The largest run RankLens reads, decompressed (a run of a million queries at depth 1,000 is
@@ -180,22 +181,7 @@ impl RunFile {
     /// Read a run file (plain or gzipped); `name` overrides the name taken from the file.
     pub fn load(path: &Path, name: Option<&str>) -> Result<RunFile> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let mut bytes = Vec::new();
-        file.take(MAX_RUN_BYTES + 1).read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
-        if bytes.starts_with(&[0x1f, 0x8b]) {
-            let mut plain = Vec::new();
-            flate2::read::MultiGzDecoder::new(bytes.as_slice())
-                .take(MAX_RUN_BYTES + 1)
-                .read_to_end(&mut plain)
-                .map_err(|e| Error::caused(format!("{}: not a readable gzip file", path.display()), e))?;
-            bytes = plain;
-        }
-        if bytes.len() as u64 > MAX_RUN_BYTES {
-            return Err(Error::invalid(
-                path.display().to_string(),
-                format!("larger than {} GiB, the most RankLens reads for a run", MAX_RUN_BYTES >> 30),
-            ));
-        }
+        let bytes = read_capped(file, MAX_RUN_BYTES, path)?;
         let name = name.map(str::to_string).unwrap_or_else(|| Self::default_name(path));
         Self::parse(&bytes, RunFormat::from_name(path), path, &name)
     }
@@ -286,6 +272,31 @@ impl RunFile {
     }
 }
 
+/// All of `reader` (gunzipped when it starts with gzip's magic bytes), or an error naming `path`
+/// when it holds more than `cap` bytes, before or after decompression: a run is read whole, so
+/// its size is bounded before it is in memory.
+fn read_capped(reader: impl Read, cap: u64, path: &Path) -> Result<Vec<u8>> {
+    let too_large = || {
+        Error::invalid(
+            path.display().to_string(),
+            format!("larger than {}, the most RankLens reads for a run", size_text(cap)),
+        )
+    };
+    let bytes = read_at_most(reader, cap).map_err(|e| Error::io(path, e))?.ok_or_else(too_large)?;
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    read_at_most(flate2::read::MultiGzDecoder::new(bytes.as_slice()), cap)
+        .map_err(|e| Error::caused(format!("{}: not a readable gzip file", path.display()), e))?
+        .ok_or_else(too_large)
+}
+
+/// A size as people write it: whole GiB when it is some, bytes otherwise.
+fn size_text(bytes: u64) -> String {
+    const GIB: u64 = 1 << 30;
+    if bytes >= GIB && bytes.is_multiple_of(GIB) { format!("{} GiB", bytes / GIB) } else { format!("{bytes} bytes") }
+}
+
 fn parse_score(s: &str) -> std::result::Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
@@ -348,7 +359,8 @@ fn delimited_entries(
     let columns = (find(QUERY_NAMES, &header), find(DOC_NAMES, &header));
     let marco = delimiter == b'\t' && header.len() == 3 && parse_rank(&header[2]).is_ok();
     let (q, d, s, r, skip_first) = match columns {
-        (Some(q), Some(d)) if q != d => (q, d, find(SCORE_NAMES, &header), find(RANK_NAMES, &header), true),
+        // QUERY_NAMES and DOC_NAMES share no name, so the two columns differ.
+        (Some(q), Some(d)) => (q, d, find(SCORE_NAMES, &header), find(RANK_NAMES, &header), true),
         _ if marco => (0, 1, None, Some(2), false),
         _ => {
             return Err(format!(
@@ -604,6 +616,17 @@ mod tests {
         r.run.results.get(q).cloned().unwrap_or_default()
     }
 
+    /// Each warning's line and message.
+    fn notes(r: &RunFile) -> Vec<(Option<usize>, &str)> {
+        r.warnings.iter().map(|w| (w.line, w.message.as_str())).collect()
+    }
+
+    fn gzip(plain: &[u8]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut gz, plain).unwrap();
+        gz.finish().unwrap()
+    }
+
     #[test]
     fn trec_lines_are_ordered_as_trec_eval_scores_them() {
         // q1: d3 and d1 tie at 2.0; trec_eval breaks ties by document id descending (d3 first).
@@ -639,7 +662,10 @@ mod tests {
         )
         .unwrap();
         let dict = parse("{\"1\": {\"a\": 2.5, \"b\": 1.5}, \"2\": {\"c\": 0.5}}", None).unwrap();
-        assert_eq!((trec.format, jsonl.format, dict.format), (RunFormat::Trec, RunFormat::Jsonl, RunFormat::JsonDict));
+        assert_eq!(
+            [trec.format, csv.format, tsv.format, jsonl.format, dict.format],
+            [RunFormat::Trec, RunFormat::Csv, RunFormat::Tsv, RunFormat::Jsonl, RunFormat::JsonDict]
+        );
         for other in [&csv, &tsv, &jsonl, &dict] {
             assert_eq!(other.run.results, trec.run.results, "{:?}", other.format);
             assert!(other.warnings.is_empty(), "{:?}: {:?}", other.format, other.warnings);
@@ -652,6 +678,39 @@ mod tests {
         assert_eq!(r.format, RunFormat::MsMarco);
         assert!(r.ranks_only);
         assert_eq!(list(&r, "7"), [("p9".into(), 1.0), ("p3".into(), 0.5)]);
+        // Only a tab-separated file of three columns whose third is a rank from 1 is MS MARCO's.
+        for (text, format) in [
+            ("7\tp3\t0\n", RunFormat::Tsv),
+            ("7\tp3\t2\tx\n", RunFormat::Tsv),
+            ("7,p3,2\n", RunFormat::Csv),
+            ("a\tb\tc\td\n1\t2\t3\t4\n", RunFormat::Tsv),
+        ] {
+            let e = parse(text, Some(format)).unwrap_err().to_string();
+            assert!(e.starts_with("r: the header") && e.contains("names no query column"), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn json_lines_ids_are_strings_or_numbers_and_never_blank() {
+        let text = "{\"qid\": \" q \", \"docid\": 7, \"score\": 1}\n{\"qid\": \"  \", \"docid\": \"a\", \"score\": 1}\n\
+                    {\"qid\": \"q\", \"docid\": \"\", \"score\": 1}\n{\"qid\": true, \"docid\": \"b\", \"score\": 1}\n";
+        let r = parse(text, Some(RunFormat::Jsonl)).unwrap();
+        assert_eq!(list(&r, "q"), [("7".into(), 1.0)]);
+        let skipped = "no query or document id; line skipped";
+        assert_eq!(notes(&r), [(Some(2), skipped), (Some(3), skipped), (Some(4), skipped)]);
+    }
+
+    #[test]
+    fn ranks_are_whole_numbers_from_one() {
+        assert_eq!(parse_rank(" 1 "), Ok(1));
+        assert_eq!(parse_rank("1000"), Ok(1000));
+        for bad in ["0", "-1", "1.5", "", "x"] {
+            assert_eq!(parse_rank(bad), Err(format!("rank {bad:?} is not a whole number from 1")), "{bad:?}");
+        }
+        // TREC's rank column is only noted when unreadable: the score orders the line.
+        let r = parse("q Q0 a 0 2 t\n", Some(RunFormat::Trec)).unwrap();
+        assert_eq!(list(&r, "q"), [("a".into(), 2.0)]);
+        assert_eq!(notes(&r), [(Some(1), "rank \"0\" is not a whole number from 1; the score orders it")]);
     }
 
     #[test]
@@ -673,15 +732,34 @@ mod tests {
         assert_eq!(RunFormat::from_name(Path::new("a.tsv.gz")), Some(RunFormat::Tsv));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sys.trec.gz");
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        std::io::Write::write_all(&mut gz, b"q Q0 d 1 1.5 t\n").unwrap();
-        std::fs::write(&path, gz.finish().unwrap()).unwrap();
+        std::fs::write(&path, gzip(b"q Q0 d 1 1.5 t\n")).unwrap();
         let r = RunFile::load(&path, None).unwrap();
         assert_eq!((r.name.as_str(), list(&r, "q")), ("sys", vec![("d".to_string(), 1.5)]));
         let named = RunFile::load(&path, Some("mine")).unwrap();
         assert_eq!(named.name, "mine");
         std::fs::write(&path, [0x1f, 0x8b, 0, 1, 2]).unwrap();
         assert!(RunFile::load(&path, None).unwrap_err().report().contains("not a readable gzip file"));
+    }
+
+    #[test]
+    fn a_run_larger_than_the_cap_is_refused_before_or_after_gunzip() {
+        let p = Path::new("big.trec");
+        let read = |bytes: &[u8], cap| read_capped(bytes, cap, p).map_err(|e| e.to_string());
+        let refused = "big.trec: larger than 10 bytes, the most RankLens reads for a run";
+        assert_eq!(read(b"0123456789", 10), Ok(b"0123456789".to_vec()));
+        assert_eq!(read(b"0123456789X", 10).unwrap_err(), refused);
+        assert_eq!(read(b"", 0), Ok(Vec::new()));
+        // 40 zero bytes compress to fewer than 40: the cap applies to what they expand to.
+        let (exact, over) = (gzip(&[0; 40]), gzip(&[0; 41]));
+        assert!(exact.len() < 40 && over.len() < 40, "{} {}", exact.len(), over.len());
+        assert_eq!(read(&exact, 40), Ok(vec![0; 40]));
+        assert_eq!(read(&over, 40).unwrap_err(), "big.trec: larger than 40 bytes, the most RankLens reads for a run");
+        // A compressed file over the cap is refused without being expanded.
+        assert!(read(&exact, exact.len() as u64 - 1).unwrap_err().contains("larger than"));
+        assert_eq!(size_text(MAX_RUN_BYTES), "4 GiB");
+        assert_eq!(size_text(1 << 30), "1 GiB");
+        assert_eq!(size_text((1 << 30) + 1), "1073741825 bytes");
+        assert_eq!(size_text(5), "5 bytes");
     }
 
     #[test]
@@ -702,6 +780,17 @@ mod tests {
             assert_eq!(RunFile::looks_like_run(&path), run, "{name}");
         }
         assert!(!RunFile::looks_like_run(dir.path()));
+        // Gzipped: judged from what it expands to, even when the stream is cut short (a download
+        // that stopped) — what could be read is enough.
+        let gz = gzip("qid,docid,score\n1,d,2\n".repeat(50).as_bytes());
+        for (name, bytes) in [("whole.csv.gz", &gz[..]), ("cut.csv.gz", &gz[..gz.len() - 8])] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            assert!(RunFile::looks_like_run(&path), "{name}");
+        }
+        let path = dir.path().join("broken.csv.gz");
+        std::fs::write(&path, [0x1f, 0x8b, 0, 1, 2]).unwrap();
+        assert!(!RunFile::looks_like_run(&path));
     }
 
     #[test]

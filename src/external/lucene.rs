@@ -186,7 +186,7 @@ fn walk(node: &ExplainNode, multiplier: Option<f64>, out: &mut LuceneBreakdown) 
     }
     if d.starts_with("sum of") || d.contains(", sum of") || node.details.len() == 1 && !d.contains("product of") {
         // `sum of:`, a wrapper with one child (`result of:`, `ConstantScore`, a query's name).
-        let m = if node.details.len() == 1 && !d.starts_with("sum of") && !d.contains("sum of") {
+        let m = if node.details.len() == 1 && !d.contains("sum of") {
             match multiplier {
                 // A wrapper whose value is its child's passes the child through; any other
                 // single-child node scales it (or is something else altogether).
@@ -269,15 +269,28 @@ fn term_row(node: &ExplainNode, field: String, term: String, similarity: String,
         let r = role(desc);
         for (k, v) in pairs(desc) {
             match k.as_str() {
-                "termfreq" | "freq" | "phrasefreq" if row.tf.is_none() => row.tf = Some(v),
-                "docfreq" if row.df.is_none() => row.df = Some(v),
-                "doccount" | "maxdocs" if row.n.is_none() => row.n = Some(v),
+                "termfreq" | "freq" | "phrasefreq" => {
+                    row.tf.get_or_insert(v);
+                }
+                // Elasticsearch 5's `idf(docFreq=1, docCount=5)`, one per word of a phrase.
+                "docfreq" => {
+                    row.df.get_or_insert(v);
+                    row.df_each.push(v);
+                }
+                "doccount" | "maxdocs" => {
+                    row.n.get_or_insert(v);
+                }
                 _ => {}
             }
         }
         match r.as_str() {
-            "idf" if row.idf.is_none() && lower.contains("idf") => row.idf = Some(n.value),
-            "tf" | "tfnorm" if row.tf_weight.is_none() => row.tf_weight = Some(n.value),
+            // The first (outermost) idf and tf weight: a phrase's idf is the sum of its words'.
+            "idf" => {
+                row.idf.get_or_insert(n.value);
+            }
+            "tf" | "tfnorm" => {
+                row.tf_weight.get_or_insert(n.value);
+            }
             "freq" | "termfreq" | "phrasefreq" => row.tf = Some(n.value),
             "n" if desc.starts_with('N') => row.n = Some(n.value),
             "n" | "docfreq" => {
@@ -375,6 +388,8 @@ mod tests {
             (Some(1.0), Some(1.0), Some(5.0), Some(3.0), Some(5.4), Some(1.2), Some(0.75), Some(2.2))
         );
         assert!(r.dl_approximate);
+        // One word: its df alone, no list of each word's.
+        assert_eq!((r.df_each.as_slice(), r.df_text().as_str()), (&[][..], "1"));
         // By hand: ln(1 + 4.5/1.5) = ln 4 = 1.3862944; tf = 1/(1 + 1.2·(0.25 + 0.75·3/5.4)) = 0.5555556.
         assert!((r.idf.unwrap() - 4f64.ln()).abs() < 1e-12);
         assert!((r.tf_weight.unwrap() - 0.555_555_6).abs() < 1e-6);
@@ -439,6 +454,65 @@ mod tests {
             );
             assert_eq!((r.k1, r.b, r.dl, r.avgdl, r.boost), (Some(1.2), Some(0.75), Some(8.0), Some(7.5), None));
         }
+    }
+
+    #[test]
+    fn an_es5_phrase_reads_its_frequency_from_the_score_line_and_each_word_s_df() {
+        let phrase = node(
+            2.0,
+            "weight(body:\"a b\" in 0) [PerFieldSimilarity], result of:",
+            vec![node(
+                2.0,
+                "score(doc=0,freq=1.0 = phraseFreq=1.0\n), product of:",
+                vec![
+                    node(
+                        1.5,
+                        "idf, sum of:",
+                        vec![
+                            node(0.9, "idf(docFreq=1, docCount=5)", vec![]),
+                            node(0.6, "idf(docFreq=3, docCount=5)", vec![]),
+                        ],
+                    ),
+                    node(1.33, "tfNorm, computed from:", vec![node(1.2, "parameter k1", vec![])]),
+                ],
+            )],
+        );
+        let r = &breakdown(&phrase).rows[0];
+        assert_eq!(
+            (r.term.as_str(), r.tf, r.n, r.idf, r.tf_weight),
+            ("\"a b\"", Some(1.0), Some(5.0), Some(1.5), Some(1.33))
+        );
+        assert_eq!((r.df, r.df_each.as_slice(), r.df_text().as_str()), (Some(1.0), &[1.0, 3.0][..], "1+3"));
+    }
+
+    #[test]
+    fn a_frequency_written_only_as_a_node_is_read() {
+        let tree = node(
+            1.0,
+            "weight(body:x in 0) [BM25], result of:",
+            vec![node(
+                1.0,
+                "score(doc=0), computed as boost * idf * tf from:",
+                vec![node(
+                    0.5,
+                    "tf, computed as freq / (freq + k1 * (1 - b + b * dl / avgdl)) from:",
+                    vec![
+                        node(3.0, "freq, occurrences of term within document", vec![]),
+                        node(0.5, "parameter delta", vec![]),
+                    ],
+                )],
+            )],
+        );
+        let r = &breakdown(&tree).rows[0];
+        assert_eq!((r.tf, r.tf_weight, r.contribution), (Some(3.0), Some(0.5), Some(1.0)));
+        // Neither k1 nor b was given; no df either.
+        assert_eq!((r.k1, r.b, r.df, r.df_text().as_str()), (None, None, None, "—"));
+    }
+
+    #[test]
+    fn values_agree_to_a_millionth_of_the_larger_or_of_one() {
+        assert!(same(2.0, 2.0) && same(1000.0005, 1000.0) && same(1e-7, 0.0) && same(-3.0, -3.000002));
+        assert!(!same(1000.002, 1000.0) && !same(2e-6, 0.0) && !same(2.0, -2.0) && !same(1.0, 1.00001));
     }
 
     #[test]
@@ -521,6 +595,72 @@ mod tests {
         // By hand: 1/61 + 1/62.
         assert!((bd.total().unwrap() - (1.0 / 61.0 + 1.0 / 62.0)).abs() < 1e-8);
         assert_eq!(bd.other[0].0, "RRF: for rank [1] in query at index [0] computed as [1 / (1 + 60)]");
+    }
+
+    #[test]
+    fn a_one_child_wrapper_passes_its_child_through_or_scales_it() {
+        let parts = |bd: &LuceneBreakdown| bd.rows.iter().map(|r| r.contribution).collect::<Vec<_>>();
+        // `result of:` around a weight, worth what the weight is worth: the row counts fully.
+        let wrapped = node(
+            3.0,
+            "sum of:",
+            vec![
+                node(2.0, "result of:", vec![es7_weight("a", 2.0, 1.0, 1.0, 3.0)]),
+                es7_weight("b", 1.0, 1.0, 2.0, 3.0),
+            ],
+        );
+        let bd = breakdown(&wrapped);
+        assert_eq!((parts(&bd), bd.total(), bd.not_a_sum), (vec![Some(2.0), Some(1.0)], Some(3.0), None));
+        // A one-child product (a script's multiplier) scales the weight by its value over the
+        // child's: 1.5 × (3 / 1.5) = 3.
+        let scaled = node(3.0, "script score, product:", vec![es7_weight("a", 1.5, 1.0, 1.0, 3.0)]);
+        let bd = breakdown(&scaled);
+        assert_eq!((parts(&bd), bd.total()), (vec![Some(3.0)], Some(3.0)));
+        // Any other one-child node worth something else is not read as a sum.
+        for (value, child) in [(3.0, 1.5), (3.0, 0.0)] {
+            let other = node(value, "log1p of:", vec![es7_weight("a", child, 1.0, 1.0, 3.0)]);
+            let bd = breakdown(&other);
+            assert_eq!((parts(&bd), bd.not_a_sum.as_deref()), (vec![None], Some("log1p of:")), "{value} {child}");
+        }
+        let zero_child = node(3.0, "script score, product:", vec![es7_weight("a", 0.0, 1.0, 1.0, 3.0)]);
+        assert_eq!(breakdown(&zero_child).not_a_sum.as_deref(), Some("script score, product:"));
+    }
+
+    #[test]
+    fn rrf_under_a_boost_scales_its_parts_and_unreadable_parts_are_named() {
+        let per_query = |rank: u32, value: f64, child: ExplainNode| {
+            node(
+                value,
+                &format!(
+                    "rrf score: [{}], for rank [{rank}] in query at index [0] computed as [1 / ({rank} + 60)], for matching query with score",
+                    1.0 / (rank as f64 + 60.0)
+                ),
+                vec![child],
+            )
+        };
+        let rrf = |parts: Vec<ExplainNode>| {
+            node(0.03, "rrf score: [0.03] computed for initial ranks [1, 2] with rankConstant: [60] as sum of", parts)
+        };
+        // × 2 by a function score: each 1 / (rank + 60) counts twice.
+        let boosted = node(
+            0.0,
+            "function score, product of:",
+            vec![rrf(vec![per_query(1, 1.0, es7_weight("a", 2.0, 1.0, 1.0, 3.0))]), node(2.0, "boost", vec![])],
+        );
+        let bd = breakdown(&boosted);
+        assert_eq!(bd.other.len(), 1);
+        assert!((bd.other[0].1 - 2.0 / 61.0).abs() < 1e-15, "{:?}", bd.other);
+        // A part whose value cannot be read: ignored when it is 0, else the score is not a sum.
+        let unreadable = |value| node(value, "rrf score: unreadable", vec![es7_weight("b", 1.0, 1.0, 1.0, 3.0)]);
+        let bd = breakdown(&rrf(vec![per_query(1, 1.0, es7_weight("a", 2.0, 1.0, 1.0, 3.0)), unreadable(0.0)]));
+        assert!(bd.not_a_sum.is_none() && (bd.total().unwrap() - 1.0 / 61.0).abs() < 1e-15, "{bd:?}");
+        assert_eq!(bd.rows.len(), 2);
+        let bd = breakdown(&rrf(vec![unreadable(0.5)]));
+        assert!(bd.not_a_sum.as_deref().is_some_and(|d| d.starts_with("rrf score: [0.03] computed")), "{bd:?}");
+        // One query's part alone is not the combination: its weight row is kept, as an input.
+        let alone = per_query(1, 1.0, es7_weight("a", 2.0, 1.0, 1.0, 3.0));
+        let bd = breakdown(&alone);
+        assert_eq!((bd.rows.len(), bd.rows[0].term.as_str(), bd.rows[0].contribution), (1, "a", None));
     }
 
     #[test]

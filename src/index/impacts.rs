@@ -524,7 +524,44 @@ mod tests {
             }
             None => assert!(plain.len() < k || plain.last().is_some_and(|e| e.0 <= 0.0), "declined needlessly"),
         }
+        // A filter (every third document left out): both rank what full scoring ranks once the
+        // documents left out are struck, and MaxScore still answers exactly or declines.
+        let allowed: Vec<bool> = (0..lens.len()).map(|d| d % 3 != 1).collect();
+        let (all, _) = top_k_exhaustive(&terms, lens.len(), None, lens.len());
+        let want: Vec<(f64, DocId)> = all.into_iter().filter(|(_, d)| allowed[d.0 as usize]).take(k).collect();
+        let (filtered, filtered_total) = top_k_exhaustive(&terms, k, Some(&allowed), lens.len());
+        assert_eq!(bits(&filtered), bits(&want), "filtered exhaustive");
+        let (pruned, pruned_total) = top_k_max_score(&terms, k, bound, Some(&allowed), lens.len());
+        assert_eq!((bits(&pruned), pruned_total), (bits(&want), filtered_total), "filtered pruned");
+        if let Some(p) = max_score(&terms, k, bound, Some(&allowed), lens.len()) {
+            assert_eq!((bits(&p.top), p.total), (bits(&want), filtered_total), "filtered MaxScore alone");
+        }
         (top.into_iter().map(|(s, d)| (s, d.0)).collect(), total)
+    }
+
+    /// Exhaustive scoring skips a term it cannot read safely (a document past the corpus,
+    /// weights of another length), and a `qw` of −0.0 still counts its matches at +0.0 (the
+    /// accumulators' "unseen" mark is −0.0), on both the sparse and the dense path.
+    #[test]
+    fn exhaustive_scoring_skips_unreadable_terms_and_minus_zero_hides_no_match() {
+        let lens = vec![10u32; 100];
+        let (im, weights) = index(&[vec![(1, 1), (3, 2)], vec![(2, 1), (99, 1)]], &lens);
+        let terms = scored(&im, &weights, &[1.0, 1.0]);
+        let docs = |top: &[(f64, DocId)]| top.iter().map(|(_, d)| d.0).collect::<Vec<_>>();
+        let (top, total) = top_k_exhaustive(&terms, 10, None, 100);
+        assert_eq!((docs(&top), total), (vec![3, 1, 2, 99], 4));
+        // 99 documents: the second term reaches document 99, past the end, and is left out.
+        let (top, total) = top_k_exhaustive(&terms, 10, None, 99);
+        assert_eq!((docs(&top), total), (vec![3, 1], 2));
+        let short = ScoredTerm { weights: &terms[0].weights[..1], ..terms[0] };
+        let (top, total) = top_k_exhaustive(&[short, terms[1]], 10, None, 100);
+        assert_eq!((docs(&top), total), (vec![2, 99], 2));
+        let zero = [ScoredTerm { qw: -0.0, ..terms[0] }];
+        for num_docs in [100, 5] {
+            // 2 postings: sparse against 100 documents, dense against 5.
+            let (top, total) = top_k_exhaustive(&zero, 10, None, num_docs);
+            assert_eq!((bits(&top), total), (vec![(0, 1), (0, 3)], 2), "{num_docs} documents");
+        }
     }
 
     /// A rare term of large weight and two common ones of small weight (every document holds
