@@ -7,12 +7,12 @@
 #      split over MUTANTS_JOBS copies of the tree (default 2) that run at once: each copy gets
 #      this tree's sources and a copy of its built dependencies (cp -a keeps their timestamps,
 #      so nothing is rebuilt), and runs one slice of the mutants (--shard k/N);
-#   2. the survivors again, with the integration tests that exercise these files as well
-#      (.cargo/mutants.toml: the hand-worked and Anserini BM25 figures, run files against
-#      pytrec_eval, SciFact rankings bit for bit, engine explanations, readers).
+#   2. the survivors again, sliced the same way, with the integration tests that exercise these
+#      files as well (.cargo/mutants.toml: the hand-worked and Anserini BM25 figures, run files
+#      against pytrec_eval, SciFact rankings bit for bit, engine explanations, readers).
 #   RANKLENS_DATA=../shared/data scripts/mutants.sh [FILE…]   (default: the six files below)
-# Writes mutants.out.unit/K/mutants.out/ (pass 1, shard K) and mutants.out/ (pass 2) and prints
-# the share caught.
+# Writes mutants.out.unit/K/mutants.out/ (pass 1, slice K; its log mutants.out.unit/K.log) and
+# mutants.out/K/mutants.out/ (pass 2), and prints the share caught after each pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=27.1.0
@@ -35,12 +35,12 @@ done
 jobs=${MUTANTS_JOBS:-2}
 case "$jobs" in ''|*[!0-9]*|0) echo "MUTANTS_JOBS must be a whole number ≥ 1, not '$jobs'" >&2; exit 64;; esac
 rm -rf mutants.out mutants.out.old mutants.out.unit
-mkdir -p mutants.out.unit
-unit_args=(--no-config --in-place --no-shuffle --profile mutants --timeout 120 --build-timeout 900
-    --test-tool cargo --cargo-arg=--no-default-features --cargo-arg=--lib --cargo-test-arg=-- "${skip[@]}"
-    "${args[@]}")
-# Build the dependencies once, here, before the tree is copied.
+mkdir -p mutants.out.unit mutants.out
+# Build the dependencies of both passes once, here, before the tree is copied (pass 2's test
+# targets are the ones .cargo/mutants.toml names).
 cargo test --profile mutants --no-default-features --lib --no-run
+mapfile -t pass2_targets < <(python3 -c 'import tomllib; print("\n".join(tomllib.load(open(".cargo/mutants.toml", "rb"))["additional_cargo_args"]))')
+cargo test --profile mutants "${pass2_targets[@]}" --no-run
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 root=$PWD
 copies=$(mktemp -d "${TMPDIR:-/tmp}/ranklens-mutants.XXXXXX")
@@ -52,54 +52,72 @@ cleanup() {
     git -C "$root" clean -fdq -- proptest-regressions 2>/dev/null || true
 }
 trap cleanup EXIT
-# Every copy is made before any shard starts: shard 0 mutates this tree in place.
+# Every copy is made before any slice starts: slice 0 mutates this tree in place.
 for ((k = 1; k < jobs; k++)); do
     mkdir -p "$copies/$k/target"
     tar -cf - --exclude=./.git --exclude=./target --exclude='./mutants.out*' . | tar -xf - -C "$copies/$k"
     cp -a "$target/mutants" "$copies/$k/target/"
 done
-pids=()
-for ((k = 0; k < jobs; k++)); do
-    dir=$root shard_target=$target shard=()
-    [ "$k" -eq 0 ] || dir=$copies/$k shard_target=$copies/$k/target
-    [ "$jobs" -eq 1 ] || shard=(--shard "$k/$jobs")
-    (cd "$dir" && CARGO_TARGET_DIR="$shard_target" cargo mutants "${unit_args[@]}" "${shard[@]}" \
-        --output "$root/mutants.out.unit/$k" >"$root/mutants.out.unit/$k.log" 2>&1) &
-    pids+=($!)
-done
-for pid in "${pids[@]}"; do
-    status=0
-    wait "$pid" || status=$?
-    [ "$status" -le 3 ] || { echo "a pass-1 shard failed (exit $status): see mutants.out.unit/*.log" >&2; exit "$status"; }
-done
-# Pass 2 (settings in .cargo/mutants.toml) retests only what pass 1 did not catch: it reads the
-# caught, unviable and timed-out mutants of every shard from mutants.out/previously_caught.txt (a
-# mutant that timed out loops forever; it would wait out pass 2's longer timeout again).
-mkdir -p mutants.out
-cat mutants.out.unit/*/mutants.out/{caught,unviable,timeout}.txt 2>/dev/null >mutants.out/previously_caught.txt || true
-status=0
-cargo mutants --in-place --no-shuffle --iterate --timeout 600 --build-timeout 900 "${args[@]}" || status=$?
-python3 - <<'PY'
-import glob, json
-def outcomes(path):
-    o = json.load(open(path))
-    return {x["scenario"]["Mutant"]["name"] if isinstance(x["scenario"], dict) else "": x["summary"]
-            for x in o["outcomes"] if x["scenario"] != "Baseline"}
-first = {}
-for path in sorted(glob.glob("mutants.out.unit/*/mutants.out/outcomes.json")):
-    first.update(outcomes(path))
-second = outcomes("mutants.out/outcomes.json")
-final = {**first, **second}  # pass 2's word on every mutant it retested
+# run_slices OUT CARGO-MUTANTS-ARGS…: slice k of the mutants in tree k, written to OUT/k/mutants.out.
+run_slices() {
+    local out=$1 k dir slice_target shard pids=() status
+    shift
+    for ((k = 0; k < jobs; k++)); do
+        dir=$root slice_target=$target shard=()
+        [ "$k" -eq 0 ] || dir=$copies/$k slice_target=$copies/$k/target
+        [ "$jobs" -eq 1 ] || shard=(--shard "$k/$jobs")
+        (cd "$dir" && CARGO_TARGET_DIR="$slice_target" cargo mutants "$@" "${shard[@]}" \
+            --output "$root/$out/$k" >"$root/$out/$k.log" 2>&1) &
+        pids+=($!)
+    done
+    for k in "${!pids[@]}"; do
+        status=0
+        wait "${pids[$k]}" || status=$?
+        # cargo-mutants exits 2 when a mutant was missed, 3 on a timeout: the figures say how many.
+        [ "$status" -le 3 ] || { echo "slice $k failed (exit $status): see $out/$k.log" >&2; exit "$status"; }
+    done
+}
+# figures PASS-1-ONLY: the share caught over pass 1, or over both passes (pass 2's word on every
+# mutant it retested); a timeout counts as caught.
+figures() {
+    python3 - "$1" <<'PY'
+import glob, json, sys
+def outcomes(pattern):
+    got = {}
+    for path in sorted(glob.glob(pattern)):
+        for x in json.load(open(path))["outcomes"]:
+            if isinstance(x["scenario"], dict):
+                got[x["scenario"]["Mutant"]["name"]] = x["summary"]
+    return got
+final = outcomes("mutants.out.unit/*/mutants.out/outcomes.json")
+if sys.argv[1] == "0":
+    final.update(outcomes("mutants.out/*/mutants.out/outcomes.json"))
 counts = {}
 for s in final.values():
     counts[s] = counts.get(s, 0) + 1
 caught, missed, timeout = counts.get("CaughtMutant", 0), counts.get("MissedMutant", 0), counts.get("Timeout", 0)
 viable = caught + missed + timeout
-print(f"{viable} viable mutants ({counts.get('Unviable', 0)} unviable): {caught} caught, {timeout} timed out, {missed} missed"
-      + (f": {100 * (caught + timeout) / viable:.1f} % caught" if viable else ""))
-for name, s in sorted(final.items()):
-    if s == "MissedMutant":
-        print("  missed:", name)
+print(("after pass 1 (pass 2 can only catch more): " if sys.argv[1] == "1" else "both passes: ")
+      + f"{viable} viable mutants ({counts.get('Unviable', 0)} unviable): {caught} caught, {timeout} timed out, {missed} missed"
+      + (f": {100 * (caught + timeout) / viable:.1f} % caught" if viable else ""), flush=True)
+if sys.argv[1] == "0":
+    for name, s in sorted(final.items()):
+        if s == "MissedMutant":
+            print("  missed:", name)
 PY
-# cargo-mutants exits 2 when a mutant was missed, 3 on a timeout: the figure above says how many.
-[ "$status" -le 3 ] || exit "$status"
+}
+run_slices mutants.out.unit --no-config --in-place --no-shuffle --profile mutants --timeout 120 \
+    --build-timeout 900 --test-tool cargo --cargo-arg=--no-default-features --cargo-arg=--lib \
+    --cargo-test-arg=-- "${skip[@]}" "${args[@]}"
+figures 1
+# Pass 2 (settings in .cargo/mutants.toml) retests only what pass 1 did not catch: every slice
+# reads the caught, unviable and timed-out mutants of pass 1 from its previously_caught.txt (a
+# mutant that timed out loops forever; it would wait out pass 2's longer timeout again) and takes
+# its slice of the rest.
+for ((k = 0; k < jobs; k++)); do
+    mkdir -p "mutants.out/$k/mutants.out"
+    cat mutants.out.unit/*/mutants.out/{caught,unviable,timeout}.txt 2>/dev/null \
+        >"mutants.out/$k/mutants.out/previously_caught.txt" || true
+done
+run_slices mutants.out --in-place --no-shuffle --iterate --timeout 600 --build-timeout 900 "${args[@]}"
+figures 0
