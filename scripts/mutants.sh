@@ -81,39 +81,35 @@ run_slices() {
         esac
     done
 }
-# figures PASS-1-ONLY: the share caught over pass 1, or over both passes (pass 2's word on every
-# mutant it retested); a timeout counts as caught.
+# figures LABEL OUT…: the share caught over the passes written to each OUT (a later pass's word on
+# every mutant it retested; a timeout counts as caught), and the mutants missed.
 figures() {
-    python3 - "$1" <<'PY'
+    python3 - "$@" <<'PY'
 import glob, json, sys
-def outcomes(pattern):
-    got = {}
-    for path in sorted(glob.glob(pattern)):
+label, outs = sys.argv[1], sys.argv[2:]
+final = {}
+for out in outs:
+    for path in sorted(glob.glob(f"{out}/*/mutants.out/outcomes.json")):
         for x in json.load(open(path))["outcomes"]:
             if isinstance(x["scenario"], dict):
-                got[x["scenario"]["Mutant"]["name"]] = x["summary"]
-    return got
-final = outcomes("mutants.out.unit/*/mutants.out/outcomes.json")
-if sys.argv[1] == "0":
-    final.update(outcomes("mutants.out/*/mutants.out/outcomes.json"))
+                final[x["scenario"]["Mutant"]["name"]] = x["summary"]
 counts = {}
 for s in final.values():
     counts[s] = counts.get(s, 0) + 1
 caught, missed, timeout = counts.get("CaughtMutant", 0), counts.get("MissedMutant", 0), counts.get("Timeout", 0)
 viable = caught + missed + timeout
-print(("after pass 1 (pass 2 can only catch more): " if sys.argv[1] == "1" else "both passes: ")
-      + f"{viable} viable mutants ({counts.get('Unviable', 0)} unviable): {caught} caught, {timeout} timed out, {missed} missed"
-      + (f": {100 * (caught + timeout) / viable:.1f} % caught" if viable else ""), flush=True)
-if sys.argv[1] == "0":
-    for name, s in sorted(final.items()):
-        if s == "MissedMutant":
-            print("  missed:", name)
+print(f"{label}: {viable} viable mutants ({counts.get('Unviable', 0)} unviable): {caught} caught, {timeout} timed out, {missed} missed"
+      + (f": {100 * (caught + timeout) / viable:.1f} % caught" if viable else ""))
+for name, s in sorted(final.items()):
+    if s == "MissedMutant":
+        print("  missed:", name)
+sys.stdout.flush()
 PY
 }
 run_slices mutants.out.unit --no-config --in-place --no-shuffle --profile mutants --timeout 120 \
     --build-timeout 900 --test-tool cargo --cargo-arg=--no-default-features --cargo-arg=--lib \
     --cargo-test-arg=-- "${skip[@]}" "${args[@]}"
-figures 1
+figures "after pass 1 (pass 2 can only catch more)" mutants.out.unit
 # Pass 2 (settings in .cargo/mutants.toml) retests only what pass 1 did not catch: every slice
 # reads the caught, unviable and timed-out mutants of pass 1 from its previously_caught.txt (a
 # mutant that timed out loops forever; it would wait out pass 2's longer timeout again) and takes
@@ -124,4 +120,4 @@ for ((k = 0; k < jobs; k++)); do
         >"mutants.out/$k/mutants.out/previously_caught.txt" || true
 done
 run_slices mutants.out --in-place --no-shuffle --iterate --timeout 600 --build-timeout 900 "${args[@]}"
-figures 0
+figures "both passes" mutants.out.unit mutants.out
