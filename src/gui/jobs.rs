@@ -58,15 +58,17 @@ pub enum JobKind {
 }
 
 impl JobKind {
-    /// Work that runs for minutes with a progress bar (indexing, fetching, encoding, evaluating),
-    /// not an answer the user waits for with the mouse still: the window repaints for it about
-    /// once a second ([`JobKind::repaint_every`]).
+    /// Work that runs for seconds to minutes with a progress bar (indexing, fetching, encoding,
+    /// evaluating; a question's candidates encoded for provisional columns), not an answer that
+    /// comes at once: the window repaints for it about once a second
+    /// ([`JobKind::repaint_every`]), with counts instead of spinners.
     pub fn is_long(self) -> bool {
         matches!(
             self,
             JobKind::Corpus
                 | JobKind::Model(_)
                 | JobKind::Encode(_)
+                | JobKind::RankSlow
                 | JobKind::Study
                 | JobKind::Report
                 | JobKind::LessonKit

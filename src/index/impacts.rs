@@ -287,11 +287,37 @@ pub fn top_k_exhaustive_by<C: Combine>(
         };
         let mut floor = floor_bits(&top);
         let mut total = 0;
-        for (i, a) in acc.iter_mut().enumerate() {
+        // Eight accumulators at a time, so the finishing, the reset, the count and the comparison
+        // run as vector operations; only a group holding a document that clears the floor (rare
+        // once k are kept) is offered one by one, in order, as a plain loop would.
+        const GROUP: usize = 8;
+        let mut groups = acc.chunks_exact_mut(GROUP);
+        let mut first = 0usize;
+        for group in &mut groups {
+            let mut bits = [0u64; GROUP];
+            for (b, a) in bits.iter_mut().zip(group.iter_mut()) {
+                *b = C::finish(std::mem::replace(a, UNSEEN)).to_bits();
+            }
+            let mut clears = false;
+            for &b in &bits {
+                total += usize::from(b != UNSEEN.to_bits());
+                clears |= b as i64 >= floor;
+            }
+            if clears {
+                for (j, &b) in bits.iter().enumerate() {
+                    if b as i64 >= floor {
+                        top.push(rank_key(f64::from_bits(b), DocId((first + j) as u32)));
+                        floor = floor_bits(&top);
+                    }
+                }
+            }
+            first += GROUP;
+        }
+        for (j, a) in groups.into_remainder().iter_mut().enumerate() {
             let bits = C::finish(std::mem::replace(a, UNSEEN)).to_bits();
             total += usize::from(bits != UNSEEN.to_bits());
             if bits as i64 >= floor {
-                top.push(rank_key(f64::from_bits(bits), DocId(i as u32)));
+                top.push(rank_key(f64::from_bits(bits), DocId((first + j) as u32)));
                 floor = floor_bits(&top);
             }
         }

@@ -484,36 +484,37 @@ impl SparseEncoder for BertSpladeEncoder {
                     let x = hidden.i((b, 0..ids.len(), ..))?;
                     let x = self.transform.forward(&x)?.gelu_erf()?;
                     let x = self.layer_norm.forward(&x)?;
-                    let flat: Vec<f32> = match &self.decoder_bf16 {
+                    // log(1 + ReLU(x)) is non-decreasing, so its maximum over tokens is the
+                    // transform of the largest logit: no activation tensor. In bf16 the kernel
+                    // keeps each column's maximum as it goes, never writing the tokens × vocabulary
+                    // logits; in f32 they are scanned once.
+                    let (max, arg): (Vec<f32>, Vec<u32>) = match &self.decoder_bf16 {
                         Some((w, bias)) => {
                             let x: Vec<f32> = x.flatten_all()?.to_vec1()?;
-                            let mut logits = vec![0f32; ids.len() * w.outputs()];
-                            super::precision::linear_bf16(&x, ids.len(), w, bias, &mut logits)?;
-                            logits
+                            super::precision::column_max_bf16(&x, ids.len(), w, bias)?
                         }
                         None => {
                             let logits = x.matmul(&self.decoder.t()?)?.broadcast_add(&self.bias)?;
-                            logits.flatten_all()?.to_vec1()?
+                            let flat: Vec<f32> = logits.flatten_all()?.to_vec1()?;
+                            let vocab = self.bias.dim(0)?;
+                            let (mut max, mut arg) = (vec![f32::NEG_INFINITY; vocab], vec![0u32; vocab]);
+                            for (pos, row) in flat.chunks_exact(vocab).enumerate() {
+                                for (id, &x) in row.iter().enumerate() {
+                                    if x > max[id] {
+                                        max[id] = x;
+                                        arg[id] = pos as u32;
+                                    }
+                                }
+                            }
+                            (max, arg)
                         }
                     };
-                    // log(1 + ReLU(x)) is non-decreasing, so its maximum over tokens is the
-                    // transform of the largest logit: one pass over the logits, no activation tensor.
-                    let vocab = self.bias.dim(0)?;
-                    let (mut max, mut arg) = (vec![f32::NEG_INFINITY; vocab], vec![0usize; vocab]);
-                    for (pos, row) in flat.chunks_exact(vocab).enumerate() {
-                        for (id, &x) in row.iter().enumerate() {
-                            if x > max[id] {
-                                max[id] = x;
-                                arg[id] = pos;
-                            }
-                        }
-                    }
                     let mut v = SparseVector::default();
                     for (id, &m) in max.iter().enumerate() {
                         let w = (m.max(0.0) + 1.0).ln();
                         if w > 0.0 {
                             v.terms.push((id as u32, w));
-                            v.sources.push(ids.get(arg[id]).copied().unwrap_or(0));
+                            v.sources.push(ids.get(arg[id] as usize).copied().unwrap_or(0));
                         }
                     }
                     out.push(v);

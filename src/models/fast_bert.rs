@@ -353,7 +353,7 @@ fn reach(rows: usize, cols: usize, rs: isize, cs: isize) -> usize {
 /// dst (m×n, strides `dst_s`) = scale · lhs (m×k) · rhs (k×n), each operand a slice with (row,
 /// column) strides; `threads` lets gemm split the output. A view that would leave its slice is
 /// an error (the views come from the model's shapes, so it would mean a malformed model).
-fn matmul(
+pub(crate) fn matmul(
     dst: &mut [f32],
     (m, n, k): (usize, usize, usize),
     dst_s: (isize, isize),

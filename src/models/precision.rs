@@ -208,6 +208,23 @@ fn pack_rows(x: &[f32], n: usize, i: usize, pairs: usize) -> Vec<u32> {
     a
 }
 
+/// The `n` rows of `x` rounded to bf16 for the kernel (`w.pairs` words a row), on every core.
+/// The caller has checked that the CPU has AVX512F and AVX512-BF16 and that `x` holds the rows.
+fn round_rows(x: &[f32], n: usize, w: &PackedBf16) -> Vec<u32> {
+    let i = w.inputs;
+    let mut a = vec![0u32; n * w.pairs];
+    a.par_chunks_mut(w.pairs.max(1) * CHUNK_ROWS).enumerate().for_each(|(c, rows)| {
+        let src = &x[c * CHUNK_ROWS * i..][..rows.len() / w.pairs.max(1) * i];
+        // SAFETY: the CPU has AVX512F and AVX512-BF16 (the caller checked); `src` holds the rows
+        // whose `pairs` words each `rows` receives.
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx512::round_rows(src, i, w.pairs, rows)
+        }
+    });
+    a
+}
+
 /// out (n × o) = bf16(x) (n × i) · bf16(W)ᵀ + b, summed in f32, with the AVX512-BF16 kernel.
 /// Errors when the CPU lacks it (callers check [`bf16_supported`] first) or the shapes disagree.
 pub fn linear_bf16(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out: &mut [f32]) -> Result<()> {
@@ -218,16 +235,7 @@ pub fn linear_bf16(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out: &mut [f3
     if !bf16_instructions() {
         return Err(Error::Model("this CPU has no AVX512-BF16 instructions".into()));
     }
-    let mut a = vec![0u32; n * w.pairs];
-    a.par_chunks_mut(w.pairs.max(1) * CHUNK_ROWS).enumerate().for_each(|(c, rows)| {
-        let src = &x[c * CHUNK_ROWS * i..][..rows.len() / w.pairs.max(1) * i];
-        // SAFETY: the CPU has AVX512F and AVX512-BF16 (checked above); `src` holds the rows
-        // whose `pairs` words each `rows` receives.
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            avx512::round_rows(src, i, w.pairs, rows)
-        }
-    });
+    let a = round_rows(x, n, w);
     out[..n * o].par_chunks_mut(o.max(1) * CHUNK_ROWS).enumerate().for_each(|(c, dst)| {
         let rows = dst.len() / o.max(1);
         let a = &a[c * CHUNK_ROWS * w.pairs..][..rows * w.pairs];
@@ -240,6 +248,37 @@ pub fn linear_bf16(x: &[f32], n: usize, w: &PackedBf16, b: &[f32], out: &mut [f3
         }
     });
     Ok(())
+}
+
+/// For each output column of `bf16(x) · bf16(W)ᵀ + b` (x n × i), its largest value over the n
+/// rows and the first row reaching it, without writing the n × o product: what the SPLADE head
+/// needs of its vocabulary logits (their maximum over the tokens). The values compared are those
+/// [`linear_bf16`] writes, bit for bit. Errors as [`linear_bf16`] does.
+pub fn column_max_bf16(x: &[f32], n: usize, w: &PackedBf16, b: &[f32]) -> Result<(Vec<f32>, Vec<u32>)> {
+    let (i, o) = (w.inputs, w.outputs);
+    if x.len() < n * i || b.len() != o {
+        return Err(Error::Model(format!("a bf16 product of {n}×{i} by {i}×{o} does not fit its arrays")));
+    }
+    if !bf16_instructions() {
+        return Err(Error::Model("this CPU has no AVX512-BF16 instructions".into()));
+    }
+    let a = round_rows(x, n, w);
+    let cols = w.panels * LANES;
+    let (mut maxes, mut args) = (vec![f32::NEG_INFINITY; cols], vec![0u32; cols]);
+    // Eight pairs of panels (256 columns) per task.
+    const TASK: usize = 16 * LANES;
+    maxes.par_chunks_mut(TASK).zip(args.par_chunks_mut(TASK)).enumerate().for_each(|(t, (m, g))| {
+        // SAFETY: the CPU has AVX512F and AVX512-BF16 (checked above); `a` holds `n` rows of
+        // `pairs` words; `m` and `g` are the 16 entries of each of their panels (an even
+        // number: `panels` is even and so is every task), from panel `t · 16`.
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx512::column_max(&a, n, w, b, t * (TASK / LANES), m, g)
+        }
+    });
+    maxes.truncate(o);
+    args.truncate(o);
+    Ok((maxes, args))
 }
 
 /// The same product computed plainly: each bf16 product in f32, summed in f32 in order. What the
@@ -335,22 +374,13 @@ mod avx512 {
         }
     }
 
-    /// R rows × 32 columns: R × 2 accumulators, one pair of inputs per step.
+    /// The sums of R rows × 32 columns (two panels): R × 2 accumulators, one pair of inputs per
+    /// step. Every product the kernel makes is summed here, in this one order.
     ///
     /// # Safety
-    /// As [`chunk`]; `a` has `R × pairs` words, `b0`/`b1` `pairs × 16`, `d` `R × o` floats.
-    #[allow(clippy::too_many_arguments)]
+    /// AVX512F and AVX512-BF16 present; `a` has `R × pairs` words, `b0`/`b1` `pairs × 16`.
     #[target_feature(enable = "avx512f,avx512bf16")]
-    unsafe fn tile<const R: usize>(
-        a: &[u32],
-        pairs: usize,
-        b0: &[u32],
-        b1: &[u32],
-        bias: &[f32],
-        col: usize,
-        o: usize,
-        d: &mut [f32],
-    ) {
+    unsafe fn sums<const R: usize>(a: &[u32], pairs: usize, b0: &[u32], b1: &[u32]) -> [[__m512; R]; 2] {
         let mut acc0 = [_mm512_setzero_ps(); R];
         let mut acc1 = [_mm512_setzero_ps(); R];
         let (ap, p0, p1) = (a.as_ptr(), b0.as_ptr(), b1.as_ptr());
@@ -369,6 +399,27 @@ mod avx512 {
                 }
             }
         }
+        [acc0, acc1]
+    }
+
+    /// R rows × 32 columns, stored with their biases.
+    ///
+    /// # Safety
+    /// As [`chunk`]; `a` has `R × pairs` words, `b0`/`b1` `pairs × 16`, `d` `R × o` floats.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn tile<const R: usize>(
+        a: &[u32],
+        pairs: usize,
+        b0: &[u32],
+        b1: &[u32],
+        bias: &[f32],
+        col: usize,
+        o: usize,
+        d: &mut [f32],
+    ) {
+        // SAFETY: as this function's.
+        let [acc0, acc1] = unsafe { sums::<R>(a, pairs, b0, b1) };
         for (half, acc) in [(0usize, &acc0), (1, &acc1)] {
             let start = col + half * LANES;
             if start >= o {
@@ -382,6 +433,93 @@ mod avx512 {
                 for (r, acc) in acc.iter().enumerate() {
                     _mm512_mask_storeu_ps(d.as_mut_ptr().add(r * o + start), mask, _mm512_add_ps(*acc, bv));
                 }
+            }
+        }
+    }
+    /// The largest output of each column over all rows, and the first row reaching it, for the
+    /// panels `first..first + maxes.len() / 16` (an even count): every product summed by
+    /// [`sums`] and biased as [`tile`] stores it, so each value compared is the value
+    /// [`super::linear_bf16`] would have written, bit for bit.
+    ///
+    /// # Safety
+    /// AVX512F and AVX512-BF16 present; `a` has `rows × w.pairs` words; `maxes` and `args` hold
+    /// 16 entries per panel, and `first` plus their panels is at most `w.panels`; `b` has
+    /// `w.outputs` floats.
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    pub(super) unsafe fn column_max(
+        a: &[u32],
+        rows: usize,
+        w: &PackedBf16,
+        b: &[f32],
+        first: usize,
+        maxes: &mut [f32],
+        args: &mut [u32],
+    ) {
+        let (o, pairs) = (w.outputs, w.pairs);
+        for (k, (m, g)) in maxes.chunks_exact_mut(2 * LANES).zip(args.chunks_exact_mut(2 * LANES)).enumerate() {
+            let pp = first + 2 * k;
+            let b0 = &w.data[pp * pairs * LANES..][..pairs * LANES];
+            let b1 = &w.data[(pp + 1) * pairs * LANES..][..pairs * LANES];
+            let mut best = [_mm512_set1_ps(f32::NEG_INFINITY); 2];
+            let mut at = [_mm512_setzero_si512(); 2];
+            let mut bv = [_mm512_setzero_ps(); 2];
+            for (half, v) in bv.iter_mut().enumerate() {
+                let start = (pp + half) * LANES;
+                if start < o {
+                    let n = (o - start).min(LANES);
+                    let mask: __mmask16 = if n == LANES { 0xffff } else { (1u16 << n) - 1 };
+                    // SAFETY: the mask keeps columns start..start + n < o, inside `b`.
+                    *v = unsafe { _mm512_maskz_loadu_ps(mask, b.as_ptr().add(start)) };
+                }
+            }
+            let mut r = 0;
+            while r < rows {
+                let take = (rows - r).min(TILE_ROWS);
+                let a = &a[r * pairs..][..take * pairs];
+                // SAFETY: as this function's, for the `take` rows at `r`.
+                unsafe {
+                    match take {
+                        8 => fold::<8>(sums::<8>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                        7 => fold::<7>(sums::<7>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                        6 => fold::<6>(sums::<6>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                        5 => fold::<5>(sums::<5>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                        4 => fold::<4>(sums::<4>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                        3 => fold::<3>(sums::<3>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                        2 => fold::<2>(sums::<2>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                        _ => fold::<1>(sums::<1>(a, pairs, b0, b1), r, &bv, &mut best, &mut at),
+                    }
+                }
+                r += take;
+            }
+            for half in 0..2 {
+                // SAFETY: `m` and `g` hold 32 entries, 16 for each half.
+                unsafe {
+                    _mm512_storeu_ps(m.as_mut_ptr().add(half * LANES), best[half]);
+                    _mm512_storeu_si512(g.as_mut_ptr().add(half * LANES).cast(), at[half]);
+                }
+            }
+        }
+    }
+
+    /// Rows `first..first + R` into the running maxima: a row replaces the maximum only when it
+    /// is larger (so the first row reaching it stays; NaN never replaces).
+    ///
+    /// # Safety
+    /// AVX512F present.
+    #[target_feature(enable = "avx512f,avx512bf16")]
+    unsafe fn fold<const R: usize>(
+        acc: [[__m512; R]; 2],
+        first: usize,
+        bias: &[__m512; 2],
+        best: &mut [__m512; 2],
+        at: &mut [__m512i; 2],
+    ) {
+        for half in 0..2 {
+            for r in 0..R {
+                let v = _mm512_add_ps(acc[half][r], bias[half]);
+                let larger = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(v, best[half]);
+                best[half] = _mm512_mask_mov_ps(best[half], larger, v);
+                at[half] = _mm512_mask_mov_epi32(at[half], larger, _mm512_set1_epi32((first + r) as i32));
             }
         }
     }
@@ -486,6 +624,66 @@ mod tests {
         assert_eq!(one, [3.0]);
         assert!(PackedBf16::pack(&w, 2, 3).is_err(), "9 values are not 2×3");
         assert!(linear_bf16_portable(&x, 3, &packed, &[0.0; 3], &mut [0f32; 9]).is_err(), "3 rows of x do not exist");
+    }
+
+    #[test]
+    fn column_maxima_are_the_largest_written_values_and_their_first_rows() {
+        // Shapes with every remainder (rows not a multiple of the 8-row tile, columns not of the
+        // 256-column task or the 32-column pair of panels), and rows repeated so that a maximum is
+        // reached twice: the first row must be kept.
+        for &(n, i, o, repeat) in &[(1, 1, 1, false), (9, 5, 17, true), (70, 33, 300, true), (254, 128, 531, false)] {
+            let mut x = values(n * i, 11 + n as u64);
+            if repeat {
+                // Row n-1 repeats row 1, row 5 (when there is one) repeats row 0.
+                let (a, b) = (x[i..2 * i].to_vec(), x[..i].to_vec());
+                x[(n - 1) * i..].copy_from_slice(&a);
+                if n > 5 {
+                    x[5 * i..6 * i].copy_from_slice(&b);
+                }
+            }
+            let (w, b) = (values(o * i, 5 + o as u64), values(o, 13));
+            let packed = PackedBf16::pack(&w, o, i).unwrap();
+            let mut written = vec![0f32; n * o];
+            match (linear_bf16(&x, n, &packed, &b, &mut written), column_max_bf16(&x, n, &packed, &b)) {
+                (Ok(()), Ok((maxes, args))) => {
+                    assert_eq!((maxes.len(), args.len()), (o, o));
+                    for c in 0..o {
+                        // The first row with the column's largest written value, by a plain scan.
+                        let mut first = 0;
+                        for r in 1..n {
+                            if written[r * o + c] > written[first * o + c] {
+                                first = r;
+                            }
+                        }
+                        assert_eq!(args[c] as usize, first, "{n}×{i}×{o} column {c}");
+                        assert_eq!(maxes[c].to_bits(), written[first * o + c].to_bits(), "{n}×{i}×{o} column {c}");
+                    }
+                    if repeat {
+                        // A row repeating an earlier one never wins a column.
+                        assert!(args.iter().all(|&r| r as usize != n - 1 && r != 5));
+                    }
+                }
+                (Err(e), Err(f)) => {
+                    assert!(!bf16_instructions(), "{e}");
+                    assert!(f.to_string().contains("AVX512-BF16"), "{f}");
+                }
+                (a, m) => panic!("the written product and the maxima disagree on running: {a:?} / {:?}", m.map(|_| ())),
+            }
+        }
+        assert!(column_max_bf16(&[1.0], 2, &PackedBf16::pack(&[1.0], 1, 1).unwrap(), &[0.0]).is_err(), "2 rows of 1");
+    }
+
+    #[test]
+    fn column_maxima_of_a_product_worked_by_hand() {
+        // x: 3 rows × 2 inputs; W: 2 outputs. Column 0 = x₀ + x₁ + 1: rows give 4, 8, 8 → 8 at
+        // row 1 (row 2 ties, and the first is kept). Column 1 = 2·x₀ − x₁: rows give 0, 2, 5 → 5
+        // at row 2. Every value is a small integer, exact in bf16 and in f32.
+        let x = [1.0, 2.0, 3.0, 4.0, 4.0, 3.0];
+        let w = PackedBf16::pack(&[1.0, 1.0, 2.0, -1.0], 2, 2).unwrap();
+        match column_max_bf16(&x, 3, &w, &[1.0, 0.0]) {
+            Ok((m, a)) => assert_eq!((m, a), (vec![8.0, 5.0], vec![1, 2])),
+            Err(e) => assert!(!bf16_instructions(), "{e}"),
+        }
     }
 
     #[test]

@@ -39,7 +39,7 @@ impl View for CompareView {
         let cmp = &ranked.run.comparison;
         ui.horizontal(|ui| {
             ui.heading(&cmp.question);
-            if ctx.jobs.rank.is_running() || ctx.jobs.rank_slow.is_running() {
+            if ctx.jobs.rank.is_running() {
                 crate::gui::widgets::spinner_ui(ui);
             }
         });
@@ -142,9 +142,12 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
     let encoding = role.is_some_and(|r| ctx.jobs.encodings.get(&r).is_some_and(|j| j.is_running()));
     let loaded = role.is_some_and(|r| ctx.engine().is_some_and(|e| e.has_model(r)));
     if ranked.pending.contains(&i) && ctx.jobs.rank_slow.is_running() {
-        ui.horizontal(|ui| {
-            crate::gui::widgets::spinner_ui(ui);
-            ui.label("ranking…");
+        // Counts, not a spinner: the window repaints once a second while the candidates are
+        // encoded, so that the encoding has the cores (see JobKind::repaint_every).
+        let progress = ctx.jobs.running().into_iter().find(|j| j.kind == JobKind::RankSlow).map(|j| j.progress);
+        ui.label(match progress.filter(|p| p.total > 0) {
+            Some(p) => format!("{}… {} of {}", p.stage, p.done, p.total),
+            None => "ranking…".to_string(),
         });
         let text = match ctx.engine().is_some_and(|e| e.answers_provisionally(kind)) {
             true => format!(
