@@ -514,12 +514,12 @@ mod avx512 {
         best: &mut [__m512; 2],
         at: &mut [__m512i; 2],
     ) {
-        for half in 0..2 {
-            for r in 0..R {
-                let v = _mm512_add_ps(acc[half][r], bias[half]);
-                let larger = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(v, best[half]);
-                best[half] = _mm512_mask_mov_ps(best[half], larger, v);
-                at[half] = _mm512_mask_mov_epi32(at[half], larger, _mm512_set1_epi32((first + r) as i32));
+        for (((rows, bias), best), at) in acc.iter().zip(bias).zip(best.iter_mut()).zip(at.iter_mut()) {
+            for (r, &sum) in rows.iter().enumerate() {
+                let v = _mm512_add_ps(sum, *bias);
+                let larger = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(v, *best);
+                *best = _mm512_mask_mov_ps(*best, larger, v);
+                *at = _mm512_mask_mov_epi32(*at, larger, _mm512_set1_epi32((first + r) as i32));
             }
         }
     }
