@@ -146,7 +146,7 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
         // encoded, so that the encoding has the cores (see JobKind::repaint_every).
         let progress = ctx.jobs.running().into_iter().find(|j| j.kind == JobKind::RankSlow).map(|j| j.progress);
         ui.label(match progress.filter(|p| p.total > 0) {
-            Some(p) => format!("{}… {} of {}", p.stage, p.done, p.total),
+            Some(p) => format!("{}: {} of {}", p.stage, p.done, p.total),
             None => "ranking…".to_string(),
         });
         let text = match ctx.engine().is_some_and(|e| e.answers_provisionally(kind)) {
