@@ -485,6 +485,21 @@ mod tests {
     }
 
     #[test]
+    fn work_of_seconds_repaints_once_a_second_and_a_quick_answer_four_times() {
+        // Encoding a question's candidates for provisional columns takes seconds, like the
+        // corpus's encodings: it must not animate the window at the encoding's expense.
+        let long = [JobKind::RankSlow, JobKind::Encode(crate::models::Role::Dense), JobKind::Corpus, JobKind::Study];
+        for kind in long {
+            assert!(kind.is_long(), "{kind:?}");
+            assert_eq!(kind.repaint_every(), Duration::from_secs(1), "{kind:?}");
+        }
+        for kind in [JobKind::Rank, JobKind::Explain, JobKind::Sql] {
+            assert!(!kind.is_long(), "{kind:?}");
+            assert_eq!(kind.repaint_every(), Duration::from_millis(250), "{kind:?}");
+        }
+    }
+
+    #[test]
     fn a_job_that_panics_fails_with_its_own_variant_naming_the_job_and_the_message() {
         let mut job: Job<u32> = Job::new(JobKind::Study);
         job.start(|| {}, |_| panic!("the study broke"));
