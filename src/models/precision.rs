@@ -671,6 +671,10 @@ mod tests {
             }
         }
         assert!(column_max_bf16(&[1.0], 2, &PackedBf16::pack(&[1.0], 1, 1).unwrap(), &[0.0]).is_err(), "2 rows of 1");
+        // 3 values are not 2 rows of 2 (though they are more than 2 / 2).
+        let two = PackedBf16::pack(&[1.0; 4], 2, 2).unwrap();
+        assert!(column_max_bf16(&[1.0; 3], 2, &two, &[0.0; 2]).is_err(), "2 rows of 2");
+        assert!(column_max_bf16(&[1.0; 4], 2, &two, &[0.0; 3]).is_err(), "3 biases for 2 columns");
     }
 
     #[test]
