@@ -48,3 +48,39 @@ cites = ", ".join("[%d] %s" % (c["n"], c["id"]) for c in v["citations"])
 print("          citations: " + (cites or "none"))
 ' "$side" "$(echo "$end - $start" | bc)"
 done
+# The listwise column through the server and through the embedded model, at temperature 0, over
+# the first LISTWISE_QUESTIONS judged SciFact questions (BM25's top 20, one window each): the
+# number of questions whose orders are the same, and the nDCG@10 of each (0 skips this).
+questions="${LISTWISE_QUESTIONS:-10}"
+scifact="$root/../shared/data/scifact"
+if [ "$questions" -gt 0 ] && [ -d "$scifact" ]; then
+    runs="$(mktemp -d)"
+    for side in server embedded; do
+        if [ "$side" = server ]; then flags=(--llm "http://127.0.0.1:$port/v1" --llm-model smollm2); else flags=(); fi
+        start=$(date +%s.%N)
+        "$bin" eval --dataset "$scifact" --method listwise --model-depth 20 --questions "$questions" \
+            --depth 20 --runs "$runs/$side" --format json "${flags[@]}" >"$runs/$side.json" 2>/dev/null
+        echo "listwise, $side: $(echo "$(date +%s.%N) - $start" | bc) s for $questions questions"
+    done
+    "$python" - "$runs" <<'PY'
+import json, os, sys
+runs = sys.argv[1]
+def read(side):
+    folder = os.path.join(runs, side)
+    path = os.path.join(folder, os.listdir(folder)[0])
+    by_q = {}
+    for line in open(path):
+        q, _, d, rank, score, _ = line.split()
+        by_q.setdefault(q, []).append((int(rank), d))
+    return {q: [d for _, d in sorted(v)] for q, v in by_q.items()}
+a, b = read("server"), read("embedded")
+same = sum(1 for q in a if a[q] == b.get(q))
+top = sum(1 for q in a if a[q][:1] == b.get(q, [])[:1])
+print("listwise orders: %d of %d questions the same through the server and embedded; the same first passage in %d" % (same, len(a), top))
+for side in ("server", "embedded"):
+    v = json.load(open(os.path.join(runs, side + ".json")))
+    m = [x for x in v["methods"] if x["kind"] == "listwise"][0]
+    print("  %s nDCG@10 %.4f" % (side, m["summary"]["mean"]["nDCG@10"]))
+PY
+    rm -rf "$runs"
+fi

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::AnalyzerConfig;
 use crate::corpus::FieldFilter;
-use crate::index::neural::NeuralOptions;
+use crate::index::NeuralOptions;
 use crate::models::WindowSpec;
-use crate::retrieve::{Bm25Params, Bm25Variant, FusionSettings, MethodKind, TfIdfVariant};
+use crate::retrieve::{Bm25Params, Bm25Variant, FusionSettings, MethodKind, ModelRerank, TfIdfVariant};
 use crate::{Error, Result};
 
 /// Every knob that changes a ranking.
@@ -40,6 +40,12 @@ pub struct Settings {
     pub windows: WindowSpec,
     /// Bits per dimension of the late-interaction token index (1, 2, 4, 8; 16 = f16).
     pub token_bits: u8,
+    /// How a language model reorders a first stage (the listwise and pointwise columns).
+    pub model_rerank: ModelRerank,
+    /// The query adapter the "Dense + adapter" column maps question vectors with.
+    pub adapter: Option<std::path::PathBuf>,
+    /// The agent's bounds (rounds, tokens, passages per search).
+    pub agent: crate::retrieve::agent::AgentLimits,
 }
 
 impl Default for Settings {
@@ -57,6 +63,9 @@ impl Default for Settings {
             rerank_depth: 20,
             windows: WindowSpec::default(),
             token_bits: crate::index::tokens::DEFAULT_BITS,
+            model_rerank: ModelRerank::default(),
+            agent: Default::default(),
+            adapter: None,
         }
     }
 }
@@ -88,6 +97,8 @@ impl Settings {
         if self.windows.size > 100_000 || self.windows.stride > 100_000 {
             return Err(Error::invalid("windows", "a window holds at most 100000 word pieces"));
         }
+        self.model_rerank.validate()?;
+        self.agent.validate()?;
         self.fusion.validate()
     }
 
@@ -98,9 +109,50 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// Every model a column of `kind` needs under these settings: its own ([`MethodKind::models`]),
+    /// and for a combination those of its inputs (fusion's lists; the reranker's first stage).
+    pub fn models_for(&self, kind: MethodKind) -> Vec<crate::models::Role> {
+        match kind {
+            MethodKind::Fusion => self
+                .fusion
+                .inputs
+                .iter()
+                .filter(|k| !matches!(k, MethodKind::Fusion | MethodKind::Rerank))
+                .flat_map(|k| self.models_for(*k))
+                .collect(),
+            MethodKind::Rerank => {
+                let mut r = kind.models().to_vec();
+                r.extend(self.models_for(MethodKind::Fusion));
+                r
+            }
+            MethodKind::Listwise | MethodKind::Pointwise => {
+                let mut r = kind.models().to_vec();
+                let first = self.model_rerank.first_stage;
+                if !matches!(first, MethodKind::Listwise | MethodKind::Pointwise) {
+                    r.extend(self.models_for(first));
+                }
+                r
+            }
+            k => k.models().to_vec(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_combination_needs_the_models_of_its_inputs() {
+        use crate::models::Role;
+        let mut s = Settings::default();
+        s.fusion.inputs = vec![MethodKind::Bm25, MethodKind::Splade, MethodKind::LateInteraction, MethodKind::Fusion];
+        assert_eq!(s.models_for(MethodKind::Fusion), [Role::Splade, Role::LateInteraction, Role::Dense]);
+        assert_eq!(s.models_for(MethodKind::Rerank)[0], Role::Reranker);
+        assert_eq!(s.models_for(MethodKind::Rerank).len(), 4);
+        assert!(s.models_for(MethodKind::Bm25).is_empty());
+    }
 
     #[test]
     fn validation_names_the_field() {

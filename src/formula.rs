@@ -531,6 +531,26 @@ pub fn tfidf_textbook_contribution(stats: &TermStats) -> f64 {
     f64::from(stats.qtf) * v.tf_weight(f64::from(stats.tf)) * v.idf(stats.n_docs, stats.df)
 }
 
+/// Which lexical formula to score with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum LexicalModel {
+    /// A TF-IDF variant; `normalize` divides by the document vector length (textbook only; cosine
+    /// always normalises).
+    TfIdf {
+        /// Which TF-IDF.
+        variant: TfIdfVariant,
+        /// Divide by |d|.
+        normalize: bool,
+    },
+    /// A BM25 variant computed by RankLens with exact lengths (not `tantivy`, which the engine runs).
+    Bm25 {
+        /// Which BM25.
+        variant: Bm25Variant,
+        /// Its parameters.
+        params: Bm25Params,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,17 +19,18 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod corpus;
-pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod external;
 pub mod formula;
 pub mod fsutil;
 pub mod generate;
+pub mod graphrag;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod index;
 pub mod lessons;
+pub mod markup;
 pub mod models;
 pub mod progress;
 pub mod project;
@@ -37,7 +38,9 @@ pub mod report;
 pub mod retrieve;
 pub mod sample;
 pub mod structured;
+pub mod tally;
 pub mod topk;
+pub mod workbench;
 
 pub use error::{Error, Result};
 

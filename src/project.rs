@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::DocId;
 use crate::index::dot::dot;
-use crate::index::neural::DenseIndex;
+use crate::index::encoded::DenseIndex;
 use crate::{Error, Result};
 
 /// A fitted 2-D map of a dense index.

@@ -10,20 +10,18 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use ranklens::corpus::{self, LoadOptions};
-use ranklens::engine::Engine;
-use ranklens::lessons::assignment::{
-    self, ASSIGNMENT_LESSONS, Answers, Key, parse_answer_file, parse_answers_csv, parse_roster,
-};
+use ranklens::lessons::assignment::{self, Answers, Key, parse_answer_file, parse_answers_csv, parse_roster};
 use ranklens::progress::NoProgress;
+use ranklens::workbench::Workbench;
 use serde_json::Value;
 
 fn cases() -> u32 {
     common::proptest_cases()
 }
 
-fn sample() -> Engine {
+fn sample() -> Workbench {
     let dir = ranklens::sample::acme_sync().unwrap();
-    Engine::new(corpus::load(&dir, LoadOptions::default()).unwrap())
+    Workbench::new(corpus::load(&dir, LoadOptions::default()).unwrap())
 }
 
 fn roster(n: usize) -> Vec<String> {
@@ -36,7 +34,7 @@ fn answers_from_key(key: &Key) -> Answers {
     for (s, qs) in &key.students {
         let m = qs
             .iter()
-            .map(|(q, e)| (q.clone(), (serde_json::to_value(&e.answer).unwrap(), format!("{s}.json"))))
+            .map(|(q, e)| (q.clone(), (serde_json::to_value(&e.solution.answer).unwrap(), format!("{s}.json"))))
             .collect();
         a.students.insert(s.clone(), m);
     }
@@ -45,26 +43,29 @@ fn answers_from_key(key: &Key) -> Answers {
 
 #[test]
 fn thirty_students_get_thirty_variants_and_the_key_grades_itself_full_marks() {
-    let engine = sample();
-    for (lesson, _) in ASSIGNMENT_LESSONS.iter().filter(|l| l.0 != "dense") {
-        let made = assignment::make(lesson, &roster(30), 42, &engine, &NoProgress).unwrap();
+    let engine = sample_with_models();
+    for lesson in ranklens::lessons::with_assignments().map(|(l, _)| l.id).filter(|l| *l != "dense") {
+        let made = ranklens::lessons::make_assignment(lesson, &roster(30), 42, &engine, &NoProgress).unwrap();
         assert_eq!(made.sheets.len(), 30, "{lesson}");
         // No two students share the data of any question.
-        let ids: BTreeSet<&str> = made.sheets[0].questions.iter().map(|c| c.id.as_str()).collect();
+        let ids: BTreeSet<&str> = made.sheets[0].questions.iter().map(|c| c.question.id.as_str()).collect();
         assert!(ids.len() >= 4, "{lesson}: {ids:?}");
         for id in &ids {
             let datas: BTreeSet<String> = made
                 .sheets
                 .iter()
-                .map(|s| s.questions.iter().find(|c| c.id == *id).unwrap().data.to_string())
+                .map(|s| s.questions.iter().find(|c| c.question.id == *id).unwrap().question.data.to_string())
                 .collect();
             assert_eq!(datas.len(), 30, "{lesson} {id}: some students share data");
         }
         // The same seed gives the same assignment; another seed another one.
-        assert_eq!(assignment::make(lesson, &roster(30), 42, &engine, &NoProgress).unwrap(), made);
-        assert_ne!(assignment::make(lesson, &roster(30), 43, &engine, &NoProgress).unwrap().sheets, made.sheets);
+        assert_eq!(ranklens::lessons::make_assignment(lesson, &roster(30), 42, &engine, &NoProgress).unwrap(), made);
+        assert_ne!(
+            ranklens::lessons::make_assignment(lesson, &roster(30), 43, &engine, &NoProgress).unwrap().sheets,
+            made.sheets
+        );
         // Adding a student changes nobody else's variant.
-        let more = assignment::make(lesson, &roster(31), 42, &engine, &NoProgress).unwrap();
+        let more = ranklens::lessons::make_assignment(lesson, &roster(31), 42, &engine, &NoProgress).unwrap();
         assert_eq!(more.sheets[..30], made.sheets[..], "{lesson}");
 
         let key = made.key();
@@ -79,29 +80,30 @@ fn thirty_students_get_thirty_variants_and_the_key_grades_itself_full_marks() {
 
 #[test]
 fn a_wrong_answer_loses_its_point_and_its_feedback_names_the_question_and_the_mistake() {
-    let made = assignment::make("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
+    let made = ranklens::lessons::make_assignment("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
     let key = made.key();
     let mut answers = answers_from_key(&key);
     let student = "Student 02";
     let entry = &key.students[student]["q2"];
     // The value a student gets with BM25's k1 + 1 numerator (the Okapi form): named.
-    let okapi = entry.mistakes.iter().find(|m| m.name.starts_with("k1 + 1")).expect("the Okapi mistake is listed");
+    let okapi =
+        entry.solution.mistakes.iter().find(|m| m.name.starts_with("k1 + 1")).expect("the Okapi mistake is listed");
     let mine = answers.students.get_mut(student).unwrap();
     mine.insert("q2".into(), (Value::from(okapi.value), "x".into()));
     // A choice that is wrong: another option.
     let q4 = &key.students[student]["q4"];
-    let right = q4.answer.to_text();
-    let wrong = q4.options.iter().find(|o| **o != right).unwrap().clone();
+    let right = q4.solution.answer.to_text();
+    let wrong = q4.question.options.iter().find(|o| **o != right).unwrap().clone();
     mine.insert("q4".into(), (Value::from(wrong.clone()), "x".into()));
     // A number given as text with a decimal comma is read as the number.
-    let q1 = match &key.students[student]["q1"].answer {
+    let q1 = match &key.students[student]["q1"].solution.answer {
         ranklens::lessons::checkpoint::Answer::Number(x) => *x,
         other => panic!("{other:?}"),
     };
     mine.insert("q1".into(), (Value::from(format!("{q1:.4}").replace('.', ",")), "x".into()));
     let book = assignment::grade(&key, &answers).unwrap();
     let g = book.students.iter().find(|g| g.student == student).unwrap();
-    assert_eq!((g.score, g.max), (2, 4), "{:?}", g.feedback);
+    assert_eq!((g.score, g.max), (3, 5), "{:?}", g.feedback);
     let questions: Vec<&str> = g.feedback.iter().map(|f| f.question.as_str()).collect();
     assert_eq!(questions, ["q2", "q4"]);
     assert!(g.feedback[0].message.contains("k1 + 1 in the numerator"), "{}", g.feedback[0].message);
@@ -124,20 +126,25 @@ fn bm25(tf: f64, df: f64, n: f64, dl: f64, avgdl: f64, k1: f64, b: f64) -> f64 {
 }
 
 fn key_number(key: &Key, student: &str, q: &str) -> f64 {
-    match &key.students[student][q].answer {
+    match &key.students[student][q].solution.answer {
         ranklens::lessons::checkpoint::Answer::Number(x) => *x,
         other => panic!("{other:?}"),
     }
 }
 
 fn key_text(key: &Key, student: &str, q: &str) -> String {
-    key.students[student][q].answer.to_text()
+    key.students[student][q].solution.answer.to_text()
 }
 
 fn written(lesson: &str, dir: &Path) -> (Key, Value) {
-    let made =
-        assignment::make(lesson, &["Grace Hopper".to_string(), "Alan Turing".into()], 11, &sample(), &NoProgress)
-            .unwrap();
+    let made = ranklens::lessons::make_assignment(
+        lesson,
+        &["Grace Hopper".to_string(), "Alan Turing".into()],
+        11,
+        &sample(),
+        &NoProgress,
+    )
+    .unwrap();
     made.write(dir).unwrap();
     let key = Key::read(&dir.join("key.json")).unwrap();
     let q: Value = serde_json::from_slice(&std::fs::read(dir.join("Grace Hopper/questions.json")).unwrap()).unwrap();
@@ -301,10 +308,10 @@ fn bad_rosters_answers_and_keys_are_refused_by_name() {
     assert!(e(parse_roster(b"Ada\n\"\",x\n", "roster.csv")).contains("roster.csv:2"));
     assert!(e(parse_roster(b"", "roster.csv")).contains("no student"));
     let engine = sample();
-    let err = assignment::make("bogus", &roster(2), 1, &engine, &NoProgress).unwrap_err().to_string();
+    let err = ranklens::lessons::make_assignment("bogus", &roster(2), 1, &engine, &NoProgress).unwrap_err().to_string();
     assert!(err.contains("bogus") && err.contains("tfidf"), "{err}");
 
-    let made = assignment::make("tfidf", &roster(2), 1, &engine, &NoProgress).unwrap();
+    let made = ranklens::lessons::make_assignment("tfidf", &roster(2), 1, &engine, &NoProgress).unwrap();
     let key = made.key();
     let good = answers_from_key(&key);
     // An unknown question id.
@@ -368,7 +375,7 @@ fn the_cli_writes_an_assignment_and_grades_a_csv_of_answers() {
     let mut csv = String::from("student,question,answer\n");
     for (s, qs) in &key.students {
         for (q, e) in qs {
-            let a = if s == "Bob" && q == "q4" { "0.0001".to_string() } else { e.answer.to_text() };
+            let a = if s == "Bob" && q == "q4" { "0.0001".to_string() } else { e.solution.answer.to_text() };
             csv.push_str(&format!("{s},{q},{a}\n"));
         }
     }
@@ -479,7 +486,7 @@ proptest! {
         prop_assert_eq!(&Key::parse(&text, "k.json").unwrap(), &key);
         let mut edited = key.clone();
         if let Some(e) = edited.students.get_mut("Ada").and_then(|q| q.get_mut("q1")) {
-            e.tolerance += bump;
+            e.question.tolerance += bump;
         }
         prop_assert!(Key::parse(&serde_json::to_vec(&edited).unwrap(), "k.json").is_err());
         let mut a = Answers::default();
@@ -495,9 +502,437 @@ fn small_key(seed: u64) -> Key {
     let n = 10 + seed % 1000;
     let df = 1 + seed % n;
     let c = exercises::bm25_idf("q1", "term", n, df);
-    let entry = assignment::KeyEntry::from(&c);
-    let students: BTreeMap<String, BTreeMap<String, assignment::KeyEntry>> =
-        [("Ada".to_string(), [("q1".to_string(), entry)].into())].into();
+    let students: BTreeMap<String, BTreeMap<String, ranklens::lessons::checkpoint::Checkpoint>> =
+        [("Ada".to_string(), [("q1".to_string(), c)].into())].into();
     let checksum = Key::compute_checksum("bm25", seed, &students);
     Key { lesson: "bm25".into(), seed, students, checksum }
+}
+
+/// The class report counts a planted set of mistakes exactly. The wrong answers are worked by hand
+/// from each student's questions (the data they were given), with the step done wrong: log10 for
+/// ln in the idf, the RSJ idf without its 1 +, BM25 with Okapi's k1 + 1 in the numerator; one
+/// wrong number no mistake explains, one question left blank.
+#[test]
+fn the_class_report_counts_a_planted_set_of_mistakes_exactly() {
+    let names = roster(8);
+    let made = ranklens::lessons::make_assignment("bm25", &names, 3, &sample(), &NoProgress).unwrap();
+    let key = made.key();
+    let mut answers = answers_from_key(&key);
+    let data = |student: &str, q: &str| -> Value {
+        let sheet = made.sheets.iter().find(|s| s.student == student).unwrap();
+        let questions = made.questions(sheet);
+        serde_json::to_value(&questions.questions.iter().find(|x| x.id == q).unwrap().data).unwrap()
+    };
+    let mut plant = |student: &str, q: &str, v: Option<f64>| {
+        let mine = answers.students.get_mut(student).unwrap();
+        match v {
+            Some(v) => mine.insert(q.to_string(), (Value::from(format!("{v:.4}")), "hand".into())),
+            None => mine.remove(q),
+        };
+    };
+    let log10_idf = |d: &Value| (1.0 + (num(d, "N") - num(d, "n") + 0.5) / (num(d, "n") + 0.5)).log10();
+    let rsj_idf = |d: &Value| ((num(d, "N") - num(d, "n") + 0.5) / (num(d, "n") + 0.5)).ln();
+    let okapi = |d: &Value| {
+        let (k1, tf) = (num(d, "k1"), num(d, "tf"));
+        bm25(tf, num(d, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), k1, num(d, "b")) * (k1 + 1.0)
+    };
+    for s in ["Student 01", "Student 02"] {
+        plant(s, "q1", Some(log10_idf(&data(s, "q1"))));
+    }
+    plant("Student 03", "q1", Some(rsj_idf(&data("Student 03", "q1"))));
+    for s in ["Student 01", "Student 04", "Student 05", "Student 06"] {
+        plant(s, "q2", Some(okapi(&data(s, "q2"))));
+    }
+    plant("Student 07", "q2", Some(123.456));
+    plant("Student 08", "q1", None);
+    let report = assignment::class_report(&key, &answers).unwrap();
+    let q = |id: &str| report.questions.iter().find(|q| q.id == id).unwrap();
+    let (q1, q2) = (q("q1"), q("q2"));
+    assert_eq!((q1.right, q1.answered, q1.students), (4, 7, 8));
+    let named = |q: &assignment::QuestionReport| -> Vec<(String, usize, Vec<String>)> {
+        q.mistakes.iter().map(|m| (m.name.clone(), m.count, m.students.clone())).collect()
+    };
+    assert_eq!(
+        named(q1),
+        [
+            ("log10 instead of ln".to_string(), 2, vec!["Student 01".to_string(), "Student 02".into()]),
+            ("no 1 + inside the logarithm (the RSJ idf)".to_string(), 1, vec!["Student 03".to_string()]),
+        ]
+    );
+    assert_eq!(q1.unanswered, ["Student 08"]);
+    assert!(q1.unmatched.is_empty());
+    assert_eq!((q2.right, q2.answered), (3, 8));
+    assert_eq!(q2.mistakes.len(), 1);
+    assert_eq!(q2.mistakes[0].name, "k1 + 1 in the numerator (the Okapi form Lucene dropped)");
+    assert_eq!(q2.mistakes[0].students, ["Student 01", "Student 04", "Student 05", "Student 06"]);
+    assert_eq!(q2.unmatched.len(), 1);
+    assert_eq!((q2.unmatched[0].student.as_str(), q2.unmatched[0].answer.as_str()), ("Student 07", "123.456"));
+    for other in ["q3", "q4", "q5"] {
+        assert_eq!(q(other).right, 8, "{other} was not touched");
+    }
+    // Scores out of 5: Student 01 lost two points, the six others who were planted one each,
+    // Student 08 one for the blank.
+    let scores: Vec<(String, u32)> = report.scores.iter().map(|s| (s.student.clone(), s.score)).collect();
+    assert_eq!(scores[0], ("Student 01".to_string(), 3));
+    assert!(scores[1..].iter().all(|(_, s)| *s == 4), "{scores:?}");
+    assert_eq!(report.distribution, [0, 0, 0, 1, 7, 0]);
+    // The JSON has the shape, and the gradebook agrees with the report.
+    let json = serde_json::to_value(&report).unwrap();
+    for k in ["id", "right", "answered", "mistakes", "unmatched"] {
+        assert!(json["questions"][0].get(k).is_some(), "{k}");
+    }
+    assert_eq!(json["questions"][0]["mistakes"][0]["students"][1], "Student 02");
+    let book = assignment::grade(&key, &answers).unwrap();
+    let graded: Vec<(String, u32)> = book.students.iter().map(|g| (g.student.clone(), g.score)).collect();
+    assert_eq!(graded, scores);
+    let g8 = book.students.iter().find(|g| g.student == "Student 08").unwrap();
+    assert_eq!(g8.feedback[0].message, "not answered", "a blank is named, not a silent zero");
+    let html = report.to_html();
+    assert!(html.contains("Student 07") && html.contains("123.456") && html.contains("log10 instead of ln"));
+}
+
+// ---- Draws that test the idea, checked from questions.json alone ---------------------------
+
+/// Words a test counts as stop words (a few of the commonest; the library's list is longer).
+const STOP: [&str; 24] = [
+    "a", "an", "the", "of", "to", "in", "is", "and", "be", "your", "my", "it", "on", "for", "with", "at", "by", "or",
+    "that", "this", "are", "was", "as", "what",
+];
+
+/// The words of the sample's questions and titles, lower-cased, split at anything not a letter
+/// or digit: where a question's words may come from.
+fn sample_vocabulary() -> std::collections::BTreeSet<String> {
+    let corpus = corpus::load(&ranklens::sample::acme_sync().unwrap(), LoadOptions::default()).unwrap();
+    let mut texts: Vec<String> = corpus.queries.iter().map(|q| q.text.clone()).collect();
+    texts.extend(corpus.docs().iter().map(|d| d.title.clone()));
+    texts
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The largest value leads the next by 5 % of it and by 0.01 (allowing the ranker's float32).
+fn clear(scores: &[f64]) -> bool {
+    let mut s = scores.to_vec();
+    s.sort_by(|a, b| b.total_cmp(a));
+    s.len() >= 2 && s[1] > 0.0 && s[0] - s[1] >= 0.999 * (0.05 * s[0]).max(0.01)
+}
+
+fn cosine_tfidf(q: &Value, terms: &Value, n: f64) -> (f64, f64) {
+    let w = |c: &Value| num(c, "tf") * (n / num(c, "df")).log2();
+    let mut dot = 0.0;
+    for (t, c) in q.as_object().unwrap() {
+        if let Some(d) = terms.get(t) {
+            dot += w(c) * w(d);
+        }
+    }
+    let norm = |m: &Value| m.as_object().unwrap().values().map(|c| w(c).powi(2)).sum::<f64>().sqrt();
+    (dot, dot / (norm(q) * norm(terms)))
+}
+
+/// 30 students × bm25, tfidf and dense × 5 seeds: every "which comes first" has two passages that
+/// score and a winner clear by a margin (recomputed from the data), every question's words come
+/// from the corpus's questions and titles and none is a stop word, no term asked about is a stop
+/// word, the bm25 variant's flip is a flip (TF-IDF one way, BM25 the other, the term named gives
+/// the largest lead) and the tfidf variant's dot product and cosine disagree.
+#[test]
+fn no_draw_breaks_the_rules_that_make_a_question_worth_asking() {
+    let vocabulary = sample_vocabulary();
+    let engine = sample();
+    engine
+        .load_model(&ranklens::models::ModelManager::from_env(), ranklens::models::Role::Dense, true, &NoProgress)
+        .unwrap();
+    engine.build_neural(&NoProgress).unwrap();
+    let words_ok = |question: &str| question.split_whitespace().all(|w| vocabulary.contains(w) && !STOP.contains(&w));
+    let mut checked = 0;
+    for seed in 1..=5u64 {
+        for lesson in ["bm25", "tfidf", "dense"] {
+            let made = ranklens::lessons::make_assignment(lesson, &roster(30), seed, &engine, &NoProgress).unwrap();
+            let key = made.key();
+            for sheet in &made.sheets {
+                let qs = serde_json::to_value(made.questions(sheet)).unwrap();
+                let at = format!("{lesson} seed {seed} {}", sheet.student);
+                for q in qs["questions"].as_array().unwrap() {
+                    let d = &q["data"];
+                    if let Some(term) = d.get("term").and_then(Value::as_str) {
+                        assert!(!STOP.contains(&term), "{at} {}: asks about `{term}`", q["id"]);
+                    }
+                    if let Some(question) = d.get("question").and_then(Value::as_str)
+                        && lesson != "dense"
+                    {
+                        assert!(words_ok(question), "{at} {}: `{question}`", q["id"]);
+                    }
+                }
+                match lesson {
+                    "bm25" => {
+                        let d = &question(&qs, "q4")["data"];
+                        let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
+                        let score = |p: &Value| -> f64 {
+                            words
+                                .iter()
+                                .filter_map(|w| p["terms"].get(*w))
+                                .map(|t| {
+                                    bm25(
+                                        num(t, "tf"),
+                                        num(t, "df"),
+                                        num(d, "N"),
+                                        num(p, "dl"),
+                                        num(d, "avgdl"),
+                                        num(d, "k1"),
+                                        num(d, "b"),
+                                    )
+                                })
+                                .sum()
+                        };
+                        let s: Vec<f64> = d["passages"].as_array().unwrap().iter().map(score).collect();
+                        assert!(clear(&s), "{at} q4: {s:?}");
+                        // The flip: TF-IDF puts the first passage ahead, BM25 the second, and the
+                        // term named gives the second its largest lead.
+                        let d = &question(&qs, "q5")["data"];
+                        let (n, ps) = (num(d, "N"), d["passages"].as_array().unwrap());
+                        let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
+                        let mut qterms = serde_json::Map::new();
+                        for w in &words {
+                            let df = ps.iter().find_map(|p| p["terms"].get(*w).map(|t| num(t, "df")));
+                            if let Some(df) = df {
+                                let tf = words.iter().filter(|x| *x == w).count();
+                                qterms.insert(w.to_string(), serde_json::json!({"tf": tf, "df": df}));
+                            }
+                        }
+                        let qv = Value::Object(qterms);
+                        let (t0, t1) =
+                            (cosine_tfidf(&qv, &ps[0]["terms"], n).1, cosine_tfidf(&qv, &ps[1]["terms"], n).1);
+                        let part = |p: &Value, w: &str| {
+                            p["terms"].get(w).map_or(0.0, |t| {
+                                bm25(
+                                    num(t, "tf"),
+                                    num(t, "df"),
+                                    n,
+                                    num(p, "dl"),
+                                    num(d, "avgdl"),
+                                    num(d, "k1"),
+                                    num(d, "b"),
+                                )
+                            })
+                        };
+                        let b = |p: &Value| words.iter().map(|w| part(p, w)).sum::<f64>();
+                        assert!(
+                            t0 > t1 && b(&ps[1]) > b(&ps[0]),
+                            "{at} q5: tf-idf {t0} {t1}, bm25 {} {}",
+                            b(&ps[0]),
+                            b(&ps[1])
+                        );
+                        let leads: Vec<(&str, f64)> =
+                            words.iter().map(|w| (*w, part(&ps[1], w) - part(&ps[0], w))).collect();
+                        let best = leads.iter().max_by(|x, y| x.1.total_cmp(&y.1)).unwrap().0;
+                        assert_eq!(best, key_text(&key, &sheet.student, "q5"), "{at} q5: {leads:?}");
+                        checked += 2;
+                    }
+                    "tfidf" => {
+                        for id in ["q4", "q5"] {
+                            let d = &question(&qs, id)["data"];
+                            let n = num(d, "N");
+                            let both: Vec<(f64, f64)> = d["passages"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|p| cosine_tfidf(&d["question_terms"], &p["terms"], n))
+                                .collect();
+                            let (dots, cosines): (Vec<f64>, Vec<f64>) = both.into_iter().unzip();
+                            assert!(clear(&cosines), "{at} {id} cosines {cosines:?}");
+                            if id == "q5" {
+                                assert!(clear(&dots), "{at} q5 dots {dots:?}");
+                                let first = |v: &[f64]| (0..v.len()).max_by(|a, b| v[*a].total_cmp(&v[*b])).unwrap();
+                                assert_ne!(first(&dots), first(&cosines), "{at}: the lengths must change the winner");
+                                let names = d["passages"].as_array().unwrap();
+                                assert_eq!(
+                                    names[first(&dots)]["id"].as_str().unwrap(),
+                                    key_text(&key, &sheet.student, "q5")
+                                );
+                            }
+                            checked += 1;
+                        }
+                    }
+                    _ => {
+                        // The dense variant's data is the passages' text: the scores are in the
+                        // key's steps (`id: BM25 x`, `id: cosine x`).
+                        for id in ["q1", "q2"] {
+                            let entry = &key.students[&sheet.student][id];
+                            // One step per passage, then the conclusion.
+                            let steps = &entry.solution.steps[..entry.question.options.len()];
+                            let s: Vec<f64> = steps
+                                .iter()
+                                .filter_map(|l| l.rsplit(' ').next().and_then(|v| v.parse().ok()))
+                                .collect();
+                            assert!(clear(&s), "{at} {id}: {steps:?}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 5 * 30 * 6);
+}
+
+/// The sample with the dense and SPLADE models (fetched through the model manager first, so a
+/// fresh clone gets them) and their indexes.
+fn sample_with_models() -> Workbench {
+    let manager = ranklens::models::ModelManager::from_env();
+    let engine = sample();
+    for role in [ranklens::models::Role::Dense, ranklens::models::Role::Splade] {
+        engine.load_model(&manager, role, true, &NoProgress).unwrap();
+    }
+    engine.build_neural(&NoProgress).unwrap();
+    engine
+}
+
+/// The table rows of a data block's list `k`.
+fn rows<'a>(d: &'a Value, k: &str) -> &'a Vec<Value> {
+    d[k].as_array().unwrap_or_else(|| panic!("{k} in {d}"))
+}
+
+/// RRF of one passage from the two lists as printed: Σ 1/(k + place) over the lists holding it
+/// (Cormack, Clarke & Büttcher 2009).
+fn rrf_from_table(d: &Value, id: &str) -> f64 {
+    let k = num(d, "k");
+    let mut s = 0.0;
+    for list in ["BM25", "Dense"] {
+        if let Some(row) = rows(d, "rankings").iter().find(|r| r[list] == id) {
+            s += 1.0 / (k + num(row, "place"));
+        }
+    }
+    s
+}
+
+/// 30 students × splade, late and fusion × 5 seeds, every key recomputed from questions.json with
+/// the formulas written here: SPLADE's Σ w_q·w_d and the part from terms the passage does not
+/// write, the heaviest term and the first of two passages clear by a margin; MaxSim as the sum of
+/// the rows' maxima, a row's clear winner, the score with a column struck out; RRF from the two
+/// printed lists, the fused first leading by 0.00001 and the lists' own firsts differing, the
+/// fused place of a passage.
+#[test]
+fn splade_late_and_fusion_draws_keep_their_rules_and_every_key_is_recomputed_by_hand() {
+    let engine = sample_with_models();
+    let mut checked = 0;
+    for seed in 1..=5u64 {
+        for lesson in ["splade", "late", "fusion"] {
+            let made = ranklens::lessons::make_assignment(lesson, &roster(30), seed, &engine, &NoProgress).unwrap();
+            let key = made.key();
+            // The key grades itself full marks.
+            let book = assignment::grade(&key, &answers_from_key(&key)).unwrap();
+            assert!(book.students.iter().all(|g| g.score == g.max && g.max == 4), "{lesson} seed {seed}");
+            for sheet in &made.sheets {
+                let qs = serde_json::to_value(made.questions(sheet)).unwrap();
+                let s = &sheet.student;
+                let at = format!("{lesson} seed {seed} {s}");
+                let close = |q: &str, mine: f64| {
+                    let k = key_number(&key, s, q);
+                    assert!((k - mine).abs() < 1e-6, "{at} {q}: key {k}, by hand {mine}");
+                };
+                match lesson {
+                    "splade" => {
+                        let d = &question(&qs, "q1")["data"];
+                        let product = |r: &Value| num(r, "w question") * num(r, "w passage");
+                        let terms = rows(d, "terms");
+                        assert!((3..=12).contains(&terms.len()), "{at}: {} terms", terms.len());
+                        close("q1", terms.iter().map(product).sum());
+                        let expanded: f64 = terms
+                            .iter()
+                            .filter(|r| !matches!(r["written in"].as_str(), Some("both" | "passage only")))
+                            .map(product)
+                            .sum();
+                        assert!(expanded > 0.0, "{at}: no term the model added to the passage");
+                        close("q3", expanded);
+                        let products: Vec<f64> = terms.iter().map(product).collect();
+                        assert!(clear(&products), "{at} q2: {products:?}");
+                        let best = terms.iter().max_by(|a, b| product(a).total_cmp(&product(b))).unwrap();
+                        assert_eq!(key_text(&key, s, "q2"), best["term"].as_str().unwrap(), "{at} q2");
+                        let d = &question(&qs, "q4")["data"];
+                        let ids: Vec<&str> = rows(d, "passages").iter().map(|p| p["id"].as_str().unwrap()).collect();
+                        let totals: Vec<f64> = ids
+                            .iter()
+                            .map(|id| {
+                                rows(d, "weights")
+                                    .iter()
+                                    .map(|r| num(r, "w question") * num(r, &format!("w {id}")))
+                                    .sum()
+                            })
+                            .collect();
+                        assert!(clear(&totals), "{at} q4: {totals:?}");
+                        let first = if totals[0] > totals[1] { ids[0] } else { ids[1] };
+                        assert_eq!(key_text(&key, s, "q4"), first, "{at} q4");
+                    }
+                    "late" => {
+                        let d = &question(&qs, "q1")["data"];
+                        let table = rows(d, "cosines");
+                        let columns: Vec<String> =
+                            table[0].as_object().unwrap().keys().filter(|k| *k != "question piece").cloned().collect();
+                        assert!(columns.len() <= 9 && table.len() <= 9, "{at}: {} × {}", table.len(), columns.len());
+                        let maxsim = |skip: Option<&str>| -> f64 {
+                            table
+                                .iter()
+                                .map(|r| {
+                                    columns
+                                        .iter()
+                                        .filter(|c| Some(c.as_str()) != skip)
+                                        .map(|c| num(r, c))
+                                        .fold(f64::NEG_INFINITY, f64::max)
+                                })
+                                .sum()
+                        };
+                        close("q1", maxsim(None));
+                        let prompt = question(&qs, "q2")["prompt"].as_str().unwrap();
+                        let row: usize =
+                            prompt.split("(row ").nth(1).unwrap().split(')').next().unwrap().parse().unwrap();
+                        let cells: Vec<f64> = columns.iter().map(|c| num(&table[row - 1], c)).collect();
+                        assert!(clear(&cells), "{at} q2: {cells:?}");
+                        let best = (0..cells.len()).max_by(|a, b| cells[*a].total_cmp(&cells[*b])).unwrap();
+                        assert_eq!(key_text(&key, s, "q2"), columns[best], "{at} q2");
+                        let struck = question(&qs, "q3")["data"]["struck"].as_str().unwrap().to_string();
+                        close("q3", maxsim(Some(&struck)));
+                        assert!(maxsim(Some(&struck)) < maxsim(None), "{at} q3: striking {struck} changes nothing");
+                        let entry = &key.students[s]["q4"];
+                        let steps = &entry.solution.steps[..entry.question.options.len()];
+                        let v: Vec<f64> =
+                            steps.iter().filter_map(|l| l.rsplit(' ').next().and_then(|v| v.parse().ok())).collect();
+                        assert!(clear(&v), "{at} q4: {steps:?}");
+                    }
+                    _ => {
+                        let d = &question(&qs, "q3")["data"];
+                        let table = rows(d, "rankings");
+                        assert_ne!(table[0]["BM25"], table[0]["Dense"], "{at}: the lists agree on their first");
+                        let mut ids: Vec<&str> = table
+                            .iter()
+                            .flat_map(|r| [r["BM25"].as_str().unwrap(), r["Dense"].as_str().unwrap()])
+                            .filter(|x| !x.is_empty())
+                            .collect();
+                        ids.sort_unstable();
+                        ids.dedup();
+                        let mut fused: Vec<(&str, f64)> = ids.iter().map(|id| (*id, rrf_from_table(d, id))).collect();
+                        fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+                        assert!(fused[0].1 - fused[1].1 >= 0.00001, "{at} q3: {fused:?}");
+                        assert_eq!(key_text(&key, s, "q3"), fused[0].0, "{at} q3");
+                        for (q, lists) in [("q1", 2), ("q2", 1)] {
+                            let d = &question(&qs, q)["data"];
+                            let of = d["asked"].as_str().unwrap();
+                            let holding = ["BM25", "Dense"]
+                                .iter()
+                                .filter(|l| rows(d, "rankings").iter().any(|r| r[**l] == of))
+                                .count();
+                            assert_eq!(holding, lists, "{at} {q}: {of}");
+                            close(q, rrf_from_table(d, of));
+                        }
+                        let d = &question(&qs, "q4")["data"];
+                        let of = d["asked"].as_str().unwrap();
+                        let place = fused.iter().position(|(id, _)| *id == of).unwrap() + 1;
+                        close("q4", place as f64);
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 5 * 3 * 30);
 }

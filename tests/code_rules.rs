@@ -101,8 +101,7 @@ fn layers() -> std::collections::BTreeMap<String, usize> {
 /// The crate's modules a source file names (`crate::x::…`, `crate::{x, y::…}`), outside its test
 /// module and its comments.
 fn imports(text: &str) -> std::collections::BTreeSet<String> {
-    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
-    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let code = without_tests_and_comments(text);
     let ident = |s: &str| s.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
     let mut out = std::collections::BTreeSet::new();
     for (at, _) in code.match_indices("crate::") {
@@ -166,4 +165,342 @@ fn the_import_scan_reads_groups_and_paths() {
     let text = "use crate::{analysis::Analyzer, corpus::{Doc, DocId}, Error};\nlet x = crate::index::dot::dot(a, b);\n// crate::gui in a comment\n#[cfg(test)]\nmod tests { use crate::cli; }";
     let found: Vec<String> = imports(text).into_iter().collect();
     assert_eq!(found, ["Error", "analysis", "corpus", "index"]);
+}
+
+/// A file's code before its test module (`mod tests` or `pub(crate) mod tests`), without its
+/// comment lines.
+fn without_tests_and_comments(text: &str) -> String {
+    let end = ["#[cfg(test)]\nmod tests", "#[cfg(test)]\npub(crate) mod tests"]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min()
+        .unwrap_or(text.len());
+    text[..end].lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+}
+
+/// One source file of the crate: its path under `src/`, its module path (`retrieve::lexical`;
+/// a `mod.rs` is its folder's module) and its code outside its test module and comments.
+struct Source {
+    rel: String,
+    module: Vec<String>,
+    code: String,
+}
+
+fn sources() -> Vec<Source> {
+    let src = root().join("src");
+    rust_files(&src)
+        .into_iter()
+        .filter(|file| !file.ends_with("main.rs"))
+        .map(|file| {
+            let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+            let mut module: Vec<String> = rel.trim_end_matches(".rs").split('/').map(str::to_string).collect();
+            if matches!(module.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+                module.pop();
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            Source { rel, module, code: without_tests_and_comments(&text) }
+        })
+        .collect()
+}
+
+/// The `use` statements of a file: (is it `pub use` — a re-export —, the text after `use`).
+fn use_statements(code: &str) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let before = &rest[..at];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let head = before[line_start..].trim();
+        let starts_statement = head.is_empty() || head == "pub" || (head.starts_with("pub(") && head.ends_with(')'));
+        let after = &rest[at + 4..];
+        match (starts_statement, after.find(';')) {
+            (true, Some(end)) => {
+                out.push((head.starts_with("pub"), after[..end].to_string()));
+                rest = &after[end..];
+            }
+            _ => rest = after,
+        }
+    }
+    out
+}
+
+/// The paths one `use` tree names, each as its segments (`a::{b, c::d as e}` gives `a::b` and
+/// `a::c::d`; `self` in a group names the group's own path).
+fn use_paths(tree: &str) -> Vec<Vec<String>> {
+    fn walk(prefix: &[String], tree: &str, out: &mut Vec<Vec<String>>) {
+        let (mut depth, mut part, mut parts) = (0, String::new(), Vec::new());
+        for c in tree.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(std::mem::take(&mut part));
+                    continue;
+                }
+                _ => {}
+            }
+            part.push(c);
+        }
+        parts.push(part);
+        for p in parts {
+            let p: String = p.split_whitespace().collect::<Vec<_>>().join(" ");
+            if p.is_empty() {
+                continue;
+            }
+            if let (Some(open), Some(close)) = (p.find('{'), p.rfind('}')) {
+                let mut pre = prefix.to_vec();
+                pre.extend(p[..open].split("::").map(str::trim).filter(|s| !s.is_empty()).map(str::to_string));
+                walk(&pre, &p[open + 1..close], out);
+            } else {
+                let p = p.split(" as ").next().unwrap_or("").trim();
+                let mut full = prefix.to_vec();
+                full.extend(p.split("::").map(str::trim).filter(|s| !s.is_empty() && *s != "self").map(str::to_string));
+                out.push(full);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&[], tree, &mut out);
+    out
+}
+
+/// The crate's file graph: an edge from a file to every file whose items it names (through a
+/// `use`, a path in its code, or a name it re-exports and also uses). A `mod` line and a `pub use`
+/// re-export alone are no edges: they are a module's public face, not a use.
+fn file_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let sources = sources();
+    let files: BTreeMap<Vec<String>, usize> = sources.iter().enumerate().map(|(i, s)| (s.module.clone(), i)).collect();
+    // `crate`/`super`/`self`-relative (or child-relative) segments → (the module file, what follows it).
+    let resolve = |from: &[String], segs: &[String]| -> Option<(usize, Vec<String>)> {
+        let (mut base, mut rest): (Vec<String>, &[String]) = match segs.first().map(String::as_str) {
+            Some("crate") => (Vec::new(), &segs[1..]),
+            Some("super") => {
+                let mut b = from.to_vec();
+                let mut r = segs;
+                while r.first().map(String::as_str) == Some("super") {
+                    b.pop();
+                    r = &r[1..];
+                }
+                (b, r)
+            }
+            Some("self") => (from.to_vec(), &segs[1..]),
+            Some(first) => {
+                let mut b = from.to_vec();
+                b.push(first.to_string());
+                if !files.contains_key(&b) {
+                    return None;
+                }
+                (from.to_vec(), segs)
+            }
+            None => return None,
+        };
+        while let Some(next) = rest.first() {
+            let mut b = base.clone();
+            b.push(next.clone());
+            if !files.contains_key(&b) {
+                break;
+            }
+            base = b;
+            rest = &rest[1..];
+        }
+        Some((*files.get(&base)?, rest.to_vec()))
+    };
+    // What each file re-exports: name → the absolute path it stands for.
+    let mut reexports: Vec<BTreeMap<String, Vec<String>>> = vec![BTreeMap::new(); sources.len()];
+    for (i, s) in sources.iter().enumerate() {
+        for (public, tree) in use_statements(&s.code) {
+            for segs in use_paths(&tree).into_iter().filter(|_| public) {
+                let Some(name) = segs.last().filter(|n| *n != "*").cloned() else { continue };
+                if let Some((f, rest)) = resolve(&s.module, &segs) {
+                    let mut full = sources[f].module.clone();
+                    full.extend(rest);
+                    reexports[i].insert(name, full);
+                }
+            }
+        }
+    }
+    // The file an absolute path's item is defined in, following re-exports.
+    let defined_in = |segs: &[String]| -> Option<usize> {
+        let mut abs: Vec<String> = std::iter::once("crate".to_string()).chain(segs.iter().cloned()).collect();
+        for _ in 0..8 {
+            let (f, rest) = resolve(&[], &abs)?;
+            match rest.first().and_then(|n| reexports[f].get(n)) {
+                Some(full) => {
+                    abs = std::iter::once("crate".to_string())
+                        .chain(full.iter().cloned())
+                        .chain(rest[1..].iter().cloned())
+                        .collect();
+                }
+                None => return Some(f),
+            }
+        }
+        None
+    };
+    let target = |from: &[String], segs: &[String]| -> Option<usize> {
+        let (f, rest) = resolve(from, segs)?;
+        let mut full = sources[f].module.clone();
+        full.extend(rest);
+        defined_in(&full)
+    };
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (i, s) in sources.iter().enumerate() {
+        let edges = graph.entry(s.rel.clone()).or_default();
+        let mut add = |f: Option<usize>| {
+            if let Some(f) = f.filter(|&f| f != i) {
+                edges.insert(sources[f].rel.clone());
+            }
+        };
+        let statements = use_statements(&s.code);
+        for (public, tree) in &statements {
+            for segs in use_paths(tree).into_iter().filter(|_| !public) {
+                add(target(&s.module, &segs));
+            }
+        }
+        // The code without its `use` statements: its paths, and the re-exported names it uses.
+        let mut body = s.code.clone();
+        for (_, tree) in &statements {
+            body = body.replacen(&format!("use {tree};"), "", 1);
+        }
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        // Paths from `crate`, `super` or `self`, or from a child module's name (`tokens::Codec`).
+        for (at, _) in body.match_indices("::") {
+            let head_start = body[..at].rfind(|c: char| !ident(c)).map_or(0, |i| i + 1);
+            if head_start == at || body[..head_start].ends_with("::") {
+                continue;
+            }
+            let path: String = body[head_start..].chars().take_while(|&c| ident(c) || c == ':').collect();
+            let segs: Vec<String> = path.split("::").filter(|x| !x.is_empty()).map(str::to_string).collect();
+            add(target(&s.module, &segs));
+        }
+        for (name, full) in &reexports[i] {
+            let used = body.match_indices(name.as_str()).any(|(at, _)| {
+                let before = body[..at].chars().next_back();
+                let after = body[at + name.len()..].chars().next();
+                !before.is_some_and(|c| ident(c) || c == ':') && !after.is_some_and(ident)
+            });
+            if used {
+                add(defined_in(full));
+            }
+        }
+    }
+    graph
+}
+
+/// A cycle of the graph, as the files around it, if there is one.
+fn find_cycle(graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let mut mark: std::collections::BTreeMap<&str, Mark> = graph.keys().map(|k| (k.as_str(), Mark::New)).collect();
+    for start in graph.keys() {
+        if mark[start.as_str()] != Mark::New {
+            continue;
+        }
+        // Depth first, with the path kept: an edge back to an open file closes a cycle.
+        let mut stack: Vec<(&str, Vec<&str>)> =
+            vec![(start.as_str(), graph[start].iter().map(String::as_str).collect())];
+        mark.insert(start.as_str(), Mark::Open);
+        while let Some((node, next)) = stack.last_mut() {
+            let node = *node;
+            match next.pop() {
+                Some(to) => match mark.get(to).copied() {
+                    Some(Mark::Open) => {
+                        let from = stack.iter().position(|(n, _)| *n == to).unwrap_or(0);
+                        let mut cycle: Vec<String> = stack[from..].iter().map(|(n, _)| n.to_string()).collect();
+                        cycle.push(to.to_string());
+                        return Some(cycle);
+                    }
+                    Some(Mark::New) => {
+                        mark.insert(to, Mark::Open);
+                        stack.push((
+                            to,
+                            graph.get(to).map(|s| s.iter().map(String::as_str).collect()).unwrap_or_default(),
+                        ));
+                    }
+                    _ => {}
+                },
+                None => {
+                    mark.insert(node, Mark::Done);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_two_files_import_each_other_directly_or_through_others() {
+    let graph = file_graph();
+    let edges: usize = graph.values().map(|s| s.len()).sum();
+    assert!(graph.len() > 150 && edges > 400, "{} files, {edges} edges: the scan is broken", graph.len());
+    // Spot checks that the scan sees each kind of reference.
+    let has = |a: &str, b: &str| graph.get(a).is_some_and(|s| s.contains(b));
+    assert!(has("retrieve/boolean.rs", "retrieve/explanation.rs"), "a `use super::…` re-exported name");
+    assert!(has("cli/search.rs", "cli/args.rs"), "a `use super::args::…`");
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("files that import each other: {}", cycle.join(" → "));
+    }
+}
+
+#[test]
+fn the_file_graph_scan_reads_statements_groups_and_cycles() {
+    assert_eq!(
+        use_paths("crate::{a::B, c::{self, d::E as F}}, super::G"),
+        vec![
+            vec!["crate".to_string(), "a".into(), "B".into()],
+            vec!["crate".into(), "c".into()],
+            vec!["crate".into(), "c".into(), "d".into(), "E".into()],
+            vec!["super".into(), "G".into()],
+        ]
+    );
+    let found =
+        use_statements("pub use a::B;\n    use c::{D, E};\nlet x = \"use me\"; fn reuse() {}\npub(crate) use f::G;");
+    assert_eq!(found, vec![(true, "a::B".to_string()), (false, "c::{D, E}".into()), (true, "f::G".into())]);
+    let g = |edges: &[(&str, &str)]| {
+        let mut m: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+        for (a, b) in edges {
+            m.entry(a.to_string()).or_default().insert(b.to_string());
+            m.entry(b.to_string()).or_default();
+        }
+        m
+    };
+    assert_eq!(find_cycle(&g(&[("a", "b"), ("b", "c"), ("a", "c")])), None);
+    assert_eq!(find_cycle(&g(&[("a", "b"), ("b", "c"), ("c", "a")])).map(|c| c.len()), Some(4));
+}
+
+/// The lines of a function's body in a file, from its `fn` line to its closing brace.
+fn function_lines(text: &str, signature: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| l.contains(signature))?;
+    let indent = lines[start].len() - lines[start].trim_start().len();
+    let end =
+        lines[start..].iter().position(|l| l.len() > indent && l[indent..].starts_with('}') && l.trim() == "}")?;
+    Some(end + 1)
+}
+
+#[test]
+fn the_apps_files_stay_small_and_its_dispatcher_short() {
+    let mut big = Vec::new();
+    for file in rust_files(&root().join("src/gui")) {
+        let n = std::fs::read_to_string(&file).unwrap().lines().count();
+        if n > 500 {
+            big.push(format!("{} ({n} lines)", file.strip_prefix(root()).unwrap().display()));
+        }
+    }
+    assert!(big.is_empty(), "files under src/gui over 500 lines: {big:?}");
+    let mut found = None;
+    for file in rust_files(&root().join("src/gui")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        if let Some(n) = function_lines(&text, "fn apply(&mut self, command: Command)") {
+            found = Some(n);
+        }
+    }
+    let n = found.expect("RankLensApp::apply not found: the check is broken");
+    assert!(n < 40, "RankLensApp::apply is {n} lines");
+    assert_eq!(function_lines("fn f() {\n    a();\n}\n", "fn f()"), Some(3));
 }

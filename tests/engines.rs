@@ -13,10 +13,10 @@ use std::path::PathBuf;
 
 use ranklens::compare::{External, Plan};
 use ranklens::config::Settings;
-use ranklens::engine::Engine;
 use ranklens::external::{Credentials, EngineKind, EngineResponse, LiveEngine, SavedResponses, breakdown};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{Bm25Variant, Detail, MethodKind};
+use ranklens::workbench::Workbench;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/engines").join(name)
@@ -245,7 +245,7 @@ fn the_response_command_prints_rows_that_sum_to_each_score() {
 #[test]
 fn a_saved_response_is_a_column_explained_beside_ranklens_bm25() {
     let corpus = ranklens::corpus::load(&common::sample("acme-sync"), Default::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let es = External::open(&fixture("recorded/elasticsearch-8-multi-match.json"), Some("es8"), Some(engine.corpus()))
         .unwrap();
     assert_eq!(es.kind(), MethodKind::Engine);
@@ -350,7 +350,7 @@ fn a_live_engine_is_asked_with_explain_on_and_its_credentials_from_the_environme
 
     // As a column, asked off the UI thread like any method: beside RankLens's BM25.
     let corpus = ranklens::corpus::load(&common::sample("acme-sync"), Default::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let settings = Settings::default();
     let plan = Plan::of_kinds(&settings, &[MethodKind::Bm25]).with_externals(&[External::live(es).unwrap()]);
     let run = plan
@@ -431,7 +431,7 @@ fn every_live_failure_says_which_and_what_to_do() {
 fn recorded_responses_equal_ranklens_lucene_bm25_row_by_row() {
     use ranklens::retrieve::{LexicalModel, LexicalRetriever, QueryContext, Retriever};
     let corpus = ranklens::corpus::load(&common::sample("acme-sync"), Default::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let index = std::sync::Arc::new(
         ranklens::index::SparseIndex::build(
             engine.corpus(),

@@ -15,9 +15,8 @@ use common::tiny_bert::{self, HIDDEN};
 use ranklens::compare::External;
 use ranklens::config::Settings;
 use ranklens::corpus::{DocId, LoadOptions, load};
-use ranklens::engine::{Engine, SparseSpec};
 use ranklens::external::VectorFile;
-use ranklens::index::neural::{TokenTarget, build_late};
+use ranklens::index::encoded::{TokenTarget, build_late};
 use ranklens::models::InputKind;
 use ranklens::models::WindowSpec;
 use ranklens::models::{
@@ -28,6 +27,7 @@ use ranklens::retrieve::{
     Bm25Variant, FusionMethod, LateInteractionRetriever, MethodKind, QueryContext, RerankRetriever, Retriever, Split,
     TfIdfVariant,
 };
+use ranklens::workbench::{SparseSpec, Workbench};
 use std::collections::BTreeMap;
 
 const QUESTIONS: [&str; 3] = [
@@ -36,12 +36,17 @@ const QUESTIONS: [&str; 3] = [
     "Which version added end-to-end encryption, and which library does it use?",
 ];
 
+/// The columns whose scores are cosines split over a passage's tokens (a dense model, with or
+/// without a model's text or an adapter on the question).
+const DENSE_LIKE: [MethodKind; 4] =
+    [MethodKind::Dense, MethodKind::DenseAdapter, MethodKind::Hyde, MethodKind::ReasonDense];
+
 /// A query in Boolean syntax that some passages of the sample satisfy.
 const BOOLEAN_QUERY: &str = "\"sync token\" AND (expired OR stale) NOT android";
 
-fn engine() -> Engine {
+fn engine() -> Workbench {
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
-    let engine = Engine::new(corpus).with_workspace(tempfile::tempdir().unwrap().keep());
+    let engine = Workbench::new(corpus).with_workspace(tempfile::tempdir().unwrap().keep());
     let manager = ModelManager::from_env().offline(false);
     for role in [Role::Dense, Role::Splade] {
         engine.load_model(&manager, role, true, &NoProgress).unwrap();
@@ -105,7 +110,7 @@ fn arch() -> ArchSettings {
 }
 
 /// Every retriever RankLens has, each with what it is (lexical or not).
-fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriever>, bool)> {
+fn retrievers(engine: &Workbench, models: &std::path::Path) -> Vec<(Arc<dyn Retriever>, bool)> {
     let settings = Settings::default();
     let mut out: Vec<(Arc<dyn Retriever>, bool)> = Vec::new();
     let mut specs = SparseSpec::all_variants(settings.bm25_variant, settings.bm25);
@@ -125,7 +130,7 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     let bm25 = engine.retriever(MethodKind::Bm25, &settings).unwrap();
     let dense_tokens = engine.neural().late_encoder().unwrap();
     // The same token vectors uncompressed (f16), beside the engine's compressed index.
-    let f16_index = Arc::new(ranklens::index::neural::token_index_of(&corpus, dense_tokens.as_ref(), 16).unwrap());
+    let f16_index = Arc::new(ranklens::index::encoded::token_index_of(&corpus, dense_tokens.as_ref(), 16).unwrap());
     out.push((Arc::new(LateInteractionRetriever::over_index(f16_index, dense_tokens)), false));
     // A trained ColBERT's layout (seeded random weights): markers, projection, its own index.
     let colbert_dir = models.join("colbert");
@@ -216,7 +221,79 @@ fn retrievers(engine: &Engine, models: &std::path::Path) -> Vec<(Arc<dyn Retriev
     VectorFile { ids: Some(qids), dim: index.dim, data }.write(&dir.join("queries.npy")).unwrap();
     let vectors = External::open(&dir.join("passages.npy"), None, Some(&corpus)).unwrap();
     out.push((vectors.retriever(engine, &settings, &NoProgress).unwrap(), false));
+    // A query adapter trained on the sample's own judgements.
+    let adapter =
+        engine.train_adapter(&corpus.qrels.clone().unwrap(), &corpus.queries, "the sample", &NoProgress).unwrap();
+    let adapter_path = dir.join("adapter.safetensors");
+    adapter.save(&adapter_path).unwrap();
+    let with_adapter = Settings { adapter: Some(adapter_path), ..settings.clone() };
+    out.push((engine.retriever(MethodKind::DenseAdapter, &with_adapter).unwrap(), false));
+    // The language model's columns, over a loopback server scripted to answer every task.
+    engine.set_generator(Arc::new(common::chat::client(scripted_model()))).unwrap();
+    let mut llm = settings.clone();
+    (llm.model_rerank.depth, llm.model_rerank.window, llm.model_rerank.step, llm.model_rerank.pointwise_depth) =
+        (8, 4, 2, 5);
+    for kind in MethodKind::GENERATED {
+        out.push((engine.retriever(kind, &llm).unwrap(), false));
+    }
+    // GraphRAG's local search over the graph the scripted model extracts.
+    let generator = engine.generator().unwrap();
+    engine.build_model_graph(generator.as_ref(), Default::default(), &NoProgress).unwrap();
+    out.push((engine.retriever(MethodKind::GraphLocal, &llm).unwrap(), false));
     out
+}
+
+/// A stand-in model on loopback: it rewrites, drafts and reasons with fixed texts, reverses every
+/// listwise window, and gives P(yes) by the passage's length.
+fn scripted_model() -> &'static common::http::Server {
+    use common::chat::{self, Reply};
+    static SERVER: std::sync::OnceLock<common::http::Server> = std::sync::OnceLock::new();
+    SERVER.get_or_init(|| {
+        chat::serve(|body| {
+            let said = chat::said(body);
+            // The agent: one BM25 search for the question, then an answer citing two passages.
+            if body.get("tools").is_some() {
+                if chat::tool_results(body).is_empty() {
+                    let q = serde_json::json!({ "query": chat::last(body) }).to_string();
+                    return Reply::Raw(chat::tool_calls(&[("bm25", &q)], 8));
+                }
+                return Reply::Text("It is in [2], and [1] says more.".into());
+            }
+            // GraphRAG's extraction: a passage's first four words of five letters or more, each
+            // linked to the next.
+            if said.contains("You extract the entities") {
+                let passage = chat::last(body);
+                let mut words: Vec<String> = Vec::new();
+                for w in passage.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 5 && *w != "Passage") {
+                    if !words.iter().any(|x| x.eq_ignore_ascii_case(w)) && words.len() < 4 {
+                        words.push(w.to_string());
+                    }
+                }
+                let entities: Vec<serde_json::Value> = words.iter().map(|w| serde_json::json!({"name": w})).collect();
+                let relations: Vec<serde_json::Value> = words
+                    .windows(2)
+                    .map(|p| serde_json::json!({"source": p[0], "relation": "next to", "target": p[1]}))
+                    .collect();
+                return Reply::Text(serde_json::json!({"entities": entities, "relations": relations}).to_string());
+            }
+            if body["logprobs"].as_bool() == Some(true) {
+                let long = chat::last(body).len().is_multiple_of(2);
+                let (y, n) = if long { (0.7f64, 0.2f64) } else { (0.3, 0.6) };
+                return Reply::Logprobs(vec![(" yes".into(), y.ln()), (" no".into(), n.ln())]);
+            }
+            if said.contains("RankGPT") {
+                let n = chat::window_size(body);
+                return Reply::Text((1..=n).rev().map(|i| format!("[{i}]")).collect::<Vec<_>>().join(" > "));
+            }
+            if said.contains("keyword search queries") {
+                return Reply::Text("sync token expired sign in".into());
+            }
+            if said.contains("what a good answer to this question needs") {
+                return Reply::Text("An answer needs the error code, its cause and the fix.".into());
+            }
+            Reply::Text("Sign in again when the sync token expires; files upload after that.".into())
+        })
+    })
 }
 
 #[test]
@@ -232,6 +309,8 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
         MethodKind::RANKED
             .iter()
             .copied()
+            .chain(MethodKind::GENERATED)
+            .chain(MethodKind::EXTRACTED)
             .chain([MethodKind::Boolean, MethodKind::Run, MethodKind::Engine, MethodKind::Vectors])
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
@@ -285,13 +364,23 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
                         // tantivy adds its clauses in f32; a dense cosine's token parts come from
                         // encoding the passage again on its own; everything else sums in f64 the
                         // very numbers that scored.
-                        if label.contains("lucene") && !label.contains("exact lengths") {
+                        // Read from the explanation, not the label: a model's column over BM25
+                        // (a rewrite, a draft, reasoning) explains with Lucene's rows too.
+                        let lucene = matches!(
+                            &e.detail,
+                            ranklens::retrieve::Detail::Terms(t) if matches!(
+                                t.model,
+                                Some(ranklens::retrieve::LexicalModel::Bm25 { variant: Bm25Variant::Lucene, params })
+                                    if !params.exact_lengths
+                            )
+                        );
+                        if lucene {
                             // Lucene sums its float parts in double and casts the sum to float.
                             assert_eq!((sum as f32) as f64, e.value, "{label}: the float of the parts' sum");
                         } else {
                             let tolerance = if label.contains("tantivy") {
                                 1e-5 * e.value.abs().max(1.0)
-                            } else if kind == MethodKind::Dense {
+                            } else if DENSE_LIKE.contains(&kind) {
                                 1e-4
                             } else {
                                 1e-9 * e.value.abs().max(1.0)
@@ -302,7 +391,7 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
                                 e.value
                             );
                         }
-                        if kind == MethodKind::Dense {
+                        if DENSE_LIKE.contains(&kind) {
                             assert!(parts.len() > 2, "{label}: the cosine is split over the passage's tokens");
                             *splits.entry(kind).or_default() += 1;
                         }
@@ -319,7 +408,15 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
                         // Only scores that have no parts may say so: a cross-encoder's logit, a
                         // run file's score, vectors computed elsewhere.
                         assert!(
-                            matches!(kind, MethodKind::Rerank | MethodKind::Run | MethodKind::Vectors),
+                            matches!(
+                                kind,
+                                MethodKind::Rerank
+                                    | MethodKind::Run
+                                    | MethodKind::Vectors
+                                    | MethodKind::Listwise
+                                    | MethodKind::Pointwise
+                                    | MethodKind::Agent
+                            ),
                             "{label} {question} {}: no split ({why})",
                             hit.doc
                         );
@@ -342,8 +439,9 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
     }
     // 12 lexical (Boolean, 3 TF-IDF, 8 BM25), 9 neural (SPLADE, dense, late interaction over
     // the index, reranking BM25, and on a trained ColBERT's index, 3 fusions, the cross-encoder),
-    // and 3 other systems (a run, saved engine responses, vectors from files).
-    assert_eq!(all.len(), 24);
+    // 3 other systems (a run, saved engine responses, vectors from files), the adapted dense
+    // model, the language model's 8 columns, and local search over the graph it extracted.
+    assert_eq!(all.len(), 34);
     assert!(checked >= 400, "{checked} hits checked");
     // Every ranked kind split its hits' scores, except the three whose scores have no parts, and
     // those said so for every hit.
@@ -358,10 +456,27 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
             MethodKind::Dense,
             MethodKind::LateInteraction,
             MethodKind::Fusion,
-            MethodKind::Engine
+            MethodKind::Engine,
+            MethodKind::Rewrite,
+            MethodKind::Hyde,
+            MethodKind::HydeText,
+            MethodKind::ReasonBm25,
+            MethodKind::ReasonDense,
+            MethodKind::DenseAdapter,
+            MethodKind::GraphLocal,
         ]
     );
-    assert_eq!(unsplit.keys().copied().collect::<Vec<_>>(), [MethodKind::Rerank, MethodKind::Run, MethodKind::Vectors]);
+    assert_eq!(
+        unsplit.keys().copied().collect::<Vec<_>>(),
+        [
+            MethodKind::Rerank,
+            MethodKind::Run,
+            MethodKind::Vectors,
+            MethodKind::Listwise,
+            MethodKind::Pointwise,
+            MethodKind::Agent
+        ]
+    );
 }
 
 #[test]
@@ -369,7 +484,7 @@ fn tantivy_rows_are_read_from_tantivy_and_add_up_to_its_score() {
     // A hand check of one row: `results` in caching-1, against tantivy's own formula with the
     // collection's statistics read independently from the index.
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let settings = Settings::default();
     let spec = SparseSpec::bm25(Bm25Variant::Tantivy, Bm25Variant::Tantivy.default_params());
     let r = engine.sparse(spec, settings.analyzer, &NoProgress).unwrap();
@@ -425,9 +540,9 @@ fn dense_token_parts_sum_to_every_scifact_score() {
     let full = load(&common::shared_data("scifact"), LoadOptions::default()).unwrap();
     let mut corpus = ranklens::corpus::Corpus::from_docs("scifact-250", full.docs().iter().take(250).cloned());
     corpus.queries = full.queries.iter().take(25).cloned().collect();
-    let engine = Engine::new(corpus).with_workspace(tempfile::tempdir().unwrap().keep());
+    let engine = Workbench::new(corpus).with_workspace(tempfile::tempdir().unwrap().keep());
     // Dense vectors only (no token index for late interaction).
-    let options = ranklens::index::neural::NeuralOptions { tokens: false, ..Default::default() };
+    let options = ranklens::index::NeuralOptions { tokens: false, ..Default::default() };
     engine.set_neural_options(options).unwrap();
     engine.load_model(&ModelManager::from_env().offline(false), Role::Dense, true, &NoProgress).unwrap();
     engine.build_neural(&NoProgress).unwrap();

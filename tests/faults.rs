@@ -187,7 +187,7 @@ fn a_full_disk_or_a_kill_while_indexing_leaves_no_half_index() {
 #[test]
 fn a_workspace_index_left_half_written_is_rebuilt_not_fatal() {
     use ranklens::analysis::AnalyzerConfig;
-    use ranklens::engine::{Engine, SparseSpec};
+    use ranklens::workbench::{SparseSpec, Workbench};
     // A large corpus is indexed on disk in the workspace (here anything over 1,000 bytes). A folder under the index's name that
     // holds only what tantivy writes first (an older RankLens killed while indexing) must not
     // stop the corpus from opening.
@@ -196,7 +196,7 @@ fn a_workspace_index_left_half_written_is_rebuilt_not_fatal() {
     std::fs::write(&corpus_path, passages(500)).unwrap();
     let corpus = ranklens::corpus::load(&corpus_path, Default::default()).unwrap();
     let ws = dir.path().join("ws");
-    let engine = Engine::new(corpus.clone()).with_workspace(ws.clone()).with_on_disk_above(1000);
+    let engine = Workbench::new(corpus.clone()).with_workspace(ws.clone()).with_on_disk_above(1000);
     let spec = SparseSpec::bm25(
         ranklens::retrieve::Bm25Variant::Lucene,
         ranklens::retrieve::Bm25Variant::Lucene.default_params(),
@@ -209,7 +209,7 @@ fn a_workspace_index_left_half_written_is_rebuilt_not_fatal() {
     // Half written: tantivy's meta.json and a segment file, no RankLens description.
     std::fs::remove_file(stored.join("ranklens-index.json")).unwrap();
 
-    let again = Engine::new(corpus).with_workspace(ws).with_on_disk_above(1000);
+    let again = Workbench::new(corpus).with_workspace(ws).with_on_disk_above(1000);
     let bm25 = again.sparse(spec, AnalyzerConfig::default(), &NoProgress).unwrap();
     let hits = bm25.prepare(&ranklens::retrieve::QueryContext::new("release 12")).unwrap().search(1).unwrap();
     assert_eq!(hits.hits.len(), 1);

@@ -14,12 +14,12 @@ use std::sync::{Arc, OnceLock};
 use ranklens::compare::Plan;
 use ranklens::config::Settings;
 use ranklens::corpus::{self, LoadOptions};
-use ranklens::engine::Engine;
 use ranklens::generate::tasks::{self, JudgePrompt, rag_prompt};
 use ranklens::generate::{EmbeddedLlm, Finish, Generator};
 use ranklens::models::{ModelManager, Role};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{Detail, MethodKind, Split};
+use ranklens::workbench::Workbench;
 
 fn llm() -> Arc<EmbeddedLlm> {
     static LLM: OnceLock<Arc<EmbeddedLlm>> = OnceLock::new();
@@ -83,9 +83,9 @@ fn the_model_is_described_and_writes_the_same_text_twice() {
     assert!(e.contains("tokens") && e.contains("fewer or shorter passages"), "{e}");
 }
 
-fn sample_engine() -> (Engine, Settings) {
+fn sample_engine() -> (Workbench, Settings) {
     let corpus = corpus::load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     engine.set_generator(llm()).unwrap();
     (engine, Settings { k: 10, ..Settings::default() })
 }
@@ -193,7 +193,7 @@ fn the_readers_answer_and_the_judge() {
     let g = llm.chat(&tasks::rag_request(&prompt), &mut |_| {}, &NoProgress).unwrap();
     let again = llm.chat(&tasks::rag_request(&prompt), &mut |_| {}, &NoProgress).unwrap();
     assert_eq!(g.text, again.text);
-    let answer = tasks::read_answer(&g.text, &passages);
+    let answer = ranklens::generate::citations::read_answer(&g.text, &passages);
     // Whatever it wrote: every citation is resolved or flagged, every cited sentence has its support.
     for c in &answer.citations {
         assert_eq!(c.in_prompt, c.n >= 1 && c.n <= passages.len(), "{c:?}");
@@ -217,8 +217,8 @@ fn the_readers_answer_and_the_judge() {
     assert!(grades.iter().all(Option::is_some), "the judge answers yes or no: {grades:?}");
 }
 
-fn passages_of(engine: &Engine, ranking: &ranklens::retrieve::Ranking) -> Vec<(String, String)> {
-    ranklens::lessons::rag_passages(engine.corpus(), ranking, 3)
+fn passages_of(engine: &Workbench, ranking: &ranklens::retrieve::Ranking) -> Vec<(String, String)> {
+    ranklens::compare::rag_passages(engine.corpus(), ranking, 3)
 }
 
 #[test]
@@ -284,4 +284,108 @@ fn a_judges_requests_read_their_opening_turns_once_and_score_as_if_read_whole() 
     // The two passages are told apart (a cache that ignored the last turn would not be).
     let apart = whole_a.iter().zip(&whole_b).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
     assert!(apart > 0.1, "{apart}");
+}
+
+/// The listwise and pointwise columns on the real model: whatever it writes, each window's output
+/// is a permutation of its input, the column's order is a permutation of the first stage's, and
+/// P(yes) is a probability read from logits whose top choices are the model's own first tokens.
+#[test]
+fn the_listwise_and_pointwise_columns_run_on_the_real_model() {
+    let (engine, mut settings) = sample_engine();
+    (settings.model_rerank.depth, settings.model_rerank.window, settings.model_rerank.step) = (6, 6, 3);
+    settings.model_rerank.pointwise_depth = 3;
+    let question = "Why does my phone say my login is stale?";
+    let first = engine
+        .retriever(MethodKind::Bm25, &settings)
+        .unwrap()
+        .search(&engine.query_context(question, &settings), 6)
+        .unwrap();
+    let r = engine.retriever(MethodKind::Listwise, &settings).unwrap();
+    let p = r.prepare(&engine.query_context(question, &settings)).unwrap();
+    let ranking = p.search(6).unwrap();
+    let mut a = ranking.docs();
+    let mut b = first.docs();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "the model's order holds the first stage's passages, each once");
+    let e = p.explain(ranking.hits[0].doc).unwrap();
+    let Detail::Listwise { windows, .. } = &e.detail else { panic!("{:?}", e.detail) };
+    assert_eq!(windows.len(), 1);
+    let mut out = windows[0].output.clone();
+    let mut input = windows[0].input.clone();
+    out.sort();
+    input.sort();
+    assert_eq!(out, input);
+    assert!(windows[0].seconds > 0.0);
+
+    let r = engine.retriever(MethodKind::Pointwise, &settings).unwrap();
+    let p = r.prepare(&engine.query_context(question, &settings)).unwrap();
+    for h in p.search(3).unwrap().hits {
+        let e = p.explain(h.doc).unwrap();
+        let Detail::Pointwise { p_yes, source, tokens, .. } = &e.detail else { panic!() };
+        assert_eq!(source, "logits", "the embedded model's P(yes) comes from its logits");
+        let p_yes = p_yes.expect("yes or no is among the twenty likeliest first tokens");
+        assert!((0.0..=1.0).contains(&p_yes) && e.value == p_yes);
+        let total: f64 = tokens.iter().map(|t| t.logprob.exp()).sum();
+        assert!(total <= 1.0 + 1e-9 && tokens.windows(2).all(|w| w[0].logprob >= w[1].logprob), "{tokens:?}");
+    }
+    // The likeliest first token is the one greedy decoding writes.
+    let prompt = JudgePrompt::default();
+    let request = prompt.request(question, "Error E104 means the sync token expired. Sign in again.");
+    let top = llm().first_token_choices(&request, 5).unwrap();
+    let scores = llm().first_token_scores(&request, true).unwrap();
+    let argmax = (0..scores.len()).max_by(|&i, &j| scores[i].total_cmp(&scores[j])).unwrap();
+    assert_eq!(top[0].token, llm().tokenizer_decode(argmax as u32));
+}
+
+/// The agent and GraphRAG on the real model: the plumbing, whatever the 135M model writes. The
+/// agent is asked in the text protocol and must call at least one tool and answer (its reader
+/// repairs what it can); at temperature 0 the same run repeats. The graph of three passages is
+/// built: every passage either extracted or skipped with its reason, every edge from its passage.
+#[test]
+fn the_agent_searches_and_answers_and_a_graph_is_built_on_the_real_model() {
+    use ranklens::graphrag::BuildOptions;
+    use ranklens::retrieve::QueryContext;
+    use ranklens::retrieve::agent::{AgentLimits, AgentRetriever, Protocol};
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus::load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
+    let mut engine = Workbench::new(corpus).with_workspace(dir.path().to_path_buf());
+    engine.load_structured(&common::sample("acme-sync")).unwrap();
+    engine.set_generator(llm()).unwrap();
+    let settings = Settings::default();
+    let tools = engine.agent_tools(&settings).unwrap();
+    assert_eq!(tools.names(), ["bm25", "sql", "graph"]);
+    let agent = AgentRetriever::new(llm(), tools, AgentLimits { rounds: 2, ..AgentLimits::default() });
+    let question = QueryContext::new("What does error E104 mean?");
+    let run = agent.run(&question, &mut |_| {}, &NoProgress).unwrap();
+    assert_eq!(run.protocol, Protocol::Text);
+    assert!(run.tool_calls() >= 1, "{:#?}", run.steps);
+    assert!(!run.answer.text.trim().is_empty(), "{run:#?}");
+    assert!(run.tokens > 0 && run.steps.iter().all(|s| s.seconds > 0.0));
+    // Every passage a step returned was read, and the column holds exactly the passages read.
+    let read: Vec<&str> = run.read.iter().map(|r| r.id.as_str()).collect();
+    assert!(run.steps.iter().flat_map(|s| &s.ids).all(|id| read.contains(&id.as_str())));
+    let mut column: Vec<&str> = run.hits.iter().map(String::as_str).collect();
+    column.sort_unstable();
+    let mut all_read = read.clone();
+    all_read.sort_unstable();
+    assert_eq!(column, all_read);
+    let again = agent.run(&question, &mut |_| {}, &NoProgress).unwrap();
+    let trace = |r: &ranklens::retrieve::agent::AgentRun| {
+        r.steps.iter().map(|s| (s.tool.clone(), s.arguments.clone(), s.ids.clone())).collect::<Vec<_>>()
+    };
+    assert_eq!(trace(&again), trace(&run), "temperature 0 repeats");
+    assert_eq!(again.answer.text, run.answer.text);
+
+    let options = BuildOptions { limit: Some(3), summaries: false };
+    let (graph, cached) = engine.build_model_graph(llm().as_ref(), options, &NoProgress).unwrap();
+    assert!(!cached);
+    let d = graph.data();
+    assert_eq!(d.passages, 3);
+    let first: Vec<&str> = engine.corpus().docs()[..3].iter().map(|x| x.id.as_str()).collect();
+    assert!(d.skipped.iter().all(|s| first.contains(&s.passage.as_str()) && !s.reason.is_empty()));
+    assert!(d.edges.iter().all(|e| first.contains(&e.provenance.passage.as_str())));
+    assert!(d.nodes.iter().all(|n| n.passages.iter().all(|p| first.contains(&p.as_str()))));
+    assert!(d.model.starts_with("SmolLM2-135M-Instruct"), "{}", d.model);
+    assert!(!d.nodes.is_empty() || d.skipped.len() == 3, "each passage gave entities or was skipped");
 }

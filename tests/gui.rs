@@ -14,6 +14,10 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use ranklens::compare::Outcome;
 use ranklens::gui::DialogPurpose;
+use ranklens::gui::command::{
+    CorpusCommand, FileCommand, LessonCommand, ModelCommand, OutsideCommand, RankCommand, ShellCommand,
+    StructuredCommand, StudyCommand,
+};
 use ranklens::gui::{Command, CorpusChoice, Persisted, RankLensApp, ViewId};
 use ranklens::models::ModelManager;
 use ranklens::progress::NoProgress;
@@ -158,12 +162,13 @@ fn a_malformed_corpus_file_is_reported_and_the_current_corpus_stays() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"_id\": \"a\", \"text\": \"fine\"}\n{broken\n").unwrap();
-    h.state_mut().send(Command::OpenCorpus(CorpusChoice::Path(bad.clone(), ranklens::corpus::Split::File)));
+    h.state_mut()
+        .send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(bad.clone(), ranklens::corpus::Split::File))));
     settle(&mut h);
     h.get_by_label_contains("bad.jsonl:2: malformed JSON");
     let empty = dir.path().join("empty.jsonl");
     std::fs::write(&empty, "{broken\n").unwrap();
-    h.state_mut().send(Command::OpenCorpus(CorpusChoice::Path(empty, ranklens::corpus::Split::File)));
+    h.state_mut().send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(empty, ranklens::corpus::Split::File))));
     settle(&mut h);
     h.get_by_label_contains("no documents could be loaded");
     assert_eq!(h.state().engine().unwrap().corpus().len(), 1, "the loaded corpus is kept");
@@ -189,16 +194,16 @@ fn a_missing_model_says_what_to_do() {
     assert!(bm25.ranking().is_some_and(|r| !r.hits.is_empty()), "the sparse methods still run");
 }
 
-/// The label of the column of a family.
-fn column(h: &Harness<'static, RankLensApp>, kind: MethodKind) -> String {
+/// The column of a family.
+fn column(h: &Harness<'static, RankLensApp>, kind: MethodKind) -> ranklens::compare::ColumnId {
     let runs = &h.state().ranking().unwrap().run.comparison.runs;
-    runs.iter().find(|r| r.kind == kind).unwrap().label.clone()
+    runs.iter().find(|r| r.kind == kind).unwrap().id.clone()
 }
 
 fn select(h: &mut Harness<'static, RankLensApp>, kind: MethodKind, id: &str) {
     let doc = h.state().engine().unwrap().corpus().lookup(id).unwrap();
     let column = Some(column(h, kind));
-    h.state_mut().send(Command::Select { column, doc });
+    h.state_mut().send(Command::Rank(RankCommand::Select { column, doc }));
     settle(h);
 }
 
@@ -413,27 +418,27 @@ fn snapshots_of_the_main_views() {
         (MethodKind::Dense, "explain_dense"),
     ] {
         select(&mut h, kind, "caching-1");
-        send(&mut h, [Command::ShowView(ViewId::Explain)]);
+        send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Explain))]);
         // Every method's score is listed beside the chosen one's detail.
         snapshot(&mut h, name, true);
     }
-    send(&mut h, [Command::ShowView(ViewId::Map)]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Map))]);
     snapshot(&mut h, "map", true);
     send(
         &mut h,
         [
-            Command::ShowView(ViewId::Structured),
-            Command::SetPattern("desktop-app loads ?p . ?p depends_on libsodium".into()),
-            Command::RunGraph,
-            Command::SetSql(
+            Command::Shell(ShellCommand::ShowView(ViewId::Structured)),
+            Command::Structured(StructuredCommand::SetPattern("desktop-app loads ?p . ?p depends_on libsodium".into())),
+            Command::Structured(StructuredCommand::RunGraph),
+            Command::Structured(StructuredCommand::SetSql(
                 "SELECT code, meaning, added_in FROM errors WHERE version_cmp(added_in, '4') >= 0 AND stops_sync = 1"
                     .into(),
-            ),
-            Command::RunSql,
+            )),
+            Command::Structured(StructuredCommand::RunSql),
         ],
     );
     snapshot(&mut h, "structured", false);
-    send(&mut h, [Command::OpenLesson("bm25".into())]);
+    send(&mut h, [Command::Lessons(LessonCommand::Open("bm25".into()))]);
     h.run_steps(3);
     settle(&mut h);
     h.get_by_label("Predict first").click();
@@ -463,11 +468,11 @@ fn grades_survive_a_restart_and_round_trip_through_qrels() {
         assert_eq!(h.state().data().grades.get("errors-3"), Some(&3), "the shipped judgement");
         let doc = h.state().engine().unwrap().corpus().lookup("errors-3").unwrap();
         let bm25 = Some(column(&h, MethodKind::Bm25));
-        send(&mut h, [Command::Select { column: bm25.clone(), doc }]);
+        send(&mut h, [Command::Rank(RankCommand::Select { column: bm25.clone(), doc })]);
         h.key_press(egui::Key::Num2);
         h.run_steps(2);
         let other = h.state().engine().unwrap().corpus().lookup("errors-1").unwrap();
-        send(&mut h, [Command::Select { column: bm25, doc: other }]);
+        send(&mut h, [Command::Rank(RankCommand::Select { column: bm25, doc: other })]);
         h.key_press(egui::Key::Num0);
         h.run_steps(2);
         assert_eq!(h.state().data().grades.get("errors-3"), Some(&2), "the keyboard grade overrides");
@@ -480,13 +485,13 @@ fn grades_survive_a_restart_and_round_trip_through_qrels() {
     let _ = doc;
     // Export as TREC qrels and import into a fresh workspace: the same grades.
     let file = ws.join("grades.trec");
-    send(&mut h, [Command::UsePath(DialogPurpose::ExportQrels, file.clone())]);
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::ExportQrels, file.clone()))]);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("q3 0 errors-3 2\n") && text.contains("q3 0 errors-1 0\n"), "{text}");
     let mut fresh = harness_in(tempfile::tempdir().unwrap().keep(), "What is E140?");
-    send(&mut fresh, [Command::UsePath(DialogPurpose::ImportQrels, file)]);
-    assert_eq!(fresh.state().all_qrels(), h.state().all_qrels());
-    assert_eq!(fresh.state().all_qrels().to_trec().unwrap(), text);
+    send(&mut fresh, [Command::Files(FileCommand::UsePath(DialogPurpose::ImportQrels, file))]);
+    assert_eq!(fresh.state().data().all_qrels(), h.state().data().all_qrels());
+    assert_eq!(fresh.state().data().all_qrels().to_trec().unwrap(), text);
 }
 
 #[test]
@@ -501,7 +506,7 @@ fn a_damaged_grades_file_is_kept_and_named_and_new_grades_are_not_lost() {
         h.get_by_label_contains("Grades given now are kept in memory and written to");
         let doc = h.state().engine().unwrap().corpus().lookup("errors-1").unwrap();
         let bm25 = Some(column(&h, MethodKind::Bm25));
-        send(&mut h, [Command::Select { column: bm25, doc }]);
+        send(&mut h, [Command::Rank(RankCommand::Select { column: bm25, doc })]);
         h.key_press(egui::Key::Num2);
         h.run_steps(2);
         assert_eq!(h.state().data().grades.get("errors-1"), Some(&2), "grading works all the same");
@@ -516,13 +521,19 @@ fn a_json_report_reopens_with_the_same_rankings_and_a_tampered_one_is_refused() 
     let mut h = harness("Which version added end-to-end encryption, and which library does it use?");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("report.json");
-    send(&mut h, [Command::UsePath(DialogPurpose::SaveReport, path.clone())]);
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::SaveReport, path.clone()))]);
     assert!(path.is_file());
     // Move away: another question and other parameters.
     let mut settings = h.state().data().persisted.settings.clone();
     settings.bm25.k1 = 2.5;
-    send(&mut h, [Command::SetQuestion("What is E140?".into()), Command::SetSettings(settings)]);
-    send(&mut h, [Command::UsePath(DialogPurpose::OpenReport, path.clone())]);
+    send(
+        &mut h,
+        [
+            Command::Rank(RankCommand::SetQuestion("What is E140?".into())),
+            Command::Rank(RankCommand::SetSettings(Box::new(settings))),
+        ],
+    );
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::OpenReport, path.clone()))]);
     let data = h.state().data();
     assert_eq!(data.persisted.question, "Which version added end-to-end encryption, and which library does it use?");
     assert_eq!(data.persisted.settings.bm25.k1, 1.2);
@@ -531,7 +542,7 @@ fn a_json_report_reopens_with_the_same_rankings_and_a_tampered_one_is_refused() 
 
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replacen("\"k1\": 1.2", "\"k1\": 1.25", 1)).unwrap();
-    send(&mut h, [Command::UsePath(DialogPurpose::OpenReport, path)]);
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::OpenReport, path))]);
     h.get_by_label_contains("checksum mismatch");
 }
 
@@ -541,7 +552,7 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
     let mut h = harness("Why does my phone say my login is stale?");
     h.get_by_label("Lessons").click();
     settle(&mut h);
-    for (id, title) in LESSONS {
+    for &ranklens::lessons::LessonEntry { id, title, .. } in LESSONS {
         // The tab comes before the lesson's own title in the tree.
         h.get_all_by_label(title).next().unwrap().click();
         settle(&mut h);
@@ -627,7 +638,7 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
     assert!(prompt.contains("\n[5] (") && !prompt.contains("\n[6] ("), "five passages by default");
     h.get_by_label("Prompt");
     let file = tempfile::tempdir().unwrap().keep().join("prompt.txt");
-    send(&mut h, [Command::UsePath(DialogPurpose::ExportPrompt, file.clone())]);
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::ExportPrompt, file.clone()))]);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), prompt);
 }
 
@@ -650,12 +661,12 @@ fn a_question_asked_while_another_ranks_supersedes_it() {
 
     let first = "Vitamin D deficiency increases the risk of multiple sclerosis.";
     let second = "Macrophages are involved in tissue repair.";
-    h.state_mut().send(Command::SetQuestion(first.into()));
-    h.state_mut().send(Command::Ask);
+    h.state_mut().send(Command::Rank(RankCommand::SetQuestion(first.into())));
+    h.state_mut().send(Command::Rank(RankCommand::Ask));
     h.step();
     assert!(h.state().jobs().rank.is_running(), "the first question is ranking");
-    h.state_mut().send(Command::SetQuestion(second.into()));
-    h.state_mut().send(Command::Ask);
+    h.state_mut().send(Command::Rank(RankCommand::SetQuestion(second.into())));
+    h.state_mut().send(Command::Rank(RankCommand::Ask));
     let start = Instant::now();
     loop {
         h.step();
@@ -679,9 +690,9 @@ fn sample_run_file(dir: &std::path::Path, name: &str, k1: f64) -> std::path::Pat
     use ranklens::retrieve::{Bm25Params, Bm25Variant};
     let corpus =
         ranklens::corpus::load(&common::sample("acme-sync"), ranklens::corpus::LoadOptions::default()).unwrap();
-    let engine = ranklens::engine::Engine::new(corpus);
+    let engine = ranklens::workbench::Workbench::new(corpus);
     let params = Bm25Params { k1, ..Bm25Variant::Lucene.default_params() };
-    let spec = ranklens::engine::SparseSpec::bm25(Bm25Variant::Lucene, params);
+    let spec = ranklens::workbench::SparseSpec::bm25(Bm25Variant::Lucene, params);
     let r = engine.sparse(spec, ranklens::analysis::AnalyzerConfig::default(), &NoProgress).unwrap();
     let mut run = engine.run_queries(r.as_ref(), &ranklens::config::Settings::default(), 10, &NoProgress).unwrap();
     if let Some(list) = run.results.get_mut("q3") {
@@ -713,7 +724,7 @@ fn runs_stand_beside_the_methods_in_every_view() {
     let a = sample_run_file(dir.path(), "colleague", 0.5);
     let b = sample_run_file(dir.path(), "production", 2.0);
     // One opened through the command the menu sends, one dropped on the window.
-    send(&mut h, [Command::OpenRuns(vec![(None, a.clone())])]);
+    send(&mut h, [Command::Outside(OutsideCommand::OpenRuns(vec![(None, a.clone())]))]);
     h.input_mut().dropped_files.push(std::sync::Arc::new(Dropped(b.clone())));
     h.step();
     settle(&mut h);
@@ -731,17 +742,20 @@ fn runs_stand_beside_the_methods_in_every_view() {
     assert!(run_column.ranking().is_some_and(|r| r.absent.len() == 1 && r.absent[0].rank == 2));
 
     // A question outside the question set: the run columns say so, the methods rank.
-    send(&mut h, [Command::SetQuestion("plugins and libraries".into()), Command::Ask]);
+    send(
+        &mut h,
+        [Command::Rank(RankCommand::SetQuestion("plugins and libraries".into())), Command::Rank(RankCommand::Ask)],
+    );
     h.get_all_by_label_contains("ranks only the questions of its question set").next().unwrap();
 
     // The question set: the runs are evaluated beside the methods, tested against a run.
     send(
         &mut h,
         [
-            Command::ShowView(ViewId::Evaluate),
-            Command::SetBaseline("colleague".into()),
-            Command::SetCorrection(ranklens::eval::Correction::Bonferroni),
-            Command::RunStudy,
+            Command::Shell(ShellCommand::ShowView(ViewId::Evaluate)),
+            Command::Study(StudyCommand::SetBaseline("colleague".into())),
+            Command::Study(StudyCommand::SetCorrection(ranklens::eval::Correction::Bonferroni)),
+            Command::Study(StudyCommand::Run),
         ],
     );
     let study = h.state().jobs().study.ready().unwrap().clone();
@@ -762,11 +776,11 @@ fn runs_stand_beside_the_methods_in_every_view() {
     assert_eq!((data.persisted.view, data.persisted.question.as_str()), (ViewId::Compare, first.question.as_str()));
     let selection = data.selection.clone().unwrap();
     let selected_id = h.state().engine().unwrap().corpus().external_id(selection.doc).to_string();
-    let judged = h.state().all_qrels().for_query(&first.qid).cloned().unwrap_or_default();
+    let judged = h.state().data().all_qrels().for_query(&first.qid).cloned().unwrap_or_default();
     assert!(judged.get(&selected_id).is_some_and(|g| *g >= 1), "{selected_id} is relevant to {}", first.qid);
 
     // Removing a run takes its column away, and it is not reopened next time.
-    send(&mut h, [Command::RemoveRun("colleague".into())]);
+    send(&mut h, [Command::Outside(OutsideCommand::Remove("colleague".into()))]);
     assert_eq!(labels(&h), ["production"]);
     assert_eq!(h.state().data().persisted.runs, vec![("production".to_string(), b)]);
 }
@@ -823,7 +837,7 @@ fn hostile_input_in_every_box_and_bad_files_leave_the_app_up_with_the_corpus_loa
     }
     // Text from every corner of Unicode is a question like any other.
     let text = "e\u{301} \u{202e}evil\u{202c} שלום 👩\u{200d}👩\u{200d}👧 \u{0} sync ﬁ İ <script>";
-    send(&mut h, [Command::AskQuestion(text.into())]);
+    send(&mut h, [Command::Rank(RankCommand::AskQuestion(text.into()))]);
     assert_eq!(bm25_order(&h).first().map(String::as_str), Some("sync-1"));
 
     // The SQL and graph boxes.
@@ -878,7 +892,10 @@ fn hostile_input_in_every_box_and_bad_files_leave_the_app_up_with_the_corpus_loa
         (one_line, "one-line.jsonl:1: malformed JSON"),
         (dir.path().join("missing.jsonl"), "No such file or directory"),
     ] {
-        send(&mut h, [Command::OpenCorpus(CorpusChoice::Path(path.clone(), ranklens::corpus::Split::File))]);
+        send(
+            &mut h,
+            [Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(path.clone(), ranklens::corpus::Split::File)))],
+        );
         h.get_by_label_contains(says);
         assert_eq!(corpus_len(&h), sample, "{} replaced the open corpus", path.display());
         assert!(h.state().ranking().is_some(), "the rankings stay");
@@ -891,7 +908,7 @@ fn hostile_input_in_every_box_and_bad_files_leave_the_app_up_with_the_corpus_loa
         "{\"_id\":\"a\",\"text\":\"one\"}\n{\"_id\":\"b\",\"text\":\"two\"}\n{\"_id\":\"a\",\"text\":\"three\"}\n",
     )
     .unwrap();
-    send(&mut h, [Command::OpenCorpus(CorpusChoice::Path(dup, ranklens::corpus::Split::File))]);
+    send(&mut h, [Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(dup, ranklens::corpus::Split::File)))]);
     h.get_by_label_contains("dup.jsonl:3: duplicate id \"a\"; the first one is kept");
     assert_eq!(corpus_len(&h), 2);
 }
@@ -902,11 +919,13 @@ fn search_engines_and_vectors_stand_beside_the_methods() {
     let fixture = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/engines/recorded/elasticsearch-8-match.json");
     // A saved Elasticsearch 8 response opens like a run, told apart by its contents.
-    send(&mut h, [Command::OpenRuns(vec![(Some("es8".into()), fixture)])]);
-    assert_eq!(column(&h, MethodKind::Engine), "es8");
+    send(&mut h, [Command::Outside(OutsideCommand::OpenRuns(vec![(Some("es8".into()), fixture)]))]);
+    let runs = &h.state().ranking().unwrap().run.comparison.runs;
+    let es8 = runs.iter().find(|r| r.kind == MethodKind::Engine).unwrap();
+    assert_eq!((es8.label.as_str(), es8.id.0.as_str()), ("es8", "engine:es8"));
     h.get_by_label_contains("saved Elasticsearch / OpenSearch response");
     select(&mut h, MethodKind::Engine, "caching-1");
-    send(&mut h, [Command::ShowView(ViewId::Explain)]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Explain))]);
     h.get_by_label_contains("The engine beside RankLens's Lucene BM25 (k1 = 1.2, b = 0.75, the engine's)");
     // Real Lucene's response over the passages as RankLens indexes them: no input differs.
     h.get_by_label(
@@ -970,7 +989,7 @@ fn search_engines_and_vectors_stand_beside_the_methods() {
     ranklens::external::VectorFile { ids: Some(vec![qid]), dim: index.dim, data: q[0].clone() }
         .write(&dir.path().join("queries.npy"))
         .unwrap();
-    send(&mut h, [Command::OpenRuns(vec![(None, passages)])]);
+    send(&mut h, [Command::Outside(OutsideCommand::OpenRuns(vec![(None, passages)]))]);
     let runs = &h.state().ranking().unwrap().run.comparison.runs;
     let mine = runs
         .iter()
@@ -979,7 +998,7 @@ fn search_engines_and_vectors_stand_beside_the_methods() {
     let dense = runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap();
     let ids = |r: &ranklens::compare::MethodRun| r.ranking().unwrap().docs();
     assert_eq!(ids(mine), ids(dense));
-    send(&mut h, [Command::ShowView(ViewId::Map)]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Map))]);
     h.get_by_label("Map of");
 }
 
@@ -1007,18 +1026,24 @@ fn a_folder_of_long_markdown_files_opens_with_windows_an_empty_question_and_an_o
     ] {
         std::fs::write(dir.path().join(file), chapter(title, subject, 8)).unwrap();
     }
-    send(&mut h, [Command::OpenCorpus(CorpusChoice::Path(dir.path().to_path_buf(), ranklens::corpus::Split::File))]);
+    send(
+        &mut h,
+        [Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(
+            dir.path().to_path_buf(),
+            ranklens::corpus::Split::File,
+        )))],
+    );
     assert_eq!(h.state().engine().unwrap().corpus().len(), 3);
     // The first minute on another corpus: no question carried over, a hint, examples from it.
     assert_eq!(h.state().data().persisted.question, "");
     h.get_by_label_contains("Type a question about");
     h.get_by_label_contains("Or try one (titles)");
     // Each chapter is longer than MiniLM's window: the Corpus view says so, per model.
-    send(&mut h, [Command::ShowView(ViewId::Corpus)]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Corpus))]);
     h.get_by_label_contains("dense (all-MiniLM-L6-v2): 3 of 3 documents are longer than one window");
     h.get_by_label_contains("late interaction (all-MiniLM-L6-v2): 3 of 3 documents are longer than one window");
     // A question: the Explain view names the window that scored.
-    send(&mut h, [Command::AskQuestion("Who helped with the beehive?".into())]);
+    send(&mut h, [Command::Rank(RankCommand::AskQuestion("Who helped with the beehive?".into()))]);
     let top = {
         let ranked = h.state().ranking().unwrap();
         let dense = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap();
@@ -1026,10 +1051,16 @@ fn a_folder_of_long_markdown_files_opens_with_windows_an_empty_question_and_an_o
     };
     assert_eq!(h.state().engine().unwrap().corpus().doc(top).unwrap().title, "The bees");
     let column = Some(column(&h, MethodKind::Dense));
-    send(&mut h, [Command::Select { column, doc: top }, Command::ShowView(ViewId::Explain)]);
+    send(
+        &mut h,
+        [
+            Command::Rank(RankCommand::Select { column, doc: top }),
+            Command::Shell(ShellCommand::ShowView(ViewId::Explain)),
+        ],
+    );
     h.get_by_label_contains("Scored by its best window:");
     // Or cut them into passages instead: by heading and paragraph.
-    send(&mut h, [Command::ShowView(ViewId::Corpus)]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Corpus))]);
     h.get_by_label("Split by heading and paragraph").click();
     settle(&mut h);
     let n = h.state().engine().unwrap().corpus().len();
@@ -1158,7 +1189,7 @@ fn the_assignment_dialog_writes_one_variant_per_student_and_a_key() {
 fn the_analyzer_view_and_what_moved_it_explain_a_change() {
     let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1100.0));
     let mut h = harness_with("sync token expired", tall);
-    send(&mut h, [Command::ShowView(ViewId::Analyzers)]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Analyzers))]);
     settle(&mut h);
     h.get_by_label("Text to analyse").set_text_value_accesskit("The user's tokens EXPIRED.");
     h.run_steps(2);
@@ -1174,7 +1205,7 @@ fn the_analyzer_view_and_what_moved_it_explain_a_change() {
 
     // What moved it: sync-2 under BM25 with b = 0.75, then b = 0.2.
     select(&mut h, MethodKind::Bm25, "sync-2");
-    send(&mut h, [Command::ShowView(ViewId::Moved)]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Moved))]);
     settle(&mut h);
     h.run_steps(3);
     settle(&mut h);
@@ -1223,7 +1254,7 @@ fn models_precision_switches_the_encoders_and_every_label_follows() {
     let n = h.state().engine().unwrap().neural();
     assert_eq!(n.dense_index.as_ref().unwrap().model_id, id, "the passages' vectors were made in the new precision");
     assert_eq!(n.splade_index.as_ref().unwrap().model_id.ends_with("@bf16"), bf16);
-    send(&mut h, [Command::Ask]);
+    send(&mut h, [Command::Rank(RankCommand::Ask)]);
     assert_eq!(dense_label(&h), if bf16 { "Dense (all-MiniLM-L6-v2@bf16)" } else { "Dense (all-MiniLM-L6-v2)" });
 }
 
@@ -1240,7 +1271,7 @@ fn the_rag_view_answers_with_the_embedded_model_and_a_rewrite_column_shows_the_m
     manager.fetch(&spec, &NoProgress).unwrap();
     let mut h = harness("What is E140?");
     // A cached generator loads with the corpus; Models → Fetch loads it otherwise.
-    send(&mut h, [Command::FetchModel(ranklens::models::Role::Generator)]);
+    send(&mut h, [Command::Models(ModelCommand::Fetch(ranklens::models::Role::Generator))]);
     let generator = h.state().engine().unwrap().generator().expect("the generator loaded");
     assert_eq!(generator.info().model, "SmolLM2-135M-Instruct");
 
@@ -1268,7 +1299,13 @@ fn the_rag_view_answers_with_the_embedded_model_and_a_rewrite_column_shows_the_m
     // The rewrite column: ranked after the quick ones, with the model's text under its name.
     let mut settings = h.state().data().persisted.settings.clone();
     settings.methods = vec![MethodKind::Bm25, MethodKind::Rewrite];
-    send(&mut h, [Command::SetSettings(settings), Command::ShowView(ViewId::Compare)]);
+    send(
+        &mut h,
+        [
+            Command::Rank(RankCommand::SetSettings(Box::new(settings))),
+            Command::Shell(ShellCommand::ShowView(ViewId::Compare)),
+        ],
+    );
     let ranked = h.state().ranking().unwrap();
     let rewrite = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Rewrite).unwrap();
     let g = rewrite.ranking().and_then(|r| r.generated.clone()).expect("the rewrite column ranked");
@@ -1299,15 +1336,15 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
     manager.fetch(&spec, &NoProgress).unwrap();
     let ws = tempfile::tempdir().unwrap().keep();
     let mut h = harness_in(ws.clone(), "What is E140?");
-    send(&mut h, [Command::FetchModel(ranklens::models::Role::Generator)]);
-    let grades_before = h.state().all_qrels();
+    send(&mut h, [Command::Models(ModelCommand::Fetch(ranklens::models::Role::Generator))]);
+    let grades_before = h.state().data().all_qrels();
     h.get_by_label(ViewId::Evaluate.label()).click();
     h.run_steps(3);
     assert!(shows(&h, "Judge: SmolLM2-135M-Instruct (135M parameters, Q8_0, embedded)"));
     // The default: this question's BM25 top 10.
     h.get_by_label("Judge with the language model").click();
     settle(&mut h);
-    let j = h.state().data().model_judgements.lock().unwrap().clone().expect("judgements");
+    let j = h.state().data().model_judgements.clone().expect("judgements");
     let top: Vec<String> = bm25_order(&h).into_iter().take(10).collect();
     assert_eq!(j.judgements.iter().map(|m| m.doc.clone()).collect::<Vec<_>>(), top, "BM25's top 10, in order");
     assert!(j.finished() && j.pooled == top.len());
@@ -1349,12 +1386,12 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
     assert!(shows(&h, "model: relevant") && shows(&h, "people: not relevant"));
     assert!(shows(&h, &format!("{} of {} passages judged (finished)", top.len(), top.len())));
     // Nobody's grades changed.
-    assert_eq!(h.state().all_qrels(), grades_before);
+    assert_eq!(h.state().data().all_qrels(), grades_before);
     assert_eq!(h.state().data().grades.get("errors-3"), Some(&3));
 
     // Exported as qrels naming the model; read back, they are the model's grades.
     let file = ws.join("model.qrels");
-    send(&mut h, [Command::UsePath(DialogPurpose::ExportModelQrels, file.clone())]);
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::ExportModelQrels, file.clone()))]);
     let text = std::fs::read_to_string(&file).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let judged: Vec<_> = j.judgements.iter().filter(|m| m.grade.is_some()).collect();
@@ -1366,11 +1403,17 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
     // Kept in the workspace: a new app on it shows them again.
     drop(h);
     let mut again = harness_in(ws.clone(), "What is E140?");
-    assert_eq!(again.state().data().model_judgements.lock().unwrap().as_ref(), Some(&j));
-    assert_eq!(again.state().all_qrels(), grades_before, "and still apart from the grades");
+    assert_eq!(again.state().data().model_judgements.as_ref(), Some(&j));
+    assert_eq!(again.state().data().all_qrels(), grades_before, "and still apart from the grades");
 
     // The question set's pool, stopped after two judgements: what was judged is kept and stored.
-    send(&mut again, [Command::FetchModel(ranklens::models::Role::Generator), Command::ShowView(ViewId::Evaluate)]);
+    send(
+        &mut again,
+        [
+            Command::Models(ModelCommand::Fetch(ranklens::models::Role::Generator)),
+            Command::Shell(ShellCommand::ShowView(ViewId::Evaluate)),
+        ],
+    );
     again.get_by_label("The question set: the pool of the columns shown").click();
     again.run_steps(2);
     again.get_by_label("Judge with the language model").click();
@@ -1381,8 +1424,6 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
             .state()
             .data()
             .model_judgements
-            .lock()
-            .unwrap()
             .as_ref()
             .filter(|j| j.scope.contains("pooled"))
             .map_or(0, |j| j.judgements.len());
@@ -1395,7 +1436,7 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
     again.run_steps(2);
     again.get_by_label("Stop judging").click();
     settle(&mut again);
-    let stopped = again.state().data().model_judgements.lock().unwrap().clone().unwrap();
+    let stopped = again.state().data().model_judgements.clone().unwrap();
     assert!(stopped.judgements.len() >= 2 && !stopped.finished(), "{} of {}", stopped.judgements.len(), stopped.pooled);
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-corpus/acme-sync/questions.tsv")).unwrap();
@@ -1418,4 +1459,172 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
         assert!(start.elapsed() < Duration::from_secs(60), "the stopped run was not stored");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// A frame in which nothing changed ranks nothing and computes nothing: Compare's metrics and
+/// overlap, the Corpus view's walks over the passages and the RAG prompt are built when their
+/// inputs change, not while drawing. The views draw on this thread, so its counts are this test's.
+#[test]
+fn a_frame_in_which_nothing_changed_ranks_and_computes_nothing() {
+    use ranklens::tally::{self, Tally};
+    let mut h = harness("Why does my phone say my login is stale?");
+    // Grades make Compare compute its per-question metrics.
+    let doc = h.state().engine().unwrap().corpus().lookup("errors-3").unwrap();
+    send(&mut h, [Command::Study(StudyCommand::SetGrade { doc, grade: Some(2) })]);
+    for view in [ViewId::Compare, ViewId::Corpus, ViewId::Rag] {
+        send(&mut h, [Command::Shell(ShellCommand::ShowView(view))]);
+        h.run_steps(2);
+        let revision = h.state().ranking().unwrap().revision;
+        let before = tally::all();
+        for _ in 0..10 {
+            h.step();
+        }
+        assert_eq!(tally::all(), before, "{view:?}: a frame recomputed its view's data");
+        assert!(!h.state().jobs().rank.is_running(), "{view:?}: a frame started a ranking");
+        assert_eq!(h.state().ranking().unwrap().revision, revision, "{view:?}: a frame ranked");
+    }
+    // The counting can see a change: a new grade is a new input for Compare's metrics, and
+    // searching the titles one for the Corpus view's walk.
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Compare))]);
+    let metrics = tally::read(Tally::QuestionMetrics);
+    send(&mut h, [Command::Study(StudyCommand::SetGrade { doc, grade: Some(3) })]);
+    assert_eq!(tally::read(Tally::QuestionMetrics), metrics + 1, "one new grade, one new computation");
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Corpus))]);
+    let walks = tally::read(Tally::CorpusWalk);
+    h.get_by_label("Search titles").click();
+    h.get_by_label("Search titles").type_text("sync");
+    h.run_steps(3);
+    assert!(tally::read(Tally::CorpusWalk) > walks, "typing in the title search filters again");
+    let prompts = tally::read(Tally::Prompt);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Rag))]);
+    assert_eq!(tally::read(Tally::Prompt), prompts, "the same ranking: the prompt built before");
+    send(&mut h, [Command::Rank(RankCommand::SetQuestion("What is E140?".into())), Command::Rank(RankCommand::Ask)]);
+    h.run_steps(3);
+    assert_eq!(tally::read(Tally::Prompt), prompts + 1, "a new ranking: its prompt, built once");
+}
+
+/// A chat server on loopback for the app, answering each request as `script` says.
+fn scripted_chat(
+    script: impl Fn(&serde_json::Value) -> common::chat::Reply + Send + Sync + 'static,
+) -> (common::http::Server, ranklens::generate::ServerConfig) {
+    let server = common::chat::serve(script);
+    let mut config = ranklens::generate::ServerConfig::new(format!("{}/v1", server.url), "scripted");
+    config.stream = false;
+    config.timeout_secs = 10;
+    (server, config)
+}
+
+/// Text to SQL in the Structured view: the model's statement is shown (and editable) before it
+/// runs; a DROP is said to be refused before it is run, and running it changes nothing. Then the
+/// Agent column: its trace in the RAG view.
+#[test]
+fn the_models_sql_is_shown_before_it_runs_and_the_agents_trace_is_drawn() {
+    use common::chat::{self, Reply};
+    let (_server, config) = scripted_chat(|body| {
+        let asked = chat::last(body);
+        if body.get("tools").is_some() {
+            return match chat::tool_results(body).len() {
+                0 => Reply::Raw(chat::tool_calls(&[("bm25", r#"{"query": "sync token expired"}"#)], 6)),
+                _ => Reply::Text("Sign in again [1].".into()),
+            };
+        }
+        if asked.contains("Tables:") {
+            return Reply::Text("DROP TABLE errors;".into());
+        }
+        Reply::Text("ok".into())
+    });
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1100.0));
+    let mut h = harness_with("Which errors stop sync?", tall);
+    send(&mut h, [Command::Models(ModelCommand::UseChatServer(Some(config)))]);
+    settle(&mut h);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Structured))]);
+    settle(&mut h);
+    h.get_by_label("Write SQL").click();
+    settle(&mut h);
+    h.get_by_label_contains("It will not run: the model wrote a DROP statement");
+    let db = h.state().engine().unwrap().structured().sql.clone().unwrap();
+    let before = std::fs::read(db.path()).unwrap();
+    h.get_by_label("Run the model's SQL").click();
+    settle(&mut h);
+    h.get_by_label_contains("Not run, and nothing changed: the model wrote a DROP statement");
+    assert_eq!(std::fs::read(db.path()).unwrap(), before, "the database file is the same");
+    // The user mends the statement and runs it.
+    h.get_by_label("The model's SQL").set_text_value_accesskit("SELECT code FROM errors WHERE stops_sync = 1");
+    h.run_steps(3);
+    h.get_by_label("Run the model's SQL").click();
+    settle(&mut h);
+    h.get_by_label("3 row(s)");
+    h.get_by_label("E210");
+
+    // The Agent column: its ranking, and its trace in the RAG view.
+    let mut settings = h.state().data().persisted.settings.clone();
+    settings.methods.push(MethodKind::Agent);
+    send(&mut h, [Command::Rank(RankCommand::SetSettings(Box::new(settings))), Command::Rank(RankCommand::Ask)]);
+    settle(&mut h);
+    let ranked = h.state().ranking().unwrap();
+    let agent = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Agent).unwrap();
+    let run = agent.ranking().and_then(|r| r.agent.clone()).expect("the agent's run is on its column");
+    assert_eq!(run.steps[0].tool.as_deref(), Some("bm25"));
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Rag))]);
+    settle(&mut h);
+    h.get_by_label("The agent's search (its trace)");
+    h.get_by_label("Sign in again [1].");
+    h.get_by_label_contains("Stopped: the model answered");
+}
+
+/// Lessons → Class report…: a planted class (one student with Okapi's k1 + 1 in the numerator,
+/// one who left a question blank) read into the report, drawn and saved as a printable page.
+#[test]
+fn the_class_report_shows_what_the_class_got_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = ranklens::corpus::load(&ranklens::sample::acme_sync().unwrap(), Default::default()).unwrap();
+    let engine = ranklens::workbench::Workbench::new(corpus);
+    let names: Vec<String> = ["Ada", "Bob", "Cy"].map(String::from).to_vec();
+    let made = ranklens::lessons::make_assignment("bm25", &names, 7, &engine, &NoProgress).unwrap();
+    made.write(dir.path()).unwrap();
+    let answers = dir.path().join("answers");
+    std::fs::create_dir_all(&answers).unwrap();
+    let key = made.key();
+    for (student, qs) in &key.students {
+        let mut map = serde_json::Map::new();
+        for (q, c) in qs {
+            let mut v = serde_json::to_value(&c.solution.answer).unwrap();
+            if student == "Bob" && q == "q2" {
+                let okapi = c.solution.mistakes.iter().find(|m| m.name.starts_with("k1 + 1")).unwrap();
+                v = serde_json::json!(format!("{:.4}", okapi.value));
+            }
+            if !(student == "Cy" && q == "q3") {
+                map.insert(q.clone(), v);
+            }
+        }
+        let file = serde_json::json!({ "answers": map });
+        std::fs::write(answers.join(format!("{student}.json")), file.to_string()).unwrap();
+    }
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1100.0));
+    let mut h = harness_with("sync token expired", tall);
+    h.get_by_label("Lessons").click();
+    settle(&mut h);
+    h.get_by_label("Class report…").click();
+    h.run_steps(3);
+    h.get_by_label("Key (key.json)").set_text_value_accesskit(dir.path().join("key.json").to_str().unwrap());
+    h.get_by_label("Answers (a folder of <student>.json, or a CSV)")
+        .set_text_value_accesskit(answers.to_str().unwrap());
+    h.run_steps(3);
+    h.get_by_label("Read the answers").click();
+    settle(&mut h);
+    h.get_by_label_contains("1 × k1 + 1 in the numerator (the Okapi form Lucene dropped) — Bob");
+    h.get_by_label_contains("not answered: Cy");
+    h.get_by_label("2 right of 3 (3 answered)");
+    // The snapshot shows paths that are the same on every machine.
+    h.get_by_label("Key (key.json)").set_text_value_accesskit("week3/key.json");
+    h.get_by_label("Answers (a folder of <student>.json, or a CSV)").set_text_value_accesskit("handed-in");
+    h.run_steps(3);
+    snapshot(&mut h, "class_report", false);
+    let page = dir.path().join("class report.html");
+    h.get_by_label("Save as").set_text_value_accesskit(page.to_str().unwrap());
+    h.run_steps(3);
+    h.get_by_label("Save the printable page").click();
+    settle(&mut h);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Bob") && html.contains("Not answered: Cy"), "{html}");
 }

@@ -470,7 +470,7 @@ fn hostile_report(
     );
     let mut corpus = corpus;
     corpus.queries = vec![ranklens::corpus::Query { id: "q".into(), text: question.to_string() }];
-    let engine = ranklens::engine::Engine::new(corpus);
+    let engine = ranklens::workbench::Workbench::new(corpus);
     let mut run = String::new();
     for (i, id) in absent.iter().chain(docs.iter().map(|d| &d.0)).enumerate() {
         run.push_str(&format!("{}\n", serde_json::json!({"qid": "q", "docid": id, "score": 10.0 - i as f64})));

@@ -199,7 +199,7 @@ fn structure_answers_exactly() {
 
 #[test]
 fn every_lesson_builds_and_prints() {
-    for (id, title) in lessons::LESSONS {
+    for &lessons::LessonEntry { id, title, .. } in lessons::LESSONS {
         let l = build(id, &LessonParams::default());
         assert_eq!(l.title, title);
         let text = l.to_text();
@@ -215,57 +215,57 @@ fn every_lesson_builds_and_prints() {
 use ranklens::lessons::checkpoint::{Answer, AnswerKind, Checkpoint};
 
 fn checkpoint<'a>(l: &'a Lesson, id: &str) -> &'a Checkpoint {
-    l.checkpoints().find(|c| c.id == id).unwrap_or_else(|| panic!("lesson {} has no checkpoint {id}", l.id))
+    l.checkpoints().find(|c| c.question.id == id).unwrap_or_else(|| panic!("lesson {} has no checkpoint {id}", l.id))
 }
 
 fn key(c: &Checkpoint) -> f64 {
-    match c.answer {
+    match c.solution.answer {
         Answer::Number(x) => x,
-        ref other => panic!("{}: {other:?}", c.id),
+        ref other => panic!("{}: {other:?}", c.question.id),
     }
 }
 
 /// Right with its key; wrong with each usual mistake, which is named; wrong with another option
 /// or order; and a number far from everything matches no mistake.
 fn answered_every_way(c: &Checkpoint) {
-    assert!(c.check(&c.answer).correct, "{}: its key", c.id);
-    match c.kind {
+    assert!(c.check(&c.solution.answer).correct, "{}: its key", c.question.id);
+    match c.question.kind {
         AnswerKind::Number => {
-            for m in &c.mistakes {
+            for m in &c.solution.mistakes {
                 let v = c.check(&Answer::Number(m.value));
-                assert!(!v.correct, "{}: {}", c.id, m.name);
-                assert_eq!(v.mistake.as_deref(), Some(m.name.as_str()), "{}: {}", c.id, v.message);
+                assert!(!v.correct, "{}: {}", c.question.id, m.name);
+                assert_eq!(v.mistake.as_deref(), Some(m.name.as_str()), "{}: {}", c.question.id, v.message);
                 assert!(v.message.contains(&m.name));
             }
             let far = key(c) + 1000.0;
             let v = c.check(&Answer::Number(far));
             assert!(
                 !v.correct && v.mistake.is_none() && v.message.contains("none of the usual mistakes")
-                    || c.mistakes.is_empty(),
+                    || c.solution.mistakes.is_empty(),
                 "{}",
-                c.id
+                c.question.id
             );
         }
         AnswerKind::Choice => {
-            assert!(c.options.len() >= 2, "{}: {:?}", c.id, c.options);
-            assert!(c.options.contains(&c.answer.to_text()), "{}", c.id);
-            for o in c.options.iter().filter(|o| **o != c.answer.to_text()) {
-                assert!(!c.check(&Answer::Choice(o.clone())).correct, "{}: {o}", c.id);
+            assert!(c.question.options.len() >= 2, "{}: {:?}", c.question.id, c.question.options);
+            assert!(c.question.options.contains(&c.solution.answer.to_text()), "{}", c.question.id);
+            for o in c.question.options.iter().filter(|o| **o != c.solution.answer.to_text()) {
+                assert!(!c.check(&Answer::Choice(o.clone())).correct, "{}: {o}", c.question.id);
             }
             // Case and spaces do not make an answer wrong.
-            assert!(c.check(&Answer::Choice(format!("  {} ", c.answer.to_text().to_uppercase()))).correct);
+            assert!(c.check(&Answer::Choice(format!("  {} ", c.solution.answer.to_text().to_uppercase()))).correct);
         }
         AnswerKind::Ordering => {
-            let Answer::Ordering(order) = &c.answer else { panic!() };
+            let Answer::Ordering(order) = &c.solution.answer else { panic!() };
             if order.len() > 1 {
                 let mut rev = order.clone();
                 rev.reverse();
                 let v = c.check(&Answer::Ordering(rev));
-                assert!(!v.correct && v.message.contains("#1"), "{}: {}", c.id, v.message);
+                assert!(!v.correct && v.message.contains("#1"), "{}: {}", c.question.id, v.message);
             }
         }
     }
-    assert!(!c.steps.is_empty(), "{}: no working", c.id);
+    assert!(!c.solution.steps.is_empty(), "{}: no working", c.question.id);
 }
 
 #[test]
@@ -275,13 +275,13 @@ fn every_lesson_has_checkpoints_each_right_with_its_key_and_naming_each_usual_mi
         ["sync token expired", "Why does my phone say my login is stale?", "How long is a sync token valid?"]
     {
         let open = lessons::Open { engine: sample.clone(), question: question.into() };
-        for (id, _) in lessons::LESSONS {
+        for &lessons::LessonEntry { id, .. } in lessons::LESSONS {
             let l = lessons::build(id, kit(), &LessonParams::default(), Some(&open)).unwrap();
             let n = l.checkpoints().count();
             assert!(n >= 1, "{id} has no checkpoint");
             let mut ids = std::collections::BTreeSet::new();
             for c in l.checkpoints() {
-                assert!(ids.insert(c.id.clone()), "{id}: {} twice", c.id);
+                assert!(ids.insert(c.question.id.clone()), "{id}: {} twice", c.question.id);
                 answered_every_way(c);
             }
         }
@@ -296,15 +296,15 @@ fn checkpoint_keys_are_the_textbook_numbers_and_the_lessons_own_tables() {
     assert_eq!(key(checkpoint(&l, "tfidf-weight")), 2.0);
     let cos = checkpoint(&l, "tfidf-cosine");
     assert!((key(cos) - 9.0 / (3.0 * 21f64.sqrt())).abs() < 1e-12);
-    assert_eq!(checkpoint(&l, "tfidf-first").answer.to_text(), "D3");
+    assert_eq!(checkpoint(&l, "tfidf-first").solution.answer.to_text(), "D3");
     // The usual mistake "ln instead of log2" on idf(mars) is ln 4 = 1.3863.
     let v = checkpoint(&l, "tfidf-idf").check(&Answer::Number(1.3863));
     assert_eq!(v.mistake.as_deref(), Some("ln instead of log2"));
 
     let l = build("bm25", &LessonParams::default());
-    assert_eq!(checkpoint(&l, "example-tfidf-first").answer.to_text(), "d2");
-    assert_eq!(checkpoint(&l, "example-bm25-first").answer.to_text(), "d1");
-    assert_eq!(checkpoint(&l, "example-b0-first").answer.to_text(), "d2");
+    assert_eq!(checkpoint(&l, "example-tfidf-first").solution.answer.to_text(), "d2");
+    assert_eq!(checkpoint(&l, "example-bm25-first").solution.answer.to_text(), "d1");
+    assert_eq!(checkpoint(&l, "example-b0-first").solution.answer.to_text(), "d2");
     // love in d1: tf 8, dl 40, avgdl 120, N 100, df 10, Lucene's form with k1 1.2, b 0.75:
     // ln(1 + 90.5/10.5) · 8/(8 + 1.2·(0.25 + 0.75·40/120)) = 2.26369 · 0.93023 = 2.10576.
     let love = key(checkpoint(&l, "example-love"));
@@ -314,18 +314,18 @@ fn checkpoint_keys_are_the_textbook_numbers_and_the_lessons_own_tables() {
     let flip = checkpoint(&l, "open-flip");
     let rows = table(&l, "Term by term");
     let c = key(checkpoint(&l, "open-contribution"));
-    let col = if flip.answer.to_text() == flip.options[1] { 5 } else { 4 };
+    let col = if flip.solution.answer.to_text() == flip.question.options[1] { 5 } else { 4 };
     assert!(rows.iter().any(|r| (r[col].parse::<f64>().unwrap() - c).abs() < 5e-5), "{c} in {rows:?}");
 
     let l = build("index", &LessonParams::default());
     let postings = table(&l, "Dictionary and postings");
     let df = checkpoint(&l, "index-df");
-    let term = df.prompt.split('`').nth(1).unwrap();
+    let term = df.question.prompt.split('`').nth(1).unwrap();
     assert_eq!(cell(postings, term, 1), lessons::checkpoint::format_number(key(df)));
     let list = checkpoint(&l, "index-postings");
-    let term = list.prompt.split('`').nth(1).unwrap();
+    let term = list.question.prompt.split('`').nth(1).unwrap();
     let shown: Vec<&str> = cell(postings, term, 2).split_whitespace().map(|p| p.split(':').next().unwrap()).collect();
-    assert_eq!(list.answer, Answer::Ordering(shown.iter().map(|s| s.to_string()).collect()));
+    assert_eq!(list.solution.answer, Answer::Ordering(shown.iter().map(|s| s.to_string()).collect()));
 
     // Metrics: P@5 from the lesson's own table of grades, and the evaluation module's table.
     let l = build("metrics", &LessonParams::default());
@@ -345,13 +345,14 @@ fn checkpoint_keys_are_the_textbook_numbers_and_the_lessons_own_tables() {
     let sum: f64 = parts.last().unwrap()[1].parse().unwrap();
     assert!((c - sum).abs() < 1e-4, "{c} vs {sum}");
     let both = table(&l, "Both scores");
-    let first = checkpoint(&l, "dense-first").answer.to_text();
+    let first = checkpoint(&l, "dense-first").solution.answer.to_text();
     assert!((cell(both, &first, 1).parse::<f64>().unwrap() - c).abs() < 1e-4);
 
     // Fusion: RRF of the wrong passage with k = 60.
     let l = build("fusion", &LessonParams::default());
     let rrf = checkpoint(&l, "fusion-rrf");
-    let ranks: Vec<f64> = rrf.data["ranks"].as_array().unwrap().iter().filter_map(|r| r["rank"].as_f64()).collect();
+    let ranks: Vec<f64> =
+        rrf.question.data["ranks"].as_array().unwrap().iter().filter_map(|r| r["rank"].as_f64()).collect();
     assert!((key(rrf) - ranks.iter().map(|r| 1.0 / (60.0 + r)).sum::<f64>()).abs() < 1e-12);
     // Entities: Jaro(jon, john) = (3/3 + 3/4 + 3/3)/3 = 11/12; they share 2 leading characters:
     // JW = 11/12 + 2 · 0.1 · (1 − 11/12) = 0.9333.
@@ -360,7 +361,7 @@ fn checkpoint_keys_are_the_textbook_numbers_and_the_lessons_own_tables() {
     // Chunking: 12-word windows overlapping by 4 start every 8 words.
     let l = build("chunking", &LessonParams::default());
     let w = checkpoint(&l, "chunk-windows");
-    let words = w.data["words"].as_f64().unwrap();
+    let words = w.question.data["words"].as_f64().unwrap();
     assert_eq!(key(w), 1.0 + ((words - 12.0) / 8.0).ceil().max(0.0));
 }
 
@@ -368,10 +369,13 @@ fn checkpoint_keys_are_the_textbook_numbers_and_the_lessons_own_tables() {
 fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns() {
     use ranklens::lessons::assignment;
     let roster: Vec<String> = (1..=30).map(|i| format!("S{i}")).collect();
-    let made = assignment::make("dense", &roster, 9, &kit().sample, &NoProgress).unwrap();
+    let made = ranklens::lessons::make_assignment("dense", &roster, 9, &kit().sample, &NoProgress).unwrap();
     for q in ["q1", "q2", "q3"] {
-        let datas: std::collections::BTreeSet<String> =
-            made.sheets.iter().map(|s| s.questions.iter().find(|c| c.id == q).unwrap().data.to_string()).collect();
+        let datas: std::collections::BTreeSet<String> = made
+            .sheets
+            .iter()
+            .map(|s| s.questions.iter().find(|c| c.question.id == q).unwrap().question.data.to_string())
+            .collect();
         assert_eq!(datas.len(), 30, "{q}");
     }
     let key_ = made.key();
@@ -379,7 +383,9 @@ fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns(
     for (s, qs) in &key_.students {
         answers.students.insert(
             s.clone(),
-            qs.iter().map(|(q, e)| (q.clone(), (serde_json::to_value(&e.answer).unwrap(), "x".to_string()))).collect(),
+            qs.iter()
+                .map(|(q, e)| (q.clone(), (serde_json::to_value(&e.solution.answer).unwrap(), "x".to_string())))
+                .collect(),
         );
     }
     assert!(assignment::grade(&key_, &answers).unwrap().students.iter().all(|g| g.score == 3));
@@ -387,13 +393,13 @@ fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns(
     let settings = ranklens::config::Settings::default();
     let dense = kit().sample.retriever(ranklens::retrieve::MethodKind::Dense, &settings).unwrap();
     for sheet in made.sheets.iter().take(5) {
-        let c = sheet.questions.iter().find(|c| c.id == "q3").unwrap();
-        let passage = c.data["passage"].as_str().unwrap();
-        let question = sheet.questions[0].data["question"].as_str().unwrap();
+        let c = sheet.questions.iter().find(|c| c.question.id == "q3").unwrap();
+        let passage = c.question.data["passage"].as_str().unwrap();
+        let question = sheet.questions[0].question.data["question"].as_str().unwrap();
         let doc = kit().sample.corpus().lookup(passage).unwrap();
         let score = dense.explain(&ranklens::retrieve::QueryContext::new(question), doc).unwrap().value;
-        let by_hand =
-            c.data["S"].as_f64().unwrap() / (c.data["n"].as_f64().unwrap() * c.data["mean_norm"].as_f64().unwrap());
+        let by_hand = c.question.data["S"].as_f64().unwrap()
+            / (c.question.data["n"].as_f64().unwrap() * c.question.data["mean_norm"].as_f64().unwrap());
         assert!((by_hand - score).abs() < 1e-3, "{passage}: {by_hand} vs {score}");
         assert!((key(c) - by_hand).abs() < 1e-12);
     }
@@ -401,7 +407,7 @@ fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns(
 
 #[test]
 fn handouts_hold_every_question_and_row_and_load_nothing() {
-    for (id, _) in lessons::LESSONS {
+    for &lessons::LessonEntry { id, .. } in lessons::LESSONS {
         let l = build(id, &LessonParams::default());
         let html = lessons::handout::lesson_html(&l, true);
         let md = lessons::handout::lesson_markdown(&l, true);
@@ -409,7 +415,11 @@ fn handouts_hold_every_question_and_row_and_load_nothing() {
             assert!(!html.contains(needle), "{id}: {needle}");
         }
         for c in l.checkpoints() {
-            assert!(html.contains(&format!("[{}]", c.id)) && md.contains(&format!("[{}]", c.id)), "{id}: {}", c.id);
+            assert!(
+                html.contains(&format!("[{}]", c.question.id)) && md.contains(&format!("[{}]", c.question.id)),
+                "{id}: {}",
+                c.question.id
+            );
         }
         let student = lessons::handout::lesson_html(&l, false);
         assert!(!student.contains("<h2>Answers</h2>"));
@@ -483,7 +493,7 @@ fn every_handout_prints_every_question_and_table_row_within_the_page() {
     let (text, _) = print_to_pdf(wide, dir.path(), "wide");
     assert!(text.contains("leftcell") && !text.contains("rightcell"), "{text}");
     let mut pages = Vec::new();
-    for (id, _) in lessons::LESSONS {
+    for &lessons::LessonEntry { id, .. } in lessons::LESSONS {
         let l = build(id, &LessonParams::default());
         pages.push((id.to_string(), lessons::handout::lesson_html(&l, true), l));
     }
@@ -492,8 +502,12 @@ fn every_handout_prints_every_question_and_table_row_within_the_page() {
         let flat = squeeze(&text);
         assert!(!words.is_empty(), "{id}: the PDF has no text");
         for c in l.checkpoints() {
-            assert!(flat.contains(&squeeze(&format!("[{}]", c.id))), "{id}: checkpoint {} not printed", c.id);
-            let start: String = c.prompt.chars().filter(|ch| *ch != '`').take(30).collect();
+            assert!(
+                flat.contains(&squeeze(&format!("[{}]", c.question.id))),
+                "{id}: checkpoint {} not printed",
+                c.question.id
+            );
+            let start: String = c.question.prompt.chars().filter(|ch| *ch != '`').take(30).collect();
             assert!(flat.contains(&squeeze(&start)), "{id}: {start:?} not printed");
         }
         for b in &l.blocks {
@@ -513,4 +527,52 @@ fn every_handout_prints_every_question_and_table_row_within_the_page() {
             assert!(*x <= *width + 0.5, "{id}: {w:?} ends at {x} on a page {width} wide");
         }
     }
+}
+
+/// Every assignment lesson's handout, five seeds each, printed by headless Chromium: at most two
+/// A4 pages per four questions, every question on the page, the passages' text there, no word
+/// off the page, and the answer sheet at the end.
+#[test]
+fn every_assignment_handout_prints_within_two_pages_per_four_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = ranklens::corpus::load(&ranklens::sample::acme_sync().unwrap(), Default::default()).unwrap();
+    let engine = ranklens::workbench::Workbench::new(corpus);
+    for role in [ranklens::models::Role::Dense, ranklens::models::Role::Splade] {
+        engine.load_model(&ModelManager::from_env(), role, true, &NoProgress).unwrap();
+    }
+    engine.build_neural(&NoProgress).unwrap();
+    let roster = vec!["Grace Hopper".to_string(), "Alan Turing".into()];
+    let mut printed = 0;
+    for (entry, _) in lessons::with_assignments() {
+        for seed in 1..=5u64 {
+            let made = lessons::make_assignment(entry.id, &roster, seed, &engine, &NoProgress).unwrap();
+            let out = dir.path().join(format!("{}-{seed}", entry.id));
+            made.write(&out).unwrap();
+            let sheet = &made.sheets[(seed % 2) as usize];
+            let html = std::fs::read_to_string(out.join(&sheet.student).join("handout.html")).unwrap();
+            let name = format!("{}-{seed}", entry.id);
+            let (text, words) = print_to_pdf(&html, dir.path(), &name);
+            let pages = text.matches('\u{c}').count();
+            let n = sheet.questions.len();
+            assert!(pages <= 2 * n.div_ceil(4), "{name}: {pages} pages for {n} questions");
+            let flat = squeeze(&text);
+            for c in &sheet.questions {
+                assert!(
+                    flat.contains(&squeeze(&format!("[{}]", c.question.id))),
+                    "{name}: {} not printed",
+                    c.question.id
+                );
+            }
+            for text in made.texts.values().filter(|t| html.contains(&ranklens::markup::escape_html(t))) {
+                let start: String = text.chars().take(30).collect();
+                assert!(flat.contains(&squeeze(&start)), "{name}: the passage {start:?} is not printed");
+            }
+            assert!(flat.contains("Answersheet") && flat.contains(&squeeze(&format!("{}.json", sheet.student))));
+            for (x, width, w) in &words {
+                assert!(*x <= *width + 0.5, "{name}: {w:?} ends at {x} on a page {width} wide");
+            }
+            printed += 1;
+        }
+    }
+    assert_eq!(printed, 40, "eight lessons with assignments, five seeds each");
 }

@@ -117,7 +117,9 @@ fn failure(status: u16, body: &str, key_env: Option<&str>) -> String {
 fn every_failure_is_named_with_what_to_do() {
     let openai_error = |m: &str| format!(r#"{{"error":{{"message":"{m}","type":"x"}}}}"#);
     let e = failure(401, "{}", None);
-    assert!(e.contains("wants an API key") && e.contains("--llm-key-env"), "{e}");
+    // The library names the setting; the command line adds its flag (below).
+    assert!(e.contains("wants an API key") && e.contains("chat server API key variable"), "{e}");
+    assert!(!e.contains("--llm"), "a library error names no flag: {e}");
     let e = failure(404, &openai_error("model 'smollm2-test' not found"), None);
     assert!(e.contains("HTTP 404") && e.contains("no model `smollm2-test`") && e.contains("/v1"), "{e}");
     let e = failure(429, r#"{"error":"slow down"}"#, None);
@@ -205,6 +207,8 @@ fn the_cli_sends_the_key_from_the_variable_it_names() {
     let out = cli_rewrite(&server.url, None);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("RANKLENS_TEST_LLM_KEY") && err.contains("not set"), "{err}");
+    // The command line says which of its flags gives the setting the library names.
+    assert!(err.contains("chat server API key variable (--llm-key-env)"), "{err}");
 }
 
 #[test]
@@ -230,7 +234,7 @@ fn a_real_server_answers_a_rag_prompt() {
         assert_eq!(streamed, g.text, "the pieces make the text");
         eprintln!("{} (stream {stream}): {:?} in {:.2} s, {} tokens", g.model, g.text, g.seconds, g.completion_tokens);
         // Whatever the model wrote, its citations are read against the prompt's passages.
-        let a = tasks::read_answer(&g.text, &passages());
+        let a = ranklens::generate::citations::read_answer(&g.text, &passages());
         for c in &a.citations {
             assert_eq!(c.in_prompt, (1..=2).contains(&c.n));
         }

@@ -6,11 +6,11 @@ mod common;
 
 use ranklens::config::Settings;
 use ranklens::corpus::{Corpus, DocId};
-use ranklens::engine::Engine;
-use ranklens::index::neural::NeuralOptions;
+use ranklens::index::NeuralOptions;
 use ranklens::models::{ModelManager, Role, WindowSpec};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{MethodKind, QueryContext};
+use ranklens::workbench::Workbench;
 
 /// About 1,500 words on tending a vegetable garden, with one paragraph about a lighthouse keeper
 /// and his cat two thirds of the way in (a long document, as a wiki page or a book's chapter is).
@@ -56,8 +56,8 @@ fn corpus() -> Corpus {
     )
 }
 
-fn engine(windows: WindowSpec) -> Engine {
-    let engine = Engine::new(corpus());
+fn engine(windows: WindowSpec) -> Workbench {
+    let engine = Workbench::new(corpus());
     let manager = ModelManager::from_env().offline(false);
     engine.load_model(&manager, Role::Dense, true, &NoProgress).unwrap();
     engine.set_neural_options(NeuralOptions { windows, ..Default::default() }).unwrap();
@@ -151,7 +151,7 @@ fn read_only_from_its_beginning_the_long_document_loses_the_fact() {
 #[test]
 fn the_compressed_token_index_does_not_depend_on_how_it_was_built() {
     let build = |workspace: &std::path::Path, bits: &[u8]| {
-        let engine = Engine::new(corpus()).with_workspace(workspace.to_path_buf());
+        let engine = Workbench::new(corpus()).with_workspace(workspace.to_path_buf());
         let manager = ModelManager::from_env().offline(false);
         engine.load_model(&manager, Role::Dense, true, &NoProgress).unwrap();
         for &token_bits in bits {

@@ -9,17 +9,17 @@ use std::sync::{Arc, OnceLock};
 use ranklens::compare::{Outcome, Plan};
 use ranklens::config::Settings;
 use ranklens::corpus::{LoadOptions, load};
-use ranklens::engine::Engine;
 use ranklens::models::{ModelManager, Role};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{Detail, MethodKind, QueryContext, Retriever};
+use ranklens::workbench::Workbench;
 
-fn engine_with_models() -> &'static Engine {
-    static E: OnceLock<Engine> = OnceLock::new();
+fn engine_with_models() -> &'static Workbench {
+    static E: OnceLock<Workbench> = OnceLock::new();
     E.get_or_init(|| {
         let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
         let ws = tempfile::tempdir().unwrap().keep();
-        let engine = Engine::new(corpus).with_workspace(ws);
+        let engine = Workbench::new(corpus).with_workspace(ws);
         let manager = ModelManager::from_env().offline(false);
         for role in [Role::Dense, Role::Splade] {
             engine.load_model(&manager, role, true, &NoProgress).unwrap();
@@ -168,7 +168,7 @@ fn each_map_axis_is_oriented_by_its_largest_loading() {
 #[test]
 fn without_network_or_models_the_sparse_methods_run_and_neural_ones_say_why() {
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let empty = tempfile::tempdir().unwrap();
     let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
     engine.load_models(&manager, true, &NoProgress).unwrap();
@@ -204,12 +204,12 @@ fn late_interaction_waits_for_its_token_index_and_then_reads_every_passage() {
     // every passage, and on a corpus this small it answers with the other columns.
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
     let n = corpus.len();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let manager = ModelManager::from_env().offline(false);
     let settings = Settings::default();
     engine.load_model(&manager, Role::Dense, true, &NoProgress).unwrap();
     match engine.retriever(MethodKind::LateInteraction, &settings) {
-        Err(ranklens::Error::Unavailable(m)) => assert_eq!(m, ranklens::engine::NOT_ENCODED),
+        Err(ranklens::Error::Unavailable(m)) => assert_eq!(m, ranklens::workbench::NOT_ENCODED),
         Err(e) => panic!("{e}"),
         Ok(r) => panic!("{} without an index", r.label()),
     }

@@ -11,18 +11,18 @@ use std::collections::BTreeSet;
 use ranklens::compare::{Outcome, Plan};
 use ranklens::config::Settings;
 use ranklens::corpus::{Corpus, DocId, LoadOptions, load};
-use ranklens::engine::Engine;
-use ranklens::index::neural::NeuralOptions;
+use ranklens::index::NeuralOptions;
 use ranklens::models::{ModelManager, Role};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{MethodKind, PROVISIONAL_DEPTH, QueryContext};
+use ranklens::workbench::Workbench;
 
 const KINDS: [MethodKind; 3] = [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction];
 
 /// An engine with the dense and SPLADE models loaded and f16 token vectors (so the full token index
 /// holds the same values a provisional one does), encoded or not.
-fn engine(corpus: Corpus, encoded: bool) -> Engine {
-    let engine = Engine::new(corpus);
+fn engine(corpus: Corpus, encoded: bool) -> Workbench {
+    let engine = Workbench::new(corpus);
     engine.set_neural_options(NeuralOptions { token_bits: 16, ..NeuralOptions::default() }).unwrap();
     let manager = ModelManager::from_env().offline(false);
     for role in [Role::Dense, Role::Splade] {
@@ -98,7 +98,7 @@ fn check(corpus: impl Fn() -> Corpus, question: &str) {
         // The app's first phase answers at once: the column says it is not encoded yet.
         let first = Plan::of_kinds(&settings, &[kind]).run_except(&cold, &q, &[], "", &NoProgress).unwrap();
         match &first.comparison.runs[0].outcome {
-            Outcome::Unavailable { message } => assert_eq!(message, ranklens::engine::NOT_ENCODED, "{kind}"),
+            Outcome::Unavailable { message } => assert_eq!(message, ranklens::workbench::NOT_ENCODED, "{kind}"),
             other => panic!("{kind}: the first phase encoded candidates: {other:?}"),
         }
         // Asked for one question, the plan ranks it provisionally.
@@ -166,7 +166,7 @@ fn provisional_columns_encode_every_window_of_a_long_candidate() {
 #[test]
 fn a_column_without_its_model_has_no_provisional_ranking() {
     let corpus = load(&common::sample("acme-sync"), LoadOptions::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     for kind in KINDS {
         assert!(!engine.answers_provisionally(kind), "{kind}");
     }

@@ -167,7 +167,7 @@ fn report_bytes() -> Vec<u8> {
     use ranklens::config::Settings;
     use ranklens::retrieve::MethodKind;
     let corpus = ranklens::corpus::load(&common::sample("acme-sync"), Default::default()).unwrap();
-    let engine = ranklens::engine::Engine::new(corpus);
+    let engine = ranklens::workbench::Workbench::new(corpus);
     let settings = Settings { methods: vec![MethodKind::Bm25], ..Settings::default() };
     let plan = Plan::of_kinds(&settings, &settings.methods);
     let run =

@@ -11,20 +11,20 @@ use ranklens::analysis::{AnalyzerConfig, Preset};
 use ranklens::compare::Plan;
 use ranklens::config::Settings;
 use ranklens::corpus::{LoadOptions, load};
-use ranklens::engine::{Engine, SparseSpec};
 use ranklens::eval::{Metric, MetricSet, evaluate, evaluate_query};
 use ranklens::progress::NoProgress;
 use ranklens::report::{self, ReportBody, ReportFormat};
 use ranklens::retrieve::{Bm25Params, Bm25Variant, MethodKind, QueryContext, Retriever};
+use ranklens::workbench::{SparseSpec, Workbench};
 
-fn sample_engine() -> Engine {
+fn sample_engine() -> Workbench {
     let dir = common::sample("acme-sync");
-    let mut e = Engine::new(load(&dir, LoadOptions::default()).unwrap());
+    let mut e = Workbench::new(load(&dir, LoadOptions::default()).unwrap());
     e.load_structured(&dir).unwrap();
     e
 }
 
-fn ranked_ids(engine: &Engine, r: &dyn Retriever, q: &str) -> Vec<(String, f64)> {
+fn ranked_ids(engine: &Workbench, r: &dyn Retriever, q: &str) -> Vec<(String, f64)> {
     r.search(&QueryContext::new(q), 10)
         .unwrap()
         .hits
@@ -99,7 +99,7 @@ fn scifact_ndcg_agrees_with_trec_eval_to_1e4() {
     assert!((ours - theirs).abs() < 1e-4, "RankLens {ours:.6} vs pytrec_eval {theirs:.6}");
 }
 
-fn comparison_body(e: &Engine, question: &str) -> ReportBody {
+fn comparison_body(e: &Workbench, question: &str) -> ReportBody {
     let settings = Settings {
         methods: vec![MethodKind::Boolean, MethodKind::TfIdf, MethodKind::Bm25, MethodKind::Sql, MethodKind::Graph],
         ..Settings::default()

@@ -11,10 +11,10 @@ use ranklens::analysis::AnalyzerConfig;
 use ranklens::compare::{Outcome, Plan};
 use ranklens::config::Settings;
 use ranklens::corpus::{LoadOptions, load};
-use ranklens::engine::{Engine, SparseSpec};
 use ranklens::eval::{Run, RunFile};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{Bm25Variant, MethodKind, QueryContext, TfIdfVariant};
+use ranklens::workbench::{SparseSpec, Workbench};
 use serde_json::Value;
 
 /// pytrec_eval's means of the study's metrics for one TREC run file.
@@ -42,7 +42,7 @@ fn ranklens(args: &[&str]) -> (String, String) {
 /// SciFact runs of three RankLens methods, 100 deep.
 fn scifact_runs() -> Vec<(&'static str, Run)> {
     let corpus = load(&common::shared_data("scifact"), LoadOptions::default()).unwrap();
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let settings = Settings::default();
     let specs = [
         ("bm25", SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params())),
@@ -141,7 +141,7 @@ fn a_run_is_a_column_beside_the_methods_and_says_what_the_corpus_lacks() {
     let corpus = load(&common::shared_data("scifact"), LoadOptions::default()).unwrap();
     let question = corpus.query("1").unwrap().text.clone();
     let (a, b) = (corpus.docs()[0].id.clone(), corpus.docs()[1].id.clone());
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     // Query 1's list, with one document the corpus does not hold put at rank 2.
     let text = format!("1 Q0 {a} 1 9.5 mine\n1 Q0 not-a-doc 2 9.0 mine\n1 Q0 {b} 3 8.0 mine\n2 Q0 {a} 1 1 mine\n");
     let run = RunFile::parse(text.as_bytes(), None, Path::new("mine.trec"), "mine").unwrap();

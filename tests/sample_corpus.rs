@@ -9,29 +9,29 @@ use std::path::Path;
 use ranklens::analysis::{AnalyzerConfig, Preset};
 use ranklens::config::Settings;
 use ranklens::corpus::{Corpus, FieldFilter, LoadOptions, load};
-use ranklens::engine::{Engine, SparseSpec};
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{Bm25Params, Bm25Variant, Detail, QueryContext, Retriever};
 use ranklens::structured::{SqlLimits, SqlValue};
+use ranklens::workbench::{SparseSpec, Workbench};
 
-fn engine() -> Engine {
+fn engine() -> Workbench {
     let dir = common::sample("acme-sync");
     let corpus = load(&dir, LoadOptions::default()).unwrap();
     assert!(corpus.report.warnings.is_empty(), "{:?}", corpus.report.warnings);
     let ws = tempfile::tempdir().unwrap().keep();
-    let mut engine = Engine::new(corpus).with_workspace(ws);
+    let mut engine = Workbench::new(corpus).with_workspace(ws);
     let structured = engine.load_structured(&dir).unwrap();
     assert!(structured.warnings.is_empty(), "{:?}", structured.warnings);
     engine
 }
 
 /// rank_bm25's BM25Okapi over a plain split: `okapi` with the `whitespace` analyzer.
-fn okapi(engine: &Engine) -> std::sync::Arc<dyn Retriever> {
+fn okapi(engine: &Workbench) -> std::sync::Arc<dyn Retriever> {
     let spec = SparseSpec::bm25(Bm25Variant::Okapi, Bm25Variant::Okapi.default_params());
     engine.sparse(spec, AnalyzerConfig::preset(Preset::Whitespace), &NoProgress).unwrap()
 }
 
-fn ids(engine: &Engine, r: &dyn Retriever, q: &str, k: usize) -> Vec<String> {
+fn ids(engine: &Workbench, r: &dyn Retriever, q: &str, k: usize) -> Vec<String> {
     let ranking = r.search(&QueryContext::new(q), k).unwrap();
     ranking.hits.iter().map(|h| engine.corpus().external_id(h.doc).to_string()).collect()
 }
@@ -208,7 +208,7 @@ fn a_broken_line_in_each_sample_file_is_named_and_the_rest_loads() {
     assert_eq!(corpus.len(), 26, "the other passages load");
     assert_eq!(corpus.queries.len(), 14, "the question itself still loads");
 
-    let mut engine = Engine::new(corpus).with_workspace(tmp.path().join("ws"));
+    let mut engine = Workbench::new(corpus).with_workspace(tmp.path().join("ws"));
     let s = engine.load_structured(&dir).unwrap();
     let lines: Vec<(String, Option<usize>)> =
         s.warnings.iter().map(|w| (w.file.file_name().unwrap().to_string_lossy().into_owned(), w.line)).collect();

@@ -8,11 +8,11 @@ use clap::{Args, ValueEnum};
 use crate::analysis::AnalyzerConfig;
 use crate::config::Settings;
 use crate::corpus::{self, Corpus, FieldFilter, LoadOptions, Split};
-use crate::engine::Engine;
 use crate::index::SparseIndex;
 use crate::models::{ModelManager, Precision, Role};
 use crate::progress::Progress;
 use crate::retrieve::{Bm25Variant, MethodKind, TfIdfVariant};
+use crate::workbench::Workbench;
 
 /// Where the documents come from.
 #[derive(Debug, Args, Clone)]
@@ -66,6 +66,9 @@ pub struct RankArgs {
     /// Keep only documents whose field satisfies a condition, e.g. "release >= 4".
     #[arg(long)]
     pub filter: Option<String>,
+    /// A query adapter (from `ranklens adapter train`) for the dense-adapter method.
+    #[arg(long, value_name = "FILE")]
+    pub adapter: Option<PathBuf>,
 }
 
 /// Output format.
@@ -106,8 +109,46 @@ impl RankArgs {
         s.tfidf = self.tfidf.parse::<TfIdfVariant>()?;
         s.tfidf_normalize = !self.no_length_norm;
         s.filter = self.filter.as_deref().map(str::parse::<FieldFilter>).transpose()?;
+        s.adapter = self.adapter.clone();
         s.validate()?;
         Ok(s)
+    }
+}
+
+/// How a language model reorders a first stage (the listwise and pointwise methods).
+#[derive(Debug, Args, Clone)]
+pub struct ModelRerankArgs {
+    /// The column a language model reorders (listwise, pointwise): bm25, dense, splade, late,
+    /// fusion, tfidf, rerank.
+    #[arg(long, value_enum, default_value = "bm25")]
+    pub first_stage: MethodArg,
+    /// How many of the first stage's passages the language model reorders (listwise default 100,
+    /// as RankGPT; pointwise default 20).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// Passages a listwise window holds.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub list_window: usize,
+    /// How far each listwise window moves up the list.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub list_step: usize,
+    /// Give the listwise model the list as ranked, reversed and shuffled, and aggregate the three
+    /// orders (Borda count); the explanation shows Kendall τ between them.
+    #[arg(long)]
+    pub three_orders: bool,
+}
+
+impl ModelRerankArgs {
+    /// These flags on `settings` (checked).
+    pub fn apply(&self, settings: &mut Settings) -> anyhow::Result<()> {
+        let m = &mut settings.model_rerank;
+        m.first_stage = self.first_stage.kind();
+        if let Some(d) = self.depth {
+            (m.depth, m.pointwise_depth) = (d, d);
+        }
+        (m.window, m.step, m.three_orders) = (self.list_window, self.list_step, self.three_orders);
+        settings.validate()?;
+        Ok(())
     }
 }
 
@@ -129,19 +170,19 @@ impl CorpusArgs {
     }
 
     /// Load the corpus (or reopen an index) and report load warnings on stderr.
-    pub fn engine(&self, progress: &dyn Progress) -> anyhow::Result<Engine> {
+    pub fn engine(&self, progress: &dyn Progress) -> anyhow::Result<Workbench> {
         let path = self.path()?;
         if path.join("ranklens-index.json").is_file() {
             let (index, corpus) =
                 SparseIndex::open(&path, progress).with_context(|| format!("opening index {}", path.display()))?;
-            return Ok(Engine::from_index(index, corpus));
+            return Ok(Workbench::from_index(index, corpus));
         }
         let corpus = corpus::load(&path, LoadOptions { split: self.split(), format: None })?;
         report_load(&corpus);
         if corpus.is_empty() {
             bail!("{}: no documents could be loaded", path.display());
         }
-        let mut engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+        let mut engine = Workbench::new(corpus).with_workspace(crate::workspace_dir());
         if path.is_dir() {
             for w in &engine.load_structured(&path)?.warnings {
                 eprintln!("warning: {w}");
@@ -190,6 +231,28 @@ pub enum MethodArg {
     /// HyDE as text expansion: BM25 over the question and the model's hypothetical answer.
     #[value(name = "hyde-bm25")]
     HydeBm25,
+    /// A language model orders the first stage's top passages in sliding windows (RankGPT); see
+    /// --first-stage, --depth, --window, --step, --three-orders.
+    Listwise,
+    /// A language model's P(yes) for each of the first stage's top passages (see --first-stage,
+    /// --depth).
+    Pointwise,
+    /// BM25 over the question and the model's account of what answering it needs.
+    #[value(name = "reason-bm25")]
+    ReasonBm25,
+    /// The dense model over the question and the model's reasoning.
+    #[value(name = "reason-dense")]
+    ReasonDense,
+    /// The dense model with a query adapter on its questions (see --adapter).
+    #[value(name = "dense-adapter")]
+    DenseAdapter,
+    /// The passages a language model read while searching with RankLens's tools, in the order its
+    /// answer used them (`ranklens agent` shows its trace).
+    Agent,
+    /// GraphRAG's local search: the passages of the entities the question names in the graph the
+    /// language model extracted (`ranklens graphrag build` first), and of their neighbours.
+    #[value(name = "graphrag-local")]
+    GraphragLocal,
     /// Every ranked method available (eval only).
     All,
 }
@@ -209,6 +272,13 @@ impl MethodArg {
             MethodArg::Rewrite => MethodKind::Rewrite,
             MethodArg::Hyde => MethodKind::Hyde,
             MethodArg::HydeBm25 => MethodKind::HydeText,
+            MethodArg::Listwise => MethodKind::Listwise,
+            MethodArg::Pointwise => MethodKind::Pointwise,
+            MethodArg::ReasonBm25 => MethodKind::ReasonBm25,
+            MethodArg::ReasonDense => MethodKind::ReasonDense,
+            MethodArg::DenseAdapter => MethodKind::DenseAdapter,
+            MethodArg::Agent => MethodKind::Agent,
+            MethodArg::GraphragLocal => MethodKind::GraphLocal,
         }
     }
 }
@@ -278,6 +348,19 @@ pub struct ModelArgs {
     generator_model: Option<PathBuf>,
 }
 
+/// An error's text with each chat-server setting it names followed by the flag that gives it on
+/// the command line (`chat server model (--llm-model)`): the library names settings, the command
+/// line says where they are given.
+pub fn name_flags(text: &str) -> String {
+    use crate::generate::openai::setting;
+    let mut out = text.to_string();
+    for (name, flag) in [(setting::KEY_ENV, "--llm-key-env"), (setting::MODEL, "--llm-model"), (setting::URL, "--llm")]
+    {
+        out = out.replace(name, &format!("{name} ({flag})"));
+    }
+    out
+}
+
 fn parse_precision(s: &str) -> std::result::Result<Precision, String> {
     Precision::parse(s).map_err(|e| e.to_string())
 }
@@ -329,13 +412,13 @@ impl ModelArgs {
     /// A model that cannot be had is reported and its methods say why; nothing else stops.
     pub fn prepare(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         kinds: &[MethodKind],
         settings: &Settings,
         download: bool,
         progress: &dyn Progress,
     ) -> anyhow::Result<()> {
-        let mut roles: Vec<Role> = kinds.iter().flat_map(|k| roles_for(*k, settings)).collect();
+        let mut roles: Vec<Role> = kinds.iter().flat_map(|k| settings.models_for(*k)).collect();
         roles.sort();
         roles.dedup();
         if roles.is_empty() {
@@ -373,23 +456,6 @@ impl ModelArgs {
 }
 
 /// The model roles a method family needs.
-fn roles_for(kind: MethodKind, settings: &Settings) -> Vec<Role> {
-    match kind {
-        MethodKind::Dense => vec![Role::Dense],
-        MethodKind::Splade => vec![Role::Splade],
-        MethodKind::LateInteraction => vec![Role::LateInteraction, Role::Dense],
-        MethodKind::Fusion => settings.fusion.inputs.iter().flat_map(|k| roles_for(*k, settings)).collect(),
-        MethodKind::Rerank => {
-            let mut r = vec![Role::Reranker];
-            r.extend(roles_for(MethodKind::Fusion, settings));
-            r
-        }
-        MethodKind::Rewrite | MethodKind::HydeText => vec![Role::Generator],
-        MethodKind::Hyde => vec![Role::Generator, Role::Dense],
-        _ => Vec::new(),
-    }
-}
-
 /// Other systems, shown beside RankLens's methods: run files, saved search-engine responses,
 /// live engines, vectors computed elsewhere.
 #[derive(Debug, Args, Clone, Default)]

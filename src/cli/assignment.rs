@@ -1,5 +1,5 @@
-//! `ranklens assignment new|grade`: one variant of a lesson's exercises per student, and the
-//! offline grader.
+//! `ranklens assignment new|grade|report`: one variant of a lesson's exercises per student, the
+//! offline grader, and the class report.
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CorpusArgs, Found};
 use crate::lessons::assignment::{self, Key};
-use crate::models::{ModelManager, Role};
+use crate::models::ModelManager;
 use crate::progress::NoProgress;
 
 /// `ranklens assignment`
@@ -23,11 +23,44 @@ enum AssignmentCommand {
     New(NewArgs),
     /// Grade a folder of <student>.json answer files, or one CSV (student,question,answer).
     Grade(GradeArgs),
+    /// What the class got wrong: per question the share right, each named mistake with who made
+    /// it, the wrong answers no known mistake explains, and the score distribution.
+    Report(ReportArgs),
+}
+
+/// The class report's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    Table,
+    Csv,
+    Json,
+    /// A printable page.
+    Html,
+}
+
+#[derive(Debug, Args)]
+struct ReportArgs {
+    /// The key written by `assignment new`.
+    #[arg(long, value_name = "FILE", required_unless_present = "quiz", conflicts_with = "quiz")]
+    key: Option<PathBuf>,
+    /// A Moodle quiz's Responses report instead, for this lesson's checkpoints (see `grade`).
+    #[arg(long, value_name = "LESSON")]
+    quiz: Option<String>,
+    /// A folder of <student>.json files or a CSV (student,question,answer); with --quiz, Moodle's
+    /// Responses report.
+    #[arg(long, value_name = "PATH")]
+    answers: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: ReportFormat,
+    /// Write to this file instead of the terminal.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 struct NewArgs {
-    /// The lesson: tfidf, bm25, metrics, index, dense.
+    /// The lesson: tfidf, bm25, index, metrics, dense, splade, late, fusion.
     #[arg(long)]
     lesson: String,
     /// A CSV whose first column is the student's name (a header row allowed).
@@ -50,19 +83,52 @@ enum GradeFormat {
     Table,
     Csv,
     Json,
+    /// For Moodle's grade import: Student, Email address, ID number, the grade.
+    Moodle,
+    /// For Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, the grade,
+    /// with a Points Possible row.
+    Canvas,
 }
 
 #[derive(Debug, Args)]
 struct GradeArgs {
     /// The key written by `assignment new`.
-    #[arg(long, value_name = "FILE")]
-    key: PathBuf,
-    /// A folder of <student>.json files ({"answers": {"<question id>": value}}) or a CSV.
+    #[arg(long, value_name = "FILE", required_unless_present = "quiz", conflicts_with = "quiz")]
+    key: Option<PathBuf>,
+    /// Grade a Moodle quiz's Responses report (CSV) instead: the quiz `ranklens lesson LESSON
+    /// --format moodle` wrote, whose questions are this lesson's checkpoints.
+    #[arg(long, value_name = "LESSON")]
+    quiz: Option<String>,
+    /// A folder of <student>.json files ({"answers": {"<question id>": value}}) or a CSV
+    /// (student,question,answer); with --quiz, Moodle's Responses report.
     #[arg(long, value_name = "PATH")]
     answers: PathBuf,
+    /// The roster, for its identifier columns (a header row naming email, id, sis user id,
+    /// section) in the moodle and canvas formats.
+    #[arg(long, value_name = "CSV")]
+    roster: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: GradeFormat,
+}
+
+/// The key and the answers a grading reads: an assignment's key and its answers, or a lesson's
+/// checkpoints and a Moodle quiz's responses.
+fn key_and_answers(
+    key: Option<&PathBuf>,
+    quiz: Option<&str>,
+    answers: &std::path::Path,
+) -> anyhow::Result<(Key, assignment::Answers)> {
+    match (key, quiz) {
+        (Some(k), _) => Ok((Key::read(k)?, assignment::read_answers(answers)?)),
+        (None, Some(lesson)) => {
+            let kit = crate::lessons::LessonKit::load(&ModelManager::from_env(), &NoProgress)?;
+            let built = crate::lessons::build(lesson, &kit, &crate::lessons::LessonParams::default(), None)?;
+            let checkpoints: Vec<_> = built.checkpoints().cloned().collect();
+            Ok(assignment::read_moodle_responses_file(answers, lesson, &checkpoints)?)
+        }
+        (None, None) => anyhow::bail!("give --key FILE, or --quiz LESSON for a Moodle quiz's responses"),
+    }
 }
 
 /// `ranklens assignment`
@@ -71,11 +137,14 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
         AssignmentCommand::New(n) => {
             let roster = assignment::read_roster(&n.roster)?;
             let engine = n.corpus.engine(&NoProgress)?;
-            if n.lesson == "dense" {
-                engine.load_model(&ModelManager::from_env(), Role::Dense, true, &NoProgress)?;
+            let needs = crate::lessons::lesson(&n.lesson)?.assignment.as_ref().map_or(&[][..], |a| a.needs);
+            for &role in needs {
+                engine.load_model(&ModelManager::from_env(), role, true, &NoProgress)?;
+            }
+            if !needs.is_empty() {
                 engine.build_neural(&NoProgress)?;
             }
-            let made = assignment::make(&n.lesson, &roster, n.seed, &engine, &NoProgress)?;
+            let made = crate::lessons::make_assignment(&n.lesson, &roster, n.seed, &engine, &NoProgress)?;
             let written = made.write(&n.out)?;
             eprintln!(
                 "wrote {} files for {} students: {}/<student>/questions.json, handout.html and {}",
@@ -87,13 +156,40 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
             Ok(Found::Some)
         }
         AssignmentCommand::Grade(g) => {
-            let key = Key::read(&g.key)?;
-            let answers = assignment::read_answers(&g.answers)?;
+            let (key, answers) = key_and_answers(g.key.as_ref(), g.quiz.as_deref(), &g.answers)?;
             let book = assignment::grade(&key, &answers)?;
+            let ids = match &g.roster {
+                Some(r) => {
+                    let bytes = std::fs::read(r).map_err(|e| crate::Error::io(r, e))?;
+                    assignment::roster_columns(&bytes, &r.display().to_string())?
+                }
+                None => Default::default(),
+            };
+            let item = format!("{} assignment (RankLens)", key.lesson);
             match g.format {
                 GradeFormat::Table => print!("{}", book.to_table()),
                 GradeFormat::Csv => print!("{}", book.to_csv()),
                 GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&book)?),
+                GradeFormat::Moodle => print!("{}", book.to_moodle_csv(&item, &ids)),
+                GradeFormat::Canvas => print!("{}", book.to_canvas_csv(&item, &ids)),
+            }
+            Ok(Found::Some)
+        }
+        AssignmentCommand::Report(r) => {
+            let (key, answers) = key_and_answers(r.key.as_ref(), r.quiz.as_deref(), &r.answers)?;
+            let report = assignment::class_report(&key, &answers)?;
+            let text = match r.format {
+                ReportFormat::Table => report.to_table(),
+                ReportFormat::Csv => report.to_csv(),
+                ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+                ReportFormat::Html => report.to_html(),
+            };
+            match &r.out {
+                Some(path) => {
+                    crate::fsutil::write_atomic(path, text)?;
+                    eprintln!("wrote {}", path.display());
+                }
+                None => print!("{text}"),
             }
             Ok(Found::Some)
         }

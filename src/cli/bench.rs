@@ -12,10 +12,10 @@ use super::Found;
 use super::args::{OutputFormat, RankArgs};
 use super::printer::{Printable, print};
 use crate::corpus::{self, LoadOptions};
-use crate::engine::{Engine, SparseSpec};
 use crate::index::{IndexLocation, SparseIndex};
 use crate::progress::NoProgress;
 use crate::retrieve::QueryContext;
+use crate::workbench::{SparseSpec, Workbench};
 
 /// `ranklens bench`
 #[derive(Debug, Args)]
@@ -95,7 +95,7 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<Found> {
         .filter(|q| corpus.qrels.as_ref().is_none_or(|r| r.judgements.contains_key(&q.id)))
         .map(|q| q.text.clone())
         .collect();
-    let engine = Engine::from_index(idx, corpus);
+    let engine = Workbench::from_index(idx, corpus);
     let spec = SparseSpec::bm25(settings.bm25_variant, settings.bm25);
     let retriever = engine.sparse(spec, settings.analyzer, &NoProgress)?;
     // Each question analysed once, as bm25s tokenises its queries before timing retrieval.

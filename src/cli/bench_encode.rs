@@ -16,11 +16,11 @@ use super::args::{ModelArgs, OutputFormat};
 use super::printer::{Printable, print};
 use super::table::Table;
 use crate::corpus::{self, Corpus, LoadOptions};
-use crate::engine::Engine;
-use crate::index::neural::{DenseIndex, SpladeIndex, TokenTarget, build_dense, build_splade};
+use crate::index::encoded::{DenseIndex, SpladeIndex, TokenTarget, build_dense, build_splade};
 use crate::models::WindowSpec;
 use crate::models::{Precision, Role, SparseVector};
 use crate::progress::NoProgress;
+use crate::workbench::Workbench;
 
 /// `ranklens bench-encode`
 #[derive(Debug, Args)]
@@ -170,7 +170,7 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
     let (mut late_index_bytes, mut late_tokens, mut late_secs, mut before, mut after) = (None, None, None, None, None);
     for (at, &precision) in precisions.iter().enumerate() {
         let manager = a.models.manager().with_precision(precision);
-        let engine = Engine::new(corpus.clone());
+        let engine = Workbench::new(corpus.clone());
         for role in [Role::Dense, Role::Splade] {
             engine.load_model(&manager, role, !a.models.offline, &NoProgress)?;
         }

@@ -14,10 +14,10 @@ use super::args::{ModelArgs, OutputFormat};
 use super::printer::{Printable, print};
 use crate::config::Settings;
 use crate::corpus::{Corpus, Doc};
-use crate::engine::Engine;
-use crate::index::neural::NeuralOptions;
+use crate::index::NeuralOptions;
 use crate::models::Role;
 use crate::retrieve::{DenseRetriever, MethodKind, QueryContext, Retriever};
+use crate::workbench::Workbench;
 
 /// `ranklens bench-scale`
 #[derive(Debug, Args)]
@@ -209,7 +209,7 @@ pub fn bench_scale(a: BenchScaleArgs) -> anyhow::Result<Found> {
     let words: usize = corpus.docs().iter().map(|d| d.full_text().split_whitespace().count()).sum();
     let temp = tempfile_dir()?;
     let ws = a.workspace.clone().unwrap_or_else(|| temp.clone());
-    let engine = Engine::new(corpus).with_workspace(ws);
+    let engine = Workbench::new(corpus).with_workspace(ws);
     let progress = super::progress::TermProgress::new();
     let settings = Settings::default();
     let want = |m: &str| a.methods.iter().any(|x| x == m);

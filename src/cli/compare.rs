@@ -12,9 +12,9 @@ use super::progress::TermProgress;
 use super::table::Table;
 use super::views::{HitView, bindings_text, hit_views, rows_text};
 use crate::compare::{Comparison, Outcome, OverlapMatrix, Plan};
-use crate::engine::Engine;
 use crate::progress::NoProgress;
 use crate::retrieve::MethodKind;
+use crate::workbench::Workbench;
 
 /// `ranklens compare`
 #[derive(Debug, Args)]
@@ -75,7 +75,7 @@ struct CompareView {
     overlap: OverlapMatrix,
 }
 
-fn compare_view(engine: &Engine, cmp: &Comparison, analyzer: String) -> anyhow::Result<CompareView> {
+fn compare_view(engine: &Workbench, cmp: &Comparison, analyzer: String) -> anyhow::Result<CompareView> {
     let mut methods = Vec::new();
     for run in &cmp.runs {
         let mut column = ColumnView {

@@ -15,9 +15,9 @@ use super::table::Table;
 use super::views::truncate;
 use crate::compare::{Baseline, Plan, Study, Triage, TriageOrder, find_system, no_such_system};
 use crate::corpus::{self, LoadOptions};
-use crate::engine::Engine;
 use crate::eval::{Correction, Qrels};
 use crate::retrieve::MethodKind;
+use crate::workbench::Workbench;
 
 /// `ranklens eval`
 #[derive(Debug, Args)]
@@ -56,6 +56,17 @@ pub struct EvalArgs {
     /// Retrieval depth per query.
     #[arg(long, default_value_t = 1000)]
     depth: usize,
+    /// For listwise and pointwise: the column the language model reorders.
+    #[arg(long, value_enum, default_value = "bm25")]
+    first_stage: MethodArg,
+    /// For listwise and pointwise: how many of the first stage's passages the language model
+    /// reorders (listwise default 100, in windows of 20 moving by 10; pointwise default 20).
+    #[arg(long, value_name = "N")]
+    model_depth: Option<usize>,
+    /// Only the first N judged questions, in the dataset's order (the language model's methods
+    /// take seconds a question).
+    #[arg(long, value_name = "N")]
+    questions: Option<usize>,
     /// Write one TREC run file per method into this folder.
     #[arg(long, value_name = "DIR")]
     runs: Option<PathBuf>,
@@ -66,7 +77,15 @@ pub struct EvalArgs {
 
 /// `ranklens eval`
 pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
-    let settings = a.rank.settings(a.depth.max(1))?;
+    let mut settings = a.rank.settings(a.depth.max(1))?;
+    settings.model_rerank.first_stage = a.first_stage.kind();
+    if let Some(d) = a.model_depth {
+        (settings.model_rerank.depth, settings.model_rerank.pointwise_depth) = (d, d);
+    }
+    settings.validate()?;
+    if a.questions == Some(0) {
+        bail!("--questions: give at least one");
+    }
     let correction: Correction = a.correction.parse()?;
     let corpus = a.dataset.as_deref().map(|d| corpus::load(d, LoadOptions::default())).transpose()?;
     if let Some(c) = &corpus {
@@ -90,6 +109,16 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     if qrels.judgements.is_empty() {
         bail!("the judgements hold no judged query");
     }
+    let qrels = match (a.questions, &corpus) {
+        (Some(n), Some(c)) => first_judged(&qrels, &c.queries, n),
+        (Some(n), None) => {
+            let mut q = qrels.clone();
+            let keep: Vec<String> = q.judgements.keys().take(n).cloned().collect();
+            q.judgements.retain(|k, _| keep.contains(k));
+            q
+        }
+        (None, _) => qrels,
+    };
     let all = a.method.contains(&MethodArg::All);
     let mut kinds: Vec<MethodKind> =
         if all { MethodKind::RANKED.to_vec() } else { a.method.iter().map(|m| m.kind()).collect() };
@@ -98,6 +127,13 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
             bail!("nothing to evaluate: give --run FILE, or --dataset DIR with --method");
         }
         kinds.push(MethodKind::Bm25);
+    }
+    // With an adapter, dense is evaluated with it too: a row for each, side by side.
+    if settings.adapter.is_some()
+        && !kinds.contains(&MethodKind::DenseAdapter)
+        && let Some(at) = kinds.iter().position(|k| *k == MethodKind::Dense)
+    {
+        kinds.insert(at + 1, MethodKind::DenseAdapter);
     }
     for f in files.iter().filter_map(|f| f.saved_system()) {
         let covered = qrels.judgements.keys().filter(|q| f.run.results.contains_key(*q)).count();
@@ -112,7 +148,11 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
     let mut questions = Vec::new();
     let engine = match corpus {
-        Some(corpus) => {
+        Some(mut corpus) => {
+            if a.questions.is_some() {
+                // Only the questions kept are run (the language model's methods take seconds each).
+                corpus.queries.retain(|q| qrels.judgements.contains_key(&q.id));
+            }
             if corpus.queries.is_empty() && !kinds.is_empty() {
                 bail!("the dataset has no queries to run the methods on");
             }
@@ -123,7 +163,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
                     eprintln!("note: {absent} of {}'s entries are documents the corpus does not hold", f.label);
                 }
             }
-            let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+            let engine = Workbench::new(corpus).with_workspace(crate::workspace_dir());
             if !kinds.is_empty() {
                 a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
             }
@@ -173,6 +213,15 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         }
     }
     Ok(Found::Some)
+}
+
+/// The judgements of the first `n` judged questions, in the order the dataset lists them.
+fn first_judged(qrels: &Qrels, queries: &[crate::corpus::Query], n: usize) -> Qrels {
+    let keep: Vec<&str> =
+        queries.iter().map(|q| q.id.as_str()).filter(|id| qrels.judgements.contains_key(*id)).take(n).collect();
+    let mut out = qrels.clone();
+    out.judgements.retain(|k, _| keep.contains(&k.as_str()));
+    out
 }
 
 /// A method label as a file name: `BM25 (lucene, k1=0.9)` → `BM25_lucene_k1_0.9`.

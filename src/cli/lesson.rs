@@ -21,6 +21,11 @@ pub enum LessonFormat {
     Html,
     /// Markdown.
     Md,
+    /// The checkpoints as a Moodle XML quiz (numerical with tolerances and the usual mistakes as
+    /// wrong answers with feedback, multiple choice, ordering).
+    Moodle,
+    /// The checkpoints as GIFT (Moodle's text format; no ordering questions).
+    Gift,
 }
 
 /// `ranklens lesson`
@@ -28,7 +33,8 @@ pub enum LessonFormat {
 pub struct LessonArgs {
     /// Lesson: tfidf, bm25, index, metrics, dense, reader, mismatch, fusion, structure, chunking, entities (none: list them).
     name: Option<String>,
-    /// Output: text, html (a printable handout) or md.
+    /// Output: text, html (a printable handout), md, or the checkpoints as a quiz: moodle (Moodle
+    /// XML) or gift.
     #[arg(long, value_enum, default_value = "text")]
     format: LessonFormat,
     /// Write to this file instead of the terminal.
@@ -57,8 +63,8 @@ pub struct LessonArgs {
 /// `ranklens lesson`
 pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
     let Some(name) = a.name else {
-        for (id, title) in crate::lessons::LESSONS {
-            println!("{id:<10} {title}");
+        for l in crate::lessons::LESSONS {
+            println!("{:<10} {}", l.id, l.title);
         }
         println!("{:<10} Methods atlas", "atlas");
         return Ok(Found::Some);
@@ -96,6 +102,17 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
         LessonFormat::Text => lesson.to_text(),
         LessonFormat::Html => handout::lesson_html(&lesson, !a.no_answers),
         LessonFormat::Md => handout::lesson_markdown(&lesson, !a.no_answers),
+        LessonFormat::Moodle | LessonFormat::Gift => {
+            let checkpoints: Vec<_> = lesson.checkpoints().cloned().collect();
+            if checkpoints.is_empty() {
+                anyhow::bail!("the {} lesson has no checkpoints to export", lesson.id);
+            }
+            if a.format == LessonFormat::Moodle {
+                crate::lessons::exchange::moodle_xml(&lesson.title, &checkpoints)
+            } else {
+                crate::lessons::exchange::gift(&lesson.title, &checkpoints)
+            }
+        }
     };
     match &a.out {
         Some(path) => {

@@ -14,7 +14,8 @@ use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::compare::judge;
 use crate::corpus::{self, LoadOptions};
-use crate::generate::tasks::{self, Agreement, JudgePrompt};
+use crate::eval::Agreement;
+use crate::generate::tasks::{self, JudgePrompt};
 use crate::progress::NoProgress;
 use crate::retrieve::MethodKind;
 
@@ -91,6 +92,10 @@ pub struct RagArgs {
     /// Passages in the prompt.
     #[arg(short = 'k', long = "top", default_value_t = 5)]
     k: usize,
+    /// Also answer with no passages (closed book), and check every sentence of both answers
+    /// against the retrieved passages.
+    #[arg(long)]
+    closed_book: bool,
     #[command(flatten)]
     models: ModelArgs,
     /// Output format (the table streams the answer as it is written).
@@ -116,7 +121,7 @@ struct RagView {
     question: String,
     answer: String,
     citations: Vec<CitationView>,
-    sentences: Vec<tasks::CitedSentence>,
+    sentences: Vec<crate::generate::citations::CitedSentence>,
     /// Citations to passages the prompt did not hold.
     stray: Vec<usize>,
     prompt: String,
@@ -127,8 +132,29 @@ struct RagView {
     prompt_tokens: usize,
     completion_tokens: usize,
     seconds: f64,
+    /// Each sentence of the answer against every passage of the prompt, whatever it cites.
+    grounding: Vec<crate::generate::citations::Grounded>,
+    /// With --closed-book: the answer with no passages, each sentence against the same passages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    closed_book: Option<ClosedBookView>,
     #[serde(skip)]
     streamed: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct ClosedBookView {
+    answer: String,
+    grounding: Vec<crate::generate::citations::Grounded>,
+    seconds: f64,
+}
+
+/// Sentences no passage backs, as the table says them.
+fn unbacked(out: &mut String, what: &str, grounding: &[crate::generate::citations::Grounded]) {
+    let n = grounding.iter().filter(|g| !g.supported).count();
+    let _ = writeln!(out, "{what}: {n} of {} sentence(s) backed by no retrieved passage", grounding.len());
+    for g in grounding.iter().filter(|g| !g.supported) {
+        let _ = writeln!(out, "  unbacked: “{}”", g.text);
+    }
 }
 
 impl Printable for RagView {
@@ -158,6 +184,11 @@ impl Printable for RagView {
         if self.citations.is_empty() {
             out.push_str("(the answer cites no passage)\n");
         }
+        unbacked(&mut out, "with the passages", &self.grounding);
+        if let Some(c) = &self.closed_book {
+            let _ = writeln!(out, "\nClosed book (no passages), {:.1} s:\n{}", c.seconds, c.answer);
+            unbacked(&mut out, "closed book", &c.grounding);
+        }
         out
     }
 }
@@ -177,7 +208,7 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
     let generator = a.models.generator(&progress)?;
     drop(progress);
     let ranking = engine.retriever(kind, &settings)?.search(&engine.query_context(&a.question, &settings), a.k)?;
-    let passages = crate::lessons::rag_passages(engine.corpus(), &ranking, a.k);
+    let passages = crate::compare::rag_passages(engine.corpus(), &ranking, a.k);
     if passages.is_empty() {
         bail!("{} found no passage for the question: nothing to answer from", ranking.method);
     }
@@ -194,6 +225,17 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
     if streamed {
         println!();
     }
+    let closed_book = if a.closed_book {
+        let c = tasks::closed_book(generator.as_ref(), &a.question, &mut |_| {}, &NoProgress)?;
+        Some(ClosedBookView {
+            grounding: crate::generate::citations::ground(&c.text, &passages),
+            answer: c.text,
+            seconds: c.seconds,
+        })
+    } else {
+        None
+    };
+    let grounding = crate::generate::citations::ground(&g.text, &passages);
     let title = |id: &str| {
         engine
             .corpus()
@@ -225,6 +267,8 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
         prompt_tokens: g.prompt_tokens,
         completion_tokens: g.completion_tokens,
         seconds: g.seconds,
+        grounding,
+        closed_book,
         streamed,
     };
     print(&view, a.format)?;
@@ -254,6 +298,11 @@ pub struct JudgeArgs {
     /// people's.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Read the probability of "yes" from the model's first answer token (the embedded model's
+    /// logits, a server's logprobs) as a graded judgement, and sweep its threshold against the
+    /// people's grades.
+    #[arg(long)]
+    probabilities: bool,
     #[command(flatten)]
     rank: RankArgs,
     #[command(flatten)]
@@ -263,11 +312,24 @@ pub struct JudgeArgs {
     format: OutputFormat,
 }
 
+/// A column of the pool: how many passages it added, or why it could not run here.
+#[derive(Debug, Serialize)]
+struct PoolColumnView {
+    label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    added: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<String>,
+}
+
 #[derive(Debug, Serialize)]
 struct JudgeView {
     dataset: String,
     model: String,
+    /// The columns that pooled.
     methods: Vec<String>,
+    /// Every column asked for, with what it added or why it could not run.
+    columns: Vec<PoolColumnView>,
     depth: usize,
     questions: usize,
     judged: usize,
@@ -278,6 +340,9 @@ struct JudgeView {
     unjudged_by_people: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     written: Option<String>,
+    /// With --probabilities: the agreement at each threshold of P(yes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sweep: Vec<judge::SweepPoint>,
     seconds: f64,
 }
 
@@ -303,6 +368,25 @@ impl Printable for JudgeView {
             self.unreadable,
             self.unjudged_by_people
         );
+        if !self.sweep.is_empty() {
+            let _ = writeln!(out, "P(yes) threshold   κ        agreement   model says relevant");
+            for p in &self.sweep {
+                let a = &p.agreement;
+                let kappa = a.kappa.map_or_else(|| "—".to_string(), |k| format!("{k:+.3}"));
+                let _ = writeln!(
+                    out,
+                    "{:>16.1}   {kappa:<7}  {:>9.3}   {}",
+                    p.threshold,
+                    a.observed,
+                    a.both + a.model_only
+                );
+            }
+        }
+        for c in &self.columns {
+            if let Some(m) = &c.missing {
+                let _ = writeln!(out, "not pooled: {} — {m}", c.label);
+            }
+        }
         if let Some(w) = &self.written {
             let _ = writeln!(out, "the model's judgements: {w} (kept apart from the people's)");
         }
@@ -332,17 +416,26 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     let Some(qrels) = corpus.qrels.clone() else {
         bail!("{}: no judgements (qrels/test.tsv) to compare the model's with", a.dataset.display());
     };
-    let engine = crate::engine::Engine::new(corpus).with_workspace(crate::workspace_dir());
+    let engine = crate::workbench::Workbench::new(corpus).with_workspace(crate::workspace_dir());
     let kinds: Vec<MethodKind> = a.method.iter().map(|m| m.kind()).collect();
     let progress = TermProgress::new();
     a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
     let generator = a.models.generator(&progress)?;
-    let retrievers = kinds.iter().map(|k| engine.retriever(*k, &settings)).collect::<crate::Result<Vec<_>>>()?;
     let questions = judge::judged_questions(engine.corpus(), &qrels, a.questions);
-    let refs: Vec<&dyn crate::retrieve::Retriever> = retrievers.iter().map(|r| r.as_ref()).collect();
-    let pool = judge::pool(&questions, &refs, &|t| engine.query_context(t, &settings), a.k, &progress)?;
-    let methods: Vec<String> = kinds.iter().map(|k| k.cli_name().to_string()).collect();
-    let scope = format!("{} top {} of {} questions", methods.join(" + "), a.k, questions.len());
+    let plan = crate::compare::Plan::of_kinds(&settings, &kinds);
+    let pooled = plan.pool(&engine, &questions, a.k, &progress)?;
+    let pool = &pooled.items;
+    let methods: Vec<String> = pooled.ran().map(|c| c.label.clone()).collect();
+    let columns: Vec<PoolColumnView> = pooled
+        .columns
+        .iter()
+        .map(|c| PoolColumnView {
+            label: c.label.clone(),
+            added: c.added.as_ref().ok().copied(),
+            missing: c.added.as_ref().err().cloned(),
+        })
+        .collect();
+    let scope = pooled.scope();
     // The file fills as the model judges (TREC lines, or BEIR TSV for .tsv), so a stopped run
     // keeps its judgements.
     let model = generator.info().model.clone();
@@ -369,14 +462,24 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
         };
         f.write_all(line.as_bytes()).and_then(|()| f.flush()).map_err(|e| crate::Error::io(path.clone(), e))
     };
-    let judged =
-        judge::judge(engine.corpus(), generator.as_ref(), &prompt, &pool, &qrels, &scope, &progress, &mut write_each)?;
+    let judged = judge::judge(
+        engine.corpus(),
+        generator.as_ref(),
+        &prompt,
+        pool,
+        &qrels,
+        &scope,
+        a.probabilities,
+        &progress,
+        &mut write_each,
+    )?;
     drop(progress);
     let written = a.out.as_ref().map(|p| p.display().to_string());
     let view = JudgeView {
         dataset: a.dataset.display().to_string(),
         model: judged.model.clone(),
         methods,
+        columns,
         depth: a.k,
         questions: questions.len(),
         judged: judged.judgements.len() - judged.unreadable(),
@@ -384,6 +487,7 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
         agreement: judged.agreement(),
         unjudged_by_people: judged.unjudged_by_people(),
         written,
+        sweep: judged.sweep(),
         seconds: started.elapsed().as_secs_f64(),
     };
     print(&view, a.format)?;

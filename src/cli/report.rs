@@ -6,15 +6,15 @@ use anyhow::bail;
 use clap::Args;
 
 use super::Found;
-use super::args::{CorpusArgs, ModelArgs, RankArgs, RunArgs, report_load};
+use super::args::{CorpusArgs, MethodArg, ModelArgs, RankArgs, RunArgs, report_load};
 use super::progress::TermProgress;
 use crate::compare::{Baseline, Plan};
 use crate::corpus::{self, LoadOptions};
-use crate::engine::Engine;
 use crate::eval::Correction;
 use crate::progress::NoProgress;
 use crate::report::{ReportBody, ReportFormat};
 use crate::retrieve::MethodKind;
+use crate::workbench::Workbench;
 
 /// `ranklens report`
 #[derive(Debug, Args)]
@@ -33,6 +33,15 @@ pub struct ReportArgs {
     /// Evaluate this BEIR folder's question set instead of one question.
     #[arg(long, value_name = "DIR")]
     dataset: Option<PathBuf>,
+    /// Columns to add to the built-in ones, comma-separated: the language model's (agent,
+    /// listwise, pointwise, rewrite, hyde, reason-bm25, …) or graphrag-local. An agent column's
+    /// trace goes into the report.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "METHOD")]
+    also: Vec<MethodArg>,
+    /// Ask the corpus's tables this question in words too (text to SQL): the statement the
+    /// language model writes, and its rows or why it did not run, go into the report.
+    #[arg(long, value_name = "QUESTION")]
+    ask_sql: Option<String>,
     /// Where to write: .html, .md, .json or .csv.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -54,7 +63,7 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
             bail!("{}: no judgements to evaluate against", dataset.display())
         };
         let runs = a.run_files.load(Some(&corpus))?;
-        let engine = Engine::new(corpus).with_workspace(crate::workspace_dir());
+        let engine = Workbench::new(corpus).with_workspace(crate::workspace_dir());
         a.models.prepare(&engine, &kinds, &settings, a.models.fetch_models, &progress)?;
         let plan = Plan::of_kinds(&settings, &kinds).with_externals(&runs);
         let queries = engine.corpus().queries.clone();
@@ -65,10 +74,24 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let Some(question) = a.question.clone() else {
             bail!("give a question, or --dataset DIR for an evaluation report")
         };
-        let settings = a.rank.settings(a.k)?;
+        let mut settings = a.rank.settings(a.k)?;
+        for m in &a.also {
+            if *m == MethodArg::All || settings.methods.contains(&m.kind()) {
+                continue;
+            }
+            settings.methods.push(m.kind());
+        }
         let engine = a.corpus.engine(&progress)?;
         let runs = a.run_files.load(Some(engine.corpus()))?;
-        a.models.prepare(&engine, &kinds, &settings, a.models.fetch_models, &progress)?;
+        let mut wanted: Vec<MethodKind> = kinds.to_vec();
+        wanted.extend(a.also.iter().map(|m| m.kind()));
+        if a.ask_sql.is_some() {
+            // Text to SQL needs the language model, as the agent does.
+            wanted.push(MethodKind::Agent);
+        }
+        a.models.prepare(&engine, &wanted, &settings, a.models.fetch_models, &progress)?;
+        // A graph built before (`ranklens graphrag build`) is in the report and answers its column.
+        let _ = engine.model_graph();
         let templates = engine.corpus().templates_for(&question);
         let plan = Plan::from_settings(&settings, templates.sql.as_deref(), templates.graph.as_deref())
             .with_structured_sources(&engine)
@@ -76,10 +99,29 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let run = plan.run(&engine, &engine.query_context(&question, &settings), &NoProgress)?;
         let qid = crate::eval::question_id(&question, &engine.corpus().queries);
         let judged = engine.corpus().qrels.as_ref().and_then(|q| q.for_query(&qid)).cloned();
-        ReportBody::Comparison(Box::new(crate::report::comparison_report(&engine, &run, &settings, judged.as_ref())))
+        let mut report = crate::report::comparison_report(&engine, &run, &settings, judged.as_ref());
+        if let Some(asked) = &a.ask_sql {
+            report.model_sql = Some(ask_sql(&engine, asked)?);
+        }
+        ReportBody::Comparison(Box::new(report))
     };
     drop(progress);
     crate::report::write(&body, &a.out)?;
     println!("wrote {}", a.out.display());
     Ok(Found::Some)
+}
+
+/// Text to SQL for the report: the model's statement over the corpus's tables, run if it is one
+/// SELECT.
+fn ask_sql(engine: &Workbench, question: &str) -> anyhow::Result<crate::report::ModelSqlReport> {
+    use crate::generate::text_to_sql;
+    let Some(db) = &engine.structured().sql else {
+        bail!("--ask-sql: this corpus has no tables (put a .csv file next to it)");
+    };
+    let Some(generator) = engine.generator() else {
+        bail!("--ask-sql: no language model could be loaded (see the note above)");
+    };
+    let asked = text_to_sql::write_sql(generator.as_ref(), db, question, &NoProgress)?;
+    let outcome = text_to_sql::run(db, &asked.sql, crate::structured::SqlLimits::default());
+    Ok(crate::report::ModelSqlReport { question: asked.question, model: asked.model, sql: asked.sql, outcome })
 }

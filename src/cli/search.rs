@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
+use super::args::{CorpusArgs, MethodArg, ModelArgs, ModelRerankArgs, OutputFormat, RankArgs};
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::views::{HitView, explanation_text, hit_views, truncate};
@@ -18,6 +18,8 @@ pub struct SearchArgs {
     corpus: CorpusArgs,
     #[command(flatten)]
     rank: RankArgs,
+    #[command(flatten)]
+    reorder: ModelRerankArgs,
     /// Method to rank with.
     #[arg(long, value_enum, default_value = "bm25")]
     method: MethodArg,
@@ -77,13 +79,15 @@ impl Printable for SearchView {
 
 /// `ranklens search`
 pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
-    let settings = a.rank.settings(a.k)?;
+    let mut settings = a.rank.settings(a.k)?;
+    a.reorder.apply(&mut settings)?;
     let progress = TermProgress::new();
     let engine = a.corpus.engine(&progress)?;
     a.models.prepare(&engine, &[a.method.kind()], &settings, true, &progress)?;
-    drop(progress);
     let retriever = engine.retriever(a.method.kind(), &settings)?;
-    let prepared = retriever.prepare(&engine.query_context(&a.question, &settings))?;
+    // A model's column asks the model here, with its progress on the terminal.
+    let prepared = retriever.prepare_with(&engine.query_context(&a.question, &settings), &progress)?;
+    drop(progress);
     let ranking = prepared.search(settings.k)?;
     let explain = a.explain || a.format == OutputFormat::Json;
     let explainer = |doc| prepared.explain(doc);

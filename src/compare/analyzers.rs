@@ -6,9 +6,9 @@ use serde::Serialize;
 use crate::Result;
 use crate::analysis::{Analyzer, AnalyzerConfig, Preset};
 use crate::config::Settings;
-use crate::engine::{Engine, SparseSpec};
 use crate::progress::Progress;
 use crate::retrieve::QueryContext;
+use crate::workbench::{SparseSpec, Workbench};
 
 /// The analyzers compared: whitespace, standard, standard with stop words, english, english
 /// without stop words.
@@ -65,7 +65,7 @@ pub struct AnalyzerComparison {
 /// Analyse `text` with every analyzer, and rank `question` by BM25 (the settings' variant and
 /// parameters) under each, `k` passages.
 pub fn compare_analyzers(
-    engine: &Engine,
+    engine: &Workbench,
     settings: &Settings,
     text: &str,
     question: &str,
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn each_analyzer_changes_what_it_should() {
-        let e = Engine::new(crate::corpus::Corpus::from_texts(
+        let e = Workbench::new(crate::corpus::Corpus::from_texts(
             "t",
             [("a", "The tokens expired."), ("b", "token expiry dates"), ("c", "nothing here")],
         ));

@@ -5,11 +5,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::path::{Path, PathBuf};
+
 use crate::corpus::{Corpus, DocId, IdFormat, Qrels, check_id};
-use crate::generate::tasks::{self, Agreement, JudgePrompt};
+use crate::eval::Agreement;
+use crate::generate::tasks::{self, JudgePrompt};
 use crate::generate::{ChatRequest, Generator};
 use crate::progress::Progress;
-use crate::retrieve::{QueryContext, Retriever};
 use crate::{Error, Result};
 
 /// One passage to judge for one question.
@@ -30,33 +32,6 @@ pub fn judged_questions(corpus: &Corpus, people: &Qrels, limit: usize) -> Vec<(S
     if limit > 0 { judged.take(limit).collect() } else { judged.collect() }
 }
 
-/// The union of each ranking's top `k` for each question, in the order passages first appear
-/// (question by question, then method by method, then rank).
-pub fn pool(
-    questions: &[(String, String)],
-    retrievers: &[&dyn Retriever],
-    context: &dyn Fn(&str) -> QueryContext,
-    k: usize,
-    progress: &dyn Progress,
-) -> Result<Vec<PoolItem>> {
-    let mut out = Vec::new();
-    progress.stage("Pooling the top passages", questions.len() as u64);
-    for (qid, text) in questions {
-        crate::progress::check_cancel(progress)?;
-        let ctx = context(text);
-        let mut seen = std::collections::BTreeSet::new();
-        for r in retrievers {
-            for h in r.search(&ctx, k)?.hits {
-                if seen.insert(h.doc) {
-                    out.push(PoolItem { qid: qid.clone(), question: text.clone(), doc: h.doc });
-                }
-            }
-        }
-        progress.advance(1);
-    }
-    Ok(out)
-}
-
 /// What the model said about one passage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelJudgement {
@@ -70,6 +45,10 @@ pub struct ModelJudgement {
     pub grade: Option<u8>,
     /// The people's grade when they judged the passage.
     pub people: Option<i32>,
+    /// The probability the model gave "yes" as its first word, when it was read (a graded
+    /// judgement; `grade` is then P(yes) ≥ 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_yes: Option<f64>,
 }
 
 /// A model's judgements of a pool, kept apart from the people's.
@@ -86,6 +65,9 @@ pub struct ModelJudgements {
     pub scope: String,
     /// Passages in the pool.
     pub pooled: usize,
+    /// The columns that could not pool here, each with why (`Dense: no dense model loaded…`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
     /// Each judgement, in pool order.
     pub judgements: Vec<ModelJudgement>,
 }
@@ -99,7 +81,28 @@ impl ModelJudgements {
     /// Agreement with the people over the readable replies; a passage the people never judged
     /// counts as not relevant (the convention of TREC and BEIR pools).
     pub fn agreement(&self) -> Agreement {
-        tasks::agreement(self.judgements.iter().filter_map(|j| j.grade.map(|g| (g > 0, j.people.unwrap_or(0) > 0))))
+        crate::eval::agreement(
+            self.judgements.iter().filter_map(|j| j.grade.map(|g| (g > 0, j.people.unwrap_or(0) > 0))),
+        )
+    }
+
+    /// Agreement with the people when the model's "relevant" is P(yes) ≥ t, for t = 0.1, 0.2, …,
+    /// 0.9: the judgements that carry a probability only (none when none does).
+    pub fn sweep(&self) -> Vec<SweepPoint> {
+        let graded: Vec<(f64, bool)> =
+            self.judgements.iter().filter_map(|j| j.p_yes.map(|p| (p, j.people.unwrap_or(0) > 0))).collect();
+        if graded.is_empty() {
+            return Vec::new();
+        }
+        (1..=9)
+            .map(|i| {
+                let threshold = f64::from(i) / 10.0;
+                SweepPoint {
+                    threshold,
+                    agreement: crate::eval::agreement(graded.iter().map(|&(p, y)| (p >= threshold, y))),
+                }
+            })
+            .collect()
     }
 
     /// Replies that were neither yes nor no.
@@ -141,6 +144,86 @@ impl ModelJudgements {
     }
 }
 
+/// The agreement at one threshold of P(yes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// The model says relevant when P(yes) is at least this.
+    pub threshold: f64,
+    /// Its agreement with the people there.
+    pub agreement: Agreement,
+}
+
+/// What a judging run reports as it goes: the pool it is about to judge, then each judgement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JudgeEvent {
+    /// The judging started: what is judged, with no judgement yet.
+    Started(ModelJudgements),
+    /// One more judgement.
+    Judged(ModelJudgement),
+}
+
+impl ModelJudgements {
+    /// Take in one event of a run: a start replaces what was there; a judgement joins the run
+    /// it belongs to (one that comes with no run started is dropped).
+    pub fn take(current: &mut Option<ModelJudgements>, event: JudgeEvent) {
+        match event {
+            JudgeEvent::Started(j) => *current = Some(j),
+            JudgeEvent::Judged(j) => {
+                if let Some(c) = current.as_mut() {
+                    c.judgements.push(j);
+                }
+            }
+        }
+    }
+}
+
+/// Where a language model's judgements of each corpus are kept: a folder beside the grades' store
+/// (`model-judgements/` in the workspace), one file per corpus, named by its fingerprint. Nothing
+/// here touches the grades.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelJudgementStore {
+    dir: PathBuf,
+}
+
+impl ModelJudgementStore {
+    /// The store of a workspace folder.
+    pub fn in_workspace(workspace: &Path) -> Self {
+        Self { dir: workspace.join("model-judgements") }
+    }
+
+    /// The file of a corpus's judgements.
+    pub fn path(&self, corpus: &Corpus) -> PathBuf {
+        self.dir.join(format!("{}.json", corpus.fingerprint()))
+    }
+
+    /// The judgements stored for `corpus`: none when nothing was stored, an error naming the file
+    /// when it cannot be read (judging again replaces it).
+    pub fn load(&self, corpus: &Corpus) -> Result<Option<ModelJudgements>> {
+        let path = self.path(corpus);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        serde_json::from_str(&text).map(Some).map_err(|e| {
+            Error::invalid(
+                format!("{}:{}", path.display(), e.line()),
+                format!("the language model's judgements could not be read ({e}); judging again replaces them"),
+            )
+        })
+    }
+
+    /// Store `judgements` as the corpus's (replacing what was stored), atomically.
+    pub fn save(&self, corpus: &Corpus, judgements: &ModelJudgements) -> Result<PathBuf> {
+        let path = self.path(corpus);
+        let text =
+            serde_json::to_string_pretty(judgements).map_err(|e| Error::invalid("model judgements", e.to_string()))?;
+        std::fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        crate::fsutil::write_atomic(&path, text)?;
+        Ok(path)
+    }
+}
+
 /// The judge's name as one TREC column: each run of white space becomes `_`.
 pub fn judge_tag(model: &str) -> String {
     model.split_whitespace().collect::<Vec<_>>().join("_")
@@ -176,6 +259,8 @@ pub fn request(prompt: &JudgePrompt, corpus: &Corpus, item: &PoolItem) -> Option
 /// Judge every pooled passage with `generator`, comparing each with `people`. `each` sees every
 /// judgement as it is made (to show or save it at once). Stopping through `progress` keeps what
 /// was judged: the result then has fewer judgements than `pooled`.
+/// With `probabilities`, each judgement reads P(yes) from the model's first answer token (its
+/// logits, or a server's `logprobs`; a server without them answers in words).
 #[allow(clippy::too_many_arguments)]
 pub fn judge(
     corpus: &Corpus,
@@ -184,6 +269,7 @@ pub fn judge(
     pool: &[PoolItem],
     people: &Qrels,
     scope: &str,
+    probabilities: bool,
     progress: &dyn Progress,
     each: &mut dyn FnMut(&ModelJudgement) -> Result<()>,
 ) -> Result<ModelJudgements> {
@@ -194,6 +280,7 @@ pub fn judge(
         prompt: prompt.clone(),
         scope: scope.to_string(),
         pooled: pool.len(),
+        skipped: Vec::new(),
         judgements: Vec::with_capacity(pool.len()),
     };
     progress.stage(&format!("Judging with {}", generator.info().model), pool.len() as u64);
@@ -202,18 +289,47 @@ pub fn judge(
             break;
         }
         let Some(d) = corpus.doc(item.doc) else { continue };
-        let Some(req) = request(prompt, corpus, item) else { continue };
-        let reply = match generator.chat(&req, &mut |_| {}, &CancelOnly(progress)) {
-            Ok(r) => r,
-            Err(Error::Cancelled) => break,
-            Err(e) => return Err(e),
-        };
-        let j = ModelJudgement {
-            qid: item.qid.clone(),
-            doc: d.id.clone(),
-            grade: tasks::read_judgement(&reply.text),
-            reply: reply.text,
-            people: people.grade(&item.qid, &d.id),
+        let people_grade = people.grade(&item.qid, &d.id);
+        let j = if probabilities {
+            let read = crate::retrieve::pointwise::judge_passage(
+                generator,
+                prompt,
+                &item.question,
+                &d.passage_text(),
+                &CancelOnly(progress),
+            );
+            let judged = match read {
+                Ok(r) => r,
+                Err(Error::Cancelled) => break,
+                Err(e) => return Err(e),
+            };
+            let reply = match judged.p_yes {
+                Some(p) if judged.reply.is_empty() => format!("P(yes) = {p:.3} ({})", judged.source),
+                _ => judged.reply.clone(),
+            };
+            ModelJudgement {
+                qid: item.qid.clone(),
+                doc: d.id.clone(),
+                grade: judged.p_yes.map(|p| u8::from(p >= 0.5)),
+                reply,
+                people: people_grade,
+                p_yes: judged.p_yes,
+            }
+        } else {
+            let Some(req) = request(prompt, corpus, item) else { continue };
+            let reply = match generator.chat(&req, &mut |_| {}, &CancelOnly(progress)) {
+                Ok(r) => r,
+                Err(Error::Cancelled) => break,
+                Err(e) => return Err(e),
+            };
+            ModelJudgement {
+                qid: item.qid.clone(),
+                doc: d.id.clone(),
+                grade: tasks::read_judgement(&reply.text),
+                reply: reply.text,
+                people: people_grade,
+                p_yes: None,
+            }
         };
         each(&j)?;
         out.judgements.push(j);
@@ -233,6 +349,7 @@ mod tests {
             prompt: JudgePrompt::default(),
             scope: "bm25 top 2".into(),
             pooled: grades.len() + 1,
+            skipped: Vec::new(),
             judgements: grades
                 .iter()
                 .enumerate()
@@ -242,6 +359,7 @@ mod tests {
                     reply: format!("{g:?}"),
                     grade: *g,
                     people: *p,
+                    p_yes: None,
                 })
                 .collect(),
         }
@@ -285,6 +403,44 @@ mod tests {
         assert_eq!(trec_line("q1", "d1", 0, "").unwrap(), "q1 model d1 0\n");
     }
 
+    #[test]
+    fn events_fold_into_the_run_they_belong_to() {
+        let mut current = None;
+        let stray = ModelJudgement {
+            qid: "q".into(),
+            doc: "d".into(),
+            reply: "yes".into(),
+            grade: Some(1),
+            people: None,
+            p_yes: None,
+        };
+        ModelJudgements::take(&mut current, JudgeEvent::Judged(stray.clone()));
+        assert_eq!(current, None, "a judgement with no run started is dropped");
+        let start = judged(&[]);
+        ModelJudgements::take(&mut current, JudgeEvent::Started(start.clone()));
+        ModelJudgements::take(&mut current, JudgeEvent::Judged(stray.clone()));
+        ModelJudgements::take(&mut current, JudgeEvent::Judged(stray.clone()));
+        assert_eq!(current.as_ref().map(|c| c.judgements.len()), Some(2));
+        ModelJudgements::take(&mut current, JudgeEvent::Started(start));
+        assert_eq!(current.map(|c| c.judgements.len()), Some(0), "a new run starts empty");
+    }
+
+    #[test]
+    fn the_store_keeps_a_corpus_judgements_apart_and_names_a_damaged_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ModelJudgementStore::in_workspace(dir.path());
+        let a = Corpus::from_texts("a", [("d1", "one")]);
+        let b = Corpus::from_texts("b", [("d1", "two")]);
+        assert_eq!(store.load(&a).unwrap(), None);
+        let m = judged(&[(Some(1), Some(2))]);
+        let path = store.save(&a, &m).unwrap();
+        assert_eq!(store.load(&a).unwrap(), Some(m));
+        assert_eq!(store.load(&b).unwrap(), None, "another corpus has its own file");
+        std::fs::write(&path, "{\n  \"name\": ").unwrap();
+        let e = store.load(&a).unwrap_err().to_string();
+        assert!(e.contains(&path.display().to_string()) && e.contains("judging again replaces"), "{e}");
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
 
@@ -301,9 +457,10 @@ mod tests {
                 prompt: JudgePrompt::default(),
                 scope: String::new(),
                 pooled: rows.len(),
+                skipped: Vec::new(),
                 judgements: rows
                     .iter()
-                    .map(|(q, d, g)| ModelJudgement { qid: q.clone(), doc: d.clone(), reply: String::new(), grade: *g, people: None })
+                    .map(|(q, d, g)| ModelJudgement { qid: q.clone(), doc: d.clone(), reply: String::new(), grade: *g, people: None, p_yes: None })
                     .collect(),
             };
             // Later lines win over earlier ones for the same pair, as in the qrels.

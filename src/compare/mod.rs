@@ -2,19 +2,25 @@
 //! how much the columns agree, and whole question sets (studies).
 
 pub mod analyzers;
+mod graded;
 pub mod judge;
 pub mod moved;
 mod outside;
 mod overlap;
 mod plan;
+mod pool;
+mod rag;
 mod study;
 
 use serde::{Deserialize, Serialize};
 
+pub use graded::{ColumnMetrics, QuestionMetrics};
 pub use outside::{External, distinct_names};
 pub use overlap::{OverlapMatrix, jaccard_at_k, rank_biased_overlap};
 pub use plan::{Baseline, find_system, no_such_system};
 pub use plan::{ColumnResult, ExplainedItem, Member, Plan, PlanRun};
+pub use pool::{Pool, PoolColumn, judge_plan};
+pub use rag::{best_list, rag_passages};
 pub use study::{Disagreement, MethodResult, Missing, Study, System, Triage, TriageOrder, TriageRow};
 
 use crate::retrieve::{MethodKind, Ranking};
@@ -42,9 +48,36 @@ pub enum Outcome {
     },
 }
 
+/// A column's id: what the app addresses a column by (its selection, its explanation), stable
+/// while the same member of the plan is shown — its label may change (a provisional column's note,
+/// a model loaded) and two columns may share a family.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+pub struct ColumnId(pub String);
+
+impl ColumnId {
+    /// No id (a column made outside a plan).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The id of a family's first column (`bm25`), or of an outside system's (`run:colleague`).
+    pub fn of(kind: MethodKind, system_name: &str) -> ColumnId {
+        ColumnId(if kind.is_external() { format!("{}:{system_name}", kind.cli_name()) } else { kind.cli_name().into() })
+    }
+}
+
+impl std::fmt::Display for ColumnId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// One column of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MethodRun {
+    /// The column's id in the plan that ran it.
+    #[serde(default, skip_serializing_if = "ColumnId::is_empty")]
+    pub id: ColumnId,
     /// Column label (method and variant).
     pub label: String,
     /// Family.
@@ -77,6 +110,7 @@ pub struct Comparison {
 impl Comparison {
     /// Jaccard@k and RBO between every pair of ranked (not set-valued) columns.
     pub fn overlap(&self) -> OverlapMatrix {
+        crate::tally::count(crate::tally::Tally::Overlap);
         let ranked: Vec<(&str, &Ranking)> = self
             .runs
             .iter()

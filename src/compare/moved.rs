@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use crate::config::Settings;
 use crate::corpus::DocId;
-use crate::engine::Engine;
 use crate::retrieve::{Detail, MethodKind, QueryContext, Split};
+use crate::workbench::Workbench;
 use crate::{Error, Result};
 
 /// One state: a method with its settings.
@@ -117,7 +117,7 @@ pub fn describe_change(a: &State, b: &State) -> String {
     if out.is_empty() { "nothing that this method reads changed".into() } else { out.join(" and ") }
 }
 
-fn side(engine: &Engine, state: &State, question: &str, doc: DocId) -> Result<(Side, Split)> {
+fn side(engine: &Workbench, state: &State, question: &str, doc: DocId) -> Result<(Side, Split)> {
     let r = engine.retriever(state.kind, &state.settings)?;
     let q = engine.query_context(question, &state.settings);
     let prepared = r.prepare(&q)?;
@@ -137,7 +137,7 @@ fn rank_text(r: Option<usize>) -> String {
 }
 
 /// One passage under two states.
-pub fn what_moved(engine: &Engine, question: &str, doc: DocId, before: &State, after: &State) -> Result<Moved> {
+pub fn what_moved(engine: &Workbench, question: &str, doc: DocId, before: &State, after: &State) -> Result<Moved> {
     let _ = QueryContext::new(question);
     if engine.corpus().doc(doc).is_none() {
         return Err(Error::invalid("passage", "no such passage in the open corpus"));
@@ -198,7 +198,7 @@ mod tests {
     #[test]
     fn a_change_of_b_is_explained_term_by_term_and_the_parts_sum_to_the_difference() {
         // d2 is four times as long as d1; both hold `sync` once.
-        let e = Engine::new(crate::corpus::Corpus::from_texts(
+        let e = Workbench::new(crate::corpus::Corpus::from_texts(
             "t",
             [
                 ("d1", "sync fails"),

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use super::study::System;
 use crate::config::Settings;
 use crate::corpus::Corpus;
-use crate::engine::Engine;
 use crate::eval::RunFile;
 use crate::external::{EngineSource, LiveEngine, SavedResponses, VectorFormat, VectorSet};
 use crate::progress::Progress;
 use crate::retrieve::vectors::vector_retriever;
 use crate::retrieve::{EngineRetriever, MethodKind, Retriever, RunRetriever};
+use crate::workbench::Workbench;
 use crate::{Error, Result};
 
 /// A system outside RankLens.
@@ -61,7 +61,7 @@ impl External {
     /// engine's own Lucene BM25 with the settings' analyzer).
     pub fn retriever(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         settings: &Settings,
         progress: &dyn Progress,
     ) -> Result<Arc<dyn Retriever>> {
@@ -215,7 +215,7 @@ impl External {
     /// asked question by question through `engine`, `depth` results each.
     pub fn system(
         &self,
-        engine: Option<&crate::engine::Engine>,
+        engine: Option<&crate::workbench::Workbench>,
         settings: &crate::config::Settings,
         depth: usize,
         progress: &dyn crate::progress::Progress,

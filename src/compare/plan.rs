@@ -9,15 +9,15 @@ use std::sync::Arc;
 
 use super::External;
 use super::study::{Missing, Study, System};
-use super::{Comparison, MethodRun, Outcome};
+use super::{ColumnId, Comparison, MethodRun, Outcome};
 use crate::Error;
 use crate::config::Settings;
 use crate::corpus::{DocId, Query};
-use crate::engine::{Engine, SparseSpec};
 use crate::eval::{Correction, Qrels, RunFile};
 use crate::progress::{Progress, check_cancel};
 use crate::retrieve::{Explanation, MethodKind, Prepared, QueryContext, Retriever};
 use crate::structured::SqlLimits;
+use crate::workbench::{SparseSpec, Workbench};
 
 /// One column of a comparison.
 #[derive(Debug, Clone)]
@@ -65,6 +65,15 @@ impl Member {
             Member::Sql(_) => MethodKind::Sql,
             Member::Graph(_) => MethodKind::Graph,
             Member::External(x) => x.kind(),
+        }
+    }
+
+    /// The column's id before counting repeats: its family's command-line name, or an outside
+    /// system's name.
+    fn base_id(&self) -> String {
+        match self {
+            Member::External(x) => ColumnId::of(x.kind(), x.name()).0,
+            m => ColumnId::of(m.kind(), "").0,
         }
     }
 
@@ -120,6 +129,22 @@ impl Plan {
         Plan { settings: settings.clone(), members: kinds.iter().map(|&k| Member::of_kind(k, settings)).collect() }
     }
 
+    /// Each column's id, in order: its family's name (`bm25`, `dense`), an outside system's kind and
+    /// name (`run:colleague`), and `#2`, `#3`… after a name already given (several lexical
+    /// variants).
+    pub fn column_ids(&self) -> Vec<ColumnId> {
+        let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        self.members
+            .iter()
+            .map(|m| {
+                let base = m.base_id();
+                let n = seen.entry(base.clone()).or_insert(0);
+                *n += 1;
+                ColumnId(if *n == 1 { base } else { format!("{base}#{n}") })
+            })
+            .collect()
+    }
+
     /// The plan with these systems (runs, engines, vectors) as more columns, after the others.
     pub fn with_externals(mut self, systems: &[External]) -> Plan {
         self.members.extend(systems.iter().cloned().map(Member::External));
@@ -140,7 +165,7 @@ impl Plan {
 
     /// The plan without its SQL and graph columns where the corpus has neither tables nor a
     /// graph (with one of them, both stay: the other column says what the corpus lacks).
-    pub fn with_structured_sources(mut self, engine: &Engine) -> Plan {
+    pub fn with_structured_sources(mut self, engine: &Workbench) -> Plan {
         let s = engine.structured();
         if s.sql.is_none() && s.graph.is_none() {
             self.members.retain(Member::ranks_passages);
@@ -151,7 +176,7 @@ impl Plan {
     /// Each column's retriever, or why it cannot run here (SQL and graph columns have none).
     pub fn retrievers(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         progress: &dyn Progress,
     ) -> Vec<Option<crate::Result<Arc<dyn Retriever>>>> {
         self.members.iter().map(|m| self.retriever(engine, m, progress)).collect()
@@ -161,7 +186,7 @@ impl Plan {
     /// one place a member becomes a method.
     pub fn retriever(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         member: &Member,
         progress: &dyn Progress,
     ) -> Option<crate::Result<Arc<dyn Retriever>>> {
@@ -181,7 +206,7 @@ impl Plan {
     #[allow(clippy::too_many_arguments)]
     pub fn study(
         &self,
-        engine: Option<&Engine>,
+        engine: Option<&Workbench>,
         qrels: &Qrels,
         questions: &[Query],
         depth: usize,
@@ -240,14 +265,14 @@ impl Plan {
     /// The columns whose methods encode passages while answering (late interaction without a
     /// token index, the cross-encoder): on a large corpus they take seconds, so the app shows the
     /// other columns first.
-    pub fn slow_members(&self, engine: &Engine) -> Vec<usize> {
+    pub fn slow_members(&self, engine: &Workbench) -> Vec<usize> {
         (0..self.members.len())
             .filter(|&i| matches!(self.members[i], Member::Neural(kind) if engine.encodes_at_query_time(kind)))
             .collect()
     }
 
     /// Run every column on the question.
-    pub fn run(&self, engine: &Engine, query: &QueryContext, progress: &dyn Progress) -> crate::Result<PlanRun> {
+    pub fn run(&self, engine: &Workbench, query: &QueryContext, progress: &dyn Progress) -> crate::Result<PlanRun> {
         self.run_phase(engine, query, &[], "", Provisional::Allowed, progress)
     }
 
@@ -258,7 +283,7 @@ impl Plan {
     /// whole run.
     pub fn run_except(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         query: &QueryContext,
         skip: &[usize],
         waiting: &str,
@@ -269,7 +294,7 @@ impl Plan {
 
     fn run_phase(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         query: &QueryContext,
         skip: &[usize],
         waiting: &str,
@@ -285,7 +310,9 @@ impl Plan {
         run.comparison.runs = self
             .members
             .iter()
-            .map(|m| MethodRun {
+            .zip(self.column_ids())
+            .map(|(m, id)| MethodRun {
+                id,
                 label: m.kind().label().to_string(),
                 kind: m.kind(),
                 outcome: Outcome::Unavailable { message: waiting.to_string() },
@@ -299,7 +326,7 @@ impl Plan {
     /// are not encoded yet answers provisionally.
     pub fn run_members(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         query: &QueryContext,
         which: &[usize],
         progress: &dyn Progress,
@@ -309,7 +336,7 @@ impl Plan {
 
     fn members_run(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         query: &QueryContext,
         which: &[usize],
         provisional: Provisional,
@@ -328,7 +355,7 @@ impl Plan {
 
     fn run_member(
         &self,
-        engine: &Engine,
+        engine: &Workbench,
         query: &QueryContext,
         index: usize,
         member: &Member,
@@ -336,7 +363,8 @@ impl Plan {
         progress: &dyn Progress,
     ) -> ColumnResult {
         let kind = member.kind();
-        let column = |label: String, outcome| MethodRun { label, kind, outcome };
+        let id = self.column_ids().get(index).cloned().unwrap_or_default();
+        let column = |label: String, outcome| MethodRun { id: id.clone(), label, kind, outcome };
         let structured = engine.structured();
         let (run, prepared) = match member {
             Member::Sql(sql) => (column("SQL".into(), sql_outcome(engine, sql.as_deref())), None),
@@ -398,7 +426,7 @@ pub enum Baseline {
 }
 
 /// A member's name before it runs: an outside system's name, else its family's.
-fn member_label(member: &Member) -> String {
+pub(super) fn member_label(member: &Member) -> String {
     match member {
         Member::External(x) => x.name().to_string(),
         m => m.kind().label().to_string(),
@@ -441,7 +469,7 @@ fn outcome_of_error(e: Error) -> Outcome {
     }
 }
 
-fn sql_outcome(engine: &Engine, sql: Option<&str>) -> Outcome {
+fn sql_outcome(engine: &Workbench, sql: Option<&str>) -> Outcome {
     match (&engine.structured().sql, sql) {
         (None, _) => unavailable("this corpus has no tables (add a .csv file next to it)"),
         (Some(_), None) => unavailable("no SQL for this question: write a SELECT"),
@@ -472,9 +500,20 @@ pub struct PlanRun {
     pub query: QueryContext,
 }
 
-/// One column's explanation of a passage: (column label, method, explanation or why not, the
-/// passage's rank in that column).
-pub type ExplainedItem = (String, MethodKind, Result<Explanation, String>, Option<usize>);
+/// One column's explanation of a passage.
+#[derive(Debug, Clone)]
+pub struct ExplainedItem {
+    /// The column.
+    pub id: ColumnId,
+    /// Its label.
+    pub label: String,
+    /// Its family.
+    pub kind: MethodKind,
+    /// Why the passage has its score there, or why it cannot be said.
+    pub explanation: Result<Explanation, String>,
+    /// The passage's rank in that column (none outside its top k).
+    pub rank: Option<usize>,
+}
 
 impl PlanRun {
     /// Put columns run later (see [`Plan::run_except`]) in their places.
@@ -502,7 +541,13 @@ impl PlanRun {
         for (run, prepared) in ranked {
             check_cancel(progress)?;
             let rank = run.ranking().and_then(|r| r.rank_of(doc));
-            out.push((run.label.clone(), run.kind, prepared.explain(doc).map_err(|e| e.report()), rank));
+            out.push(ExplainedItem {
+                id: run.id.clone(),
+                label: run.label.clone(),
+                kind: run.kind,
+                explanation: prepared.explain(doc).map_err(|e| e.report()),
+                rank,
+            });
             progress.advance(1);
         }
         Ok(out)

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use crate::Result;
 use crate::config::Settings;
 use crate::corpus::Query;
-use crate::engine::Engine;
 use crate::eval::{Correction, EvalSummary, Metric, MetricSet, PairedTest, Qrels, Run, RunFile, evaluate, paired_test};
 use crate::progress::Progress;
 use crate::retrieve::{MethodKind, Retriever};
+use crate::workbench::Workbench;
 
 /// A system to evaluate: its name, its family, and its ranked lists for the questions.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +35,7 @@ impl System {
 
     /// A method run over the corpus's questions, `depth` results each.
     pub fn run(
-        engine: &Engine,
+        engine: &Workbench,
         retriever: &dyn Retriever,
         settings: &Settings,
         depth: usize,

@@ -431,6 +431,13 @@ pub fn load_queries(path: &Path, report: &mut LoadReport) -> Result<Vec<Query>> 
     Ok(out)
 }
 
+/// Every question of a BEIR folder's `queries.jsonl`, whichever split judges it (a corpus loaded
+/// from the folder keeps only the test split's; training on another split reads them all here).
+pub fn beir_queries(dir: &Path) -> Result<Vec<Query>> {
+    let mut report = LoadReport::default();
+    load_queries(&dir.join("queries.jsonl"), &mut report)
+}
+
 fn load_beir(dir: &Path, corpus: &mut Corpus) -> Result<()> {
     load_jsonl(&dir.join("corpus.jsonl"), corpus)?;
     corpus.name = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "beir".into());

@@ -2,14 +2,16 @@
 //! linear gain, log2(rank+1) discount, ties ordered by score descending then docno descending, and
 //! means taken over every judged query (a query the run misses counts 0).
 
+mod agreement;
 mod judgements;
 mod metrics;
 mod run;
 mod runfile;
 mod significance;
 
-/// Judgements belong to a dataset and are loaded with it; evaluation reads them.
 pub use crate::corpus::{IdFormat, Qrels, check_id};
+/// Judgements belong to a dataset and are loaded with it; evaluation reads them.
+pub use agreement::{Agreement, agreement};
 pub use judgements::{JudgementStore, MAX_GRADE, question_id};
 pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec_order};
 pub use run::Run;

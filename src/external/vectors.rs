@@ -371,7 +371,7 @@ pub struct VectorSet {
     /// Vector size.
     pub dim: usize,
     /// L2-normalised passage rows in corpus order, as a dense index.
-    pub passages: std::sync::Arc<crate::index::neural::DenseIndex>,
+    pub passages: std::sync::Arc<crate::index::encoded::DenseIndex>,
     /// L2-normalised query vectors by query id.
     pub queries: BTreeMap<String, Vec<f32>>,
     /// What was noticed while matching (ids the corpus does not hold, zero vectors).
@@ -460,7 +460,7 @@ impl VectorSet {
             passages_file: passages.to_path_buf(),
             queries_file: queries.map(Path::to_path_buf),
             dim,
-            passages: std::sync::Arc::new(crate::index::neural::DenseIndex::whole(
+            passages: std::sync::Arc::new(crate::index::encoded::DenseIndex::whole(
                 name.map(str::to_string).unwrap_or_else(|| crate::eval::RunFile::default_name(passages)),
                 dim,
                 rows,
@@ -524,7 +524,7 @@ impl VectorSet {
     }
 
     /// The passage vectors as a dense index (for the column and the map).
-    pub fn index(&self) -> std::sync::Arc<crate::index::neural::DenseIndex> {
+    pub fn index(&self) -> std::sync::Arc<crate::index::encoded::DenseIndex> {
         self.passages.clone()
     }
 }

@@ -309,14 +309,54 @@ impl EmbeddedLlm {
         Ok(logits.squeeze(0)?.to_dtype(candle_core::DType::F32)?.to_vec1()?)
     }
 
+    /// The `top` likeliest first tokens of the answer with their log-probabilities, read from the
+    /// model's logits (log-softmax over the whole vocabulary, in f64), best first; ties by token id.
+    pub fn first_token_choices(&self, request: &ChatRequest, top: usize) -> Result<Vec<super::TokenChoice>> {
+        let logits = self.first_token_scores(request, true)?;
+        Ok(top_choices(&logits, top, |id| self.tokenizer_decode(id)))
+    }
+
+    /// One token's text, as the first-token choices name it.
+    pub fn tokenizer_decode(&self, id: u32) -> String {
+        self.tokenizer.decode(&[id], false).unwrap_or_default()
+    }
+
     fn decode(&self, ids: &[u32]) -> Result<String> {
         self.tokenizer.decode(ids, true).map_err(|e| Error::Model(format!("decoding the answer: {e}")))
     }
 }
 
+/// The `top` largest of `logits` as log-probabilities (log-softmax in f64), best first, ties by
+/// index; `text` names each index.
+pub fn top_choices(logits: &[f32], top: usize, text: impl Fn(u32) -> String) -> Vec<super::TokenChoice> {
+    let max = logits.iter().copied().filter(|x| x.is_finite()).fold(f32::NEG_INFINITY, f32::max);
+    if !max.is_finite() {
+        return Vec::new();
+    }
+    let max = f64::from(max);
+    let log_sum = logits.iter().filter(|x| x.is_finite()).map(|&x| (f64::from(x) - max).exp()).sum::<f64>().ln() + max;
+    let mut order: Vec<usize> = (0..logits.len()).filter(|&i| logits[i].is_finite()).collect();
+    order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));
+    order
+        .into_iter()
+        .take(top)
+        .map(|i| super::TokenChoice { token: text(i as u32), logprob: f64::from(logits[i]) - log_sum })
+        .collect()
+}
+
 impl Generator for EmbeddedLlm {
     fn info(&self) -> &GeneratorInfo {
         &self.info
+    }
+
+    fn first_tokens(
+        &self,
+        request: &ChatRequest,
+        top: usize,
+        progress: &dyn Progress,
+    ) -> Result<Option<Vec<super::TokenChoice>>> {
+        check_cancel(progress)?;
+        self.first_token_choices(request, top).map(Some)
     }
 
     fn chat(&self, request: &ChatRequest, sink: Sink<'_>, progress: &dyn Progress) -> Result<Generated> {
@@ -366,8 +406,10 @@ impl Generator for EmbeddedLlm {
         };
         let mut context = prompt.clone();
         let mut written: Vec<u32> = Vec::new();
-        let mut shown = 0usize;
-        let mut text = String::new();
+        // Each token's text is decoded once, as it comes (a character spanning several tokens is
+        // passed on when its last token is in), not the whole answer again on every token.
+        let mut stream = self.tokenizer.decode_stream(true);
+        let mut shown = String::new();
         let mut finish = Finish::Length;
         let mut input = Tensor::new(&prompt[pos..], &cpu)?.unsqueeze(0)?;
         let mut pos = pos;
@@ -387,17 +429,19 @@ impl Generator for EmbeddedLlm {
             written.push(next);
             context.push(next);
             progress.advance(1);
-            // Pass on the text once it decodes whole (a character may span several tokens).
-            let decoded = self.decode(&written)?;
-            if !decoded.ends_with('\u{FFFD}') && decoded.len() > shown && decoded.is_char_boundary(shown) {
-                sink(&decoded[shown..]);
-                shown = decoded.len();
+            if let Some(piece) = stream.step(next).map_err(|e| Error::Model(format!("decoding the answer: {e}")))? {
+                sink(&piece);
+                shown.push_str(&piece);
             }
-            text = decoded;
             input = Tensor::new(&[next], &cpu)?.unsqueeze(0)?;
         }
-        if text.len() > shown && text.is_char_boundary(shown) {
-            sink(&text[shown..]);
+        // The answer is the whole decode; what the pieces did not show yet (a character cut at
+        // the end) is passed on last.
+        let text = self.decode(&written)?;
+        if let Some(rest) = text.strip_prefix(shown.as_str())
+            && !rest.is_empty()
+        {
+            sink(rest);
         }
         Ok(Generated {
             text,
@@ -408,4 +452,28 @@ impl Generator for EmbeddedLlm {
             seconds: started.elapsed().as_secs_f64(),
         })
     }
+}
+
+/// The GGUF file of a resolved generator.
+pub fn gguf_file(model: &crate::models::ResolvedModel) -> Result<std::path::PathBuf> {
+    model
+        .spec
+        .files
+        .iter()
+        .map(|f| model.dir.join(&f.path))
+        .find(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")))
+        .ok_or_else(|| crate::Error::Model(format!("{}: the generator has no .gguf file", model.spec.id)))
+}
+
+/// Load the embedded generator the model manager finds (downloading it when allowed).
+pub fn load_embedded(
+    manager: &crate::models::ModelManager,
+    allow_download: bool,
+    progress: &dyn Progress,
+) -> Result<(EmbeddedLlm, crate::models::ResolvedModel)> {
+    let model = manager.resolve(crate::models::Role::Generator, allow_download, progress)?;
+    let path = gguf_file(&model)?;
+    let name = model.spec.id.rsplit('/').next().unwrap_or(&model.spec.id).to_string();
+    let llm = EmbeddedLlm::load(&path, &name, super::caveat_for(&name), progress)?;
+    Ok((llm, model))
 }

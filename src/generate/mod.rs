@@ -8,16 +8,20 @@
 //! that was not in the prompt, a sentence whose cited passage shares no word with it), and never
 //! depend on which generator wrote the text.
 
+pub mod citations;
 pub mod embedded;
 pub mod gguf_vocab;
 pub mod openai;
+pub mod permutation;
+pub mod prompts;
 pub mod tasks;
+pub mod text_to_sql;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use embedded::EmbeddedLlm;
+pub use embedded::{EmbeddedLlm, gguf_file, load_embedded};
 pub use openai::{ChatServer, ServerConfig};
 
 use crate::Result;
@@ -33,6 +37,8 @@ pub enum Speaker {
     User,
     /// The model.
     Assistant,
+    /// A tool's result, answering one of the model's tool calls.
+    Tool,
 }
 
 impl Speaker {
@@ -42,6 +48,7 @@ impl Speaker {
             Speaker::System => "system",
             Speaker::User => "user",
             Speaker::Assistant => "assistant",
+            Speaker::Tool => "tool",
         }
     }
 }
@@ -53,21 +60,73 @@ pub struct Message {
     pub role: Speaker,
     /// What is said.
     pub content: String,
+    /// The tools the model called in this message (its own turns only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The call a tool's message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl Message {
+    fn of(role: Speaker, content: impl Into<String>) -> Self {
+        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+    }
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Self { role: Speaker::System, content: content.into() }
+        Self::of(Speaker::System, content)
     }
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: Speaker::User, content: content.into() }
+        Self::of(Speaker::User, content)
     }
     /// A message the model said (a worked example's answer).
     pub fn assistant(content: impl Into<String>) -> Self {
-        Self { role: Speaker::Assistant, content: content.into() }
+        Self::of(Speaker::Assistant, content)
     }
+    /// The model's turn that called tools.
+    pub fn calls(content: impl Into<String>, calls: Vec<ToolCall>) -> Self {
+        Self { tool_calls: calls, ..Self::of(Speaker::Assistant, content) }
+    }
+    /// A tool's result for the call `id`.
+    pub fn tool(id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self { tool_call_id: Some(id.into()), ..Self::of(Speaker::Tool, content) }
+    }
+}
+
+/// A tool the model may call: its name, what it does, and its arguments' JSON schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Its name (`bm25`).
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// The JSON schema of its arguments (an object).
+    pub parameters: serde_json::Value,
+}
+
+/// One call of a tool, as the model wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The call's id (what the tool's answer names).
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// Its arguments as the model wrote them (JSON text, not yet trusted).
+    pub arguments: String,
+}
+
+/// A model's turn when it was offered tools: what it said, and the tools it called.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolTurn {
+    /// Its text (a thought, or the answer when it calls nothing).
+    pub text: String,
+    /// The tools it called, in order.
+    pub calls: Vec<ToolCall>,
+    /// Tokens it wrote (0 when the server does not say).
+    pub completion_tokens: usize,
+    /// Seconds it took.
+    pub seconds: f64,
 }
 
 /// What to ask a generator.
@@ -146,6 +205,16 @@ impl fmt::Display for GeneratorInfo {
     }
 }
 
+/// One candidate for the first token of an answer, with its log-probability (natural log, over the
+/// whole vocabulary).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenChoice {
+    /// The token's text as the model writes it (a leading space included).
+    pub token: String,
+    /// ln p(token | prompt).
+    pub logprob: f64,
+}
+
 /// Receives the text as it is written, piece by piece.
 pub type Sink<'a> = &'a mut dyn FnMut(&str);
 
@@ -156,6 +225,31 @@ pub trait Generator: Send + Sync {
     /// Answer `request`, passing each new piece of text to `sink` as it is written, and stopping
     /// with [`crate::Error::Cancelled`] when `progress` says so.
     fn chat(&self, request: &ChatRequest, sink: Sink<'_>, progress: &dyn Progress) -> Result<Generated>;
+
+    /// The `top` likeliest first tokens of the answer to `request`, best first, with their
+    /// log-probabilities, where the generator can read them (the embedded model's logits, a
+    /// server's `logprobs`); `Ok(None)` where it cannot (a server that does not return them).
+    fn first_tokens(
+        &self,
+        request: &ChatRequest,
+        top: usize,
+        progress: &dyn Progress,
+    ) -> Result<Option<Vec<TokenChoice>>> {
+        let _ = (request, top, progress);
+        Ok(None)
+    }
+
+    /// Answer `request` offered `tools` (the chat API's `tools`), where the generator takes them;
+    /// `Ok(None)` where it does not (the embedded model: it is asked in a text protocol instead).
+    fn chat_with_tools(
+        &self,
+        request: &ChatRequest,
+        tools: &[ToolSpec],
+        progress: &dyn Progress,
+    ) -> Result<Option<ToolTurn>> {
+        let _ = (request, tools, progress);
+        Ok(None)
+    }
 }
 
 /// What every label of a small model's text adds.
@@ -166,28 +260,4 @@ pub fn caveat_for(model: &str) -> Option<String> {
          point — check them against the passages"
             .to_string()
     })
-}
-
-/// The GGUF file of a resolved generator.
-pub fn gguf_file(model: &crate::models::ResolvedModel) -> Result<std::path::PathBuf> {
-    model
-        .spec
-        .files
-        .iter()
-        .map(|f| model.dir.join(&f.path))
-        .find(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")))
-        .ok_or_else(|| crate::Error::Model(format!("{}: the generator has no .gguf file", model.spec.id)))
-}
-
-/// Load the embedded generator the model manager finds (downloading it when allowed).
-pub fn load_embedded(
-    manager: &crate::models::ModelManager,
-    allow_download: bool,
-    progress: &dyn Progress,
-) -> Result<(EmbeddedLlm, crate::models::ResolvedModel)> {
-    let model = manager.resolve(crate::models::Role::Generator, allow_download, progress)?;
-    let path = gguf_file(&model)?;
-    let name = model.spec.id.rsplit('/').next().unwrap_or(&model.spec.id).to_string();
-    let llm = EmbeddedLlm::load(&path, &name, caveat_for(&name), progress)?;
-    Ok((llm, model))
 }

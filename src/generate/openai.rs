@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{ChatRequest, Finish, Generated, Generator, GeneratorInfo, Sink};
+use super::{ChatRequest, Finish, Generated, Generator, GeneratorInfo, Sink, TokenChoice};
 use crate::progress::{Progress, check_cancel};
 use crate::{Error, Result};
 
@@ -53,10 +53,153 @@ impl ServerConfig {
     }
 }
 
-/// A chat-completions server as a [`Generator`].
+/// The names of a chat server's settings, as errors name them (the app's form and the command
+/// line each say where that setting is given: `--llm`, Models → Generator).
+pub mod setting {
+    /// [`super::ServerConfig::base_url`].
+    pub const URL: &str = "chat server URL";
+    /// [`super::ServerConfig::model`].
+    pub const MODEL: &str = "chat server model";
+    /// [`super::ServerConfig::key_env`].
+    pub const KEY_ENV: &str = "chat server API key variable";
+}
+
+/// A chat-completions server as a [`Generator`]: one HTTP agent per server, kept for every
+/// request (its connections and TLS sessions are reused).
 pub struct ChatServer {
     config: ServerConfig,
     info: GeneratorInfo,
+    agent: ureq::Agent,
+}
+
+/// A chat completion as the protocol writes it, plain (`message`) or as one streamed event
+/// (`delta`); fields the protocol may leave out are optional.
+#[derive(Debug, Deserialize)]
+struct Completion {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    error: Option<ErrorBody>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Choice {
+    #[serde(default)]
+    message: Option<Content>,
+    #[serde(default)]
+    delta: Option<Content>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+    #[serde(default)]
+    logprobs: Option<Logprobs>,
+}
+
+/// `choices[0].logprobs`: each written token with its log-probability and the likeliest others.
+#[derive(Debug, Deserialize)]
+struct Logprobs {
+    #[serde(default)]
+    content: Vec<TokenLogprob>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TokenLogprob {
+    token: String,
+    logprob: f64,
+    #[serde(default)]
+    top_logprobs: Vec<TopLogprob>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TopLogprob {
+    token: String,
+    logprob: f64,
+}
+
+#[derive(Debug, Deserialize)]
+struct Content {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<WireToolCall>,
+}
+
+/// A tool call as the protocol writes it.
+#[derive(Debug, Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: String,
+    function: WireFunction,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireFunction {
+    name: String,
+    /// JSON text (some servers send an object: kept as its text).
+    #[serde(default)]
+    arguments: Value,
+}
+
+/// One message as the protocol writes it: a tool call's turn carries its calls; a tool's result
+/// names the call it answers.
+fn message_json(m: &super::Message) -> Value {
+    let mut v = json!({"role": m.role.name(), "content": m.content});
+    if !m.tool_calls.is_empty() {
+        v["tool_calls"] = m
+            .tool_calls
+            .iter()
+            .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+            .collect();
+    }
+    if let Some(id) = &m.tool_call_id {
+        v["tool_call_id"] = json!(id);
+    }
+    v
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Usage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+/// OpenAI's `{"error": {"message": …}}`, or a server's `{"error": "…"}`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ErrorBody {
+    Object { message: String },
+    Text(String),
+    Other(Value),
+}
+
+impl ErrorBody {
+    /// What the server said: its message, or the error as it wrote it (cut to 200 characters).
+    fn message(&self) -> String {
+        match self {
+            ErrorBody::Object { message } | ErrorBody::Text(message) => message.clone(),
+            ErrorBody::Other(v) => v.to_string().chars().take(200).collect(),
+        }
+    }
+}
+
+impl Choice {
+    fn finish(&self) -> Option<Finish> {
+        match self.finish_reason.as_deref()? {
+            "length" => Some(Finish::Length),
+            _ => Some(Finish::Stop),
+        }
+    }
+}
+
+impl Usage {
+    fn of(c: &Completion) -> (usize, usize) {
+        let u = c.usage.as_ref();
+        let n = |x: Option<u64>| x.unwrap_or(0) as usize;
+        (n(u.and_then(|u| u.prompt_tokens)), n(u.and_then(|u| u.completion_tokens)))
+    }
 }
 
 impl ChatServer {
@@ -64,10 +207,10 @@ impl ChatServer {
     pub fn new(config: ServerConfig) -> Result<Self> {
         let url = config.base_url.trim();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(Error::invalid("--llm", format!("{url:?} is not an http:// or https:// URL")));
+            return Err(Error::invalid(setting::URL, format!("{url:?} is not an http:// or https:// URL")));
         }
         if config.model.trim().is_empty() {
-            return Err(Error::invalid("--llm-model", "name the model the server should answer with"));
+            return Err(Error::invalid(setting::MODEL, "name the model the server should answer with"));
         }
         let info = GeneratorInfo {
             model: config.model.clone(),
@@ -75,15 +218,23 @@ impl ChatServer {
             place: config.base_url.trim_end_matches('/').to_string(),
             caveat: None,
         };
-        Ok(Self { config, info })
+        let wait = Duration::from_secs(config.timeout_secs.max(1));
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .tls_config(ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build())
+            .timeout_connect(Some(Duration::from_secs(10)))
+            .timeout_recv_response(Some(wait))
+            .timeout_recv_body(Some(wait * 10))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Ok(Self { config, info, agent })
     }
 
     /// The request body for `request` (what the loopback tests check).
     pub fn body(&self, request: &ChatRequest) -> Value {
         json!({
             "model": self.config.model,
-            "messages": request.messages.iter().map(|m| json!({"role": m.role.name(), "content": m.content}))
-                .collect::<Vec<_>>(),
+            "messages": request.messages.iter().map(message_json).collect::<Vec<_>>(),
             "temperature": request.temperature,
             "seed": request.seed,
             "max_tokens": request.max_tokens,
@@ -95,9 +246,10 @@ impl ChatServer {
         let Some(var) = &self.config.key_env else { return Ok(None) };
         match std::env::var(var) {
             Ok(k) if !k.trim().is_empty() => Ok(Some(k.trim().to_string())),
-            _ => Err(Error::Unavailable(format!(
-                "the environment variable {var}, which should hold the server's API key, is not set"
-            ))),
+            _ => Err(Error::invalid(
+                setting::KEY_ENV,
+                format!("the environment variable {var}, which should hold the server's API key, is not set"),
+            )),
         }
     }
 
@@ -109,7 +261,8 @@ impl ChatServer {
                 Some(var) => format!("the server refused the API key (HTTP {status}{said}); check the key in {var}"),
                 None => format!(
                     "the server wants an API key (HTTP {status}{said}); put it in an environment variable and name \
-                     that variable (--llm-key-env)"
+                     that variable in the {}",
+                    setting::KEY_ENV
                 ),
             },
             404 => format!(
@@ -138,20 +291,8 @@ impl ChatServer {
 
 /// The message of an error body: OpenAI's `{"error": {"message"}}`, or `{"error": "…"}`.
 fn error_message(body: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(body).ok()?;
-    let e = v.get("error")?;
-    e.get("message").and_then(Value::as_str).or_else(|| e.as_str()).map(str::to_string)
-}
-
-fn finish_of(v: &Value) -> Option<Finish> {
-    match v.get("finish_reason").and_then(Value::as_str)? {
-        "length" => Some(Finish::Length),
-        _ => Some(Finish::Stop),
-    }
-}
-
-fn usage(v: &Value, key: &str) -> usize {
-    v.get("usage").and_then(|u| u.get(key)).and_then(Value::as_u64).unwrap_or(0) as usize
+    let c: Completion = serde_json::from_str(body).ok()?;
+    c.error.map(|e| e.message())
 }
 
 impl Generator for ChatServer {
@@ -162,27 +303,137 @@ impl Generator for ChatServer {
     fn chat(&self, request: &ChatRequest, sink: Sink<'_>, progress: &dyn Progress) -> Result<Generated> {
         check_cancel(progress)?;
         let started = Instant::now();
+        progress.stage(&format!("Asking {}", self.info.model), 0);
+        let (mut body, streamed) = self.post(&self.body(request), self.config.stream)?;
+        let server = &self.info.place;
+        let read_err = |e: ureq::Error| Error::caused(format!("{server}: reading the answer"), e);
+        if !streamed {
+            let text = body.read_to_string().map_err(read_err)?;
+            let c = self.completion(&text)?;
+            let Some(choice) = c.choices.first() else { return Err(self.not_a_completion("no choices[0]", &text)) };
+            let Some(content) = choice.message.as_ref().and_then(|m| m.content.as_deref()) else {
+                return Err(self.not_a_completion("no choices[0].message.content", &text));
+            };
+            sink(content);
+            let (prompt_tokens, completion_tokens) = Usage::of(&c);
+            return Ok(Generated {
+                text: content.to_string(),
+                model: self.info.label(),
+                finish: choice.finish().unwrap_or(Finish::Stop),
+                prompt_tokens,
+                completion_tokens,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+        self.read_stream(body, sink, progress, started)
+    }
+
+    fn chat_with_tools(
+        &self,
+        request: &ChatRequest,
+        tools: &[super::ToolSpec],
+        progress: &dyn Progress,
+    ) -> Result<Option<super::ToolTurn>> {
+        check_cancel(progress)?;
+        self.tool_turn(request, tools).map(Some)
+    }
+
+    fn first_tokens(
+        &self,
+        request: &ChatRequest,
+        top: usize,
+        progress: &dyn Progress,
+    ) -> Result<Option<Vec<TokenChoice>>> {
+        check_cancel(progress)?;
+        let mut body = self.body(request);
+        if let Some(o) = body.as_object_mut() {
+            o.insert("stream".into(), json!(false));
+            o.insert("max_tokens".into(), json!(1));
+            o.insert("logprobs".into(), json!(true));
+            o.insert("top_logprobs".into(), json!(top.clamp(1, 20)));
+        }
+        let (mut answer, _) = self.post(&body, false)?;
+        let text = answer
+            .read_to_string()
+            .map_err(|e| Error::caused(format!("{}: reading the answer", self.info.place), e))?;
+        let c = self.completion(&text)?;
+        let first = c.choices.first().and_then(|ch| ch.logprobs.as_ref()).and_then(|l| l.content.first());
+        Ok(first.map(|t| {
+            let mut out: Vec<TokenChoice> =
+                t.top_logprobs.iter().map(|x| TokenChoice { token: x.token.clone(), logprob: x.logprob }).collect();
+            if out.is_empty() {
+                out.push(TokenChoice { token: t.token.clone(), logprob: t.logprob });
+            }
+            out.sort_by(|a, b| b.logprob.total_cmp(&a.logprob));
+            out
+        }))
+    }
+}
+
+impl ChatServer {
+    /// Ask with `tools` offered: the model's text and the calls it made (plain answer, not streamed).
+    fn tool_turn(&self, request: &ChatRequest, tools: &[super::ToolSpec]) -> Result<super::ToolTurn> {
+        let started = Instant::now();
+        let mut body = self.body(request);
+        if let Some(o) = body.as_object_mut() {
+            o.insert("stream".into(), json!(false));
+            o.insert(
+                "tools".into(),
+                tools
+                    .iter()
+                    .map(|t| {
+                        json!({"type": "function", "function": {"name": t.name, "description": t.description,
+                                "parameters": t.parameters}})
+                    })
+                    .collect(),
+            );
+            o.insert("tool_choice".into(), json!("auto"));
+        }
+        let (mut answer, _) = self.post(&body, false)?;
+        let text = answer
+            .read_to_string()
+            .map_err(|e| Error::caused(format!("{}: reading the answer", self.info.place), e))?;
+        let c = self.completion(&text)?;
+        let Some(message) = c.choices.first().and_then(|ch| ch.message.as_ref()) else {
+            return Err(self.not_a_completion("no choices[0].message", &text));
+        };
+        let calls = message
+            .tool_calls
+            .iter()
+            .enumerate()
+            .map(|(i, t)| super::ToolCall {
+                id: if t.id.is_empty() { format!("call-{i}") } else { t.id.clone() },
+                name: t.function.name.clone(),
+                arguments: match &t.function.arguments {
+                    Value::String(s) => s.clone(),
+                    Value::Null => "{}".into(),
+                    other => other.to_string(),
+                },
+            })
+            .collect();
+        Ok(super::ToolTurn {
+            text: message.content.clone().unwrap_or_default(),
+            calls,
+            completion_tokens: Usage::of(&c).1,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Send one request body; the answer's body and whether it streams (server-sent events).
+    /// Every failure is named: no connection, no answer in time, and each HTTP status.
+    fn post(&self, body: &Value, stream: bool) -> Result<(ureq::Body, bool)> {
         let key = self.key()?;
         let wait = Duration::from_secs(self.config.timeout_secs.max(1));
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .tls_config(ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build())
-            .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_recv_response(Some(wait))
-            .timeout_recv_body(Some(wait * 10))
-            .http_status_as_error(false)
-            .build()
-            .into();
         let url = self.config.endpoint();
-        let mut req = agent.post(&url).header("Content-Type", "application/json");
+        let mut req = self.agent.post(&url).header("Content-Type", "application/json");
         if let Some(k) = &key {
             req = req.header("Authorization", format!("Bearer {k}"));
         }
-        if self.config.stream {
+        if stream {
             req = req.header("Accept", "text/event-stream");
         }
-        progress.stage(&format!("Asking {}", self.info.model), 0);
         let server = &self.info.place;
-        let resp = req.send(self.body(request).to_string().as_bytes()).map_err(|e| {
+        let resp = req.send(body.to_string().as_bytes()).map_err(|e| {
             let what = match &e {
                 ureq::Error::Timeout(_) => format!("no answer within {} s", wait.as_secs()),
                 ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
@@ -206,27 +457,24 @@ impl Generator for ChatServer {
             let text = body.read_to_string().unwrap_or_default();
             return Err(self.failure(status, &text));
         }
-        let read_err = |e: ureq::Error| Error::caused(format!("{server}: reading the answer"), e);
-        if !streamed {
-            let text = body.read_to_string().map_err(read_err)?;
-            let v: Value = serde_json::from_str(&text).map_err(|_| self.not_a_completion("not JSON", &text))?;
-            let choice =
-                v.get("choices").and_then(|c| c.get(0)).ok_or_else(|| self.not_a_completion("no choices[0]", &text))?;
-            let content = choice
-                .get("message")
-                .and_then(|m| m.get("content"))
-                .and_then(Value::as_str)
-                .ok_or_else(|| self.not_a_completion("no choices[0].message.content", &text))?;
-            sink(content);
-            return Ok(Generated {
-                text: content.to_string(),
-                model: self.info.label(),
-                finish: finish_of(choice).unwrap_or(Finish::Stop),
-                prompt_tokens: usage(&v, "prompt_tokens"),
-                completion_tokens: usage(&v, "completion_tokens"),
-                seconds: started.elapsed().as_secs_f64(),
-            });
-        }
+        Ok((body, streamed))
+    }
+
+    /// A plain answer's body read as a completion.
+    fn completion(&self, text: &str) -> Result<Completion> {
+        let v: Value = serde_json::from_str(text).map_err(|_| self.not_a_completion("not JSON", text))?;
+        serde_json::from_value(v).map_err(|e| self.not_a_completion(&format!("not in the protocol's shape: {e}"), text))
+    }
+
+    /// Read a streamed answer: `data: {...}` events, each a delta, until `data: [DONE]`.
+    fn read_stream(
+        &self,
+        body: ureq::Body,
+        sink: Sink<'_>,
+        progress: &dyn Progress,
+        started: Instant,
+    ) -> Result<Generated> {
+        let server = &self.info.place;
         let reader = BufReader::new(body.into_reader());
         let (mut text, mut finish, mut pieces, mut done) = (String::new(), Finish::Stop, 0usize, false);
         let (mut prompt_tokens, mut completion_tokens) = (0, 0);
@@ -242,29 +490,32 @@ impl Generator for ChatServer {
             }
             let v: Value =
                 serde_json::from_str(data).map_err(|_| self.not_a_completion("an event is not JSON", data))?;
-            if let Some(m) = v.get("error") {
-                let m = m.get("message").and_then(Value::as_str).or_else(|| m.as_str()).unwrap_or("an error");
-                return Err(Error::Unavailable(format!("{server}: the server stopped the answer: {m}")));
+            let c: Completion = serde_json::from_value(v)
+                .map_err(|e| self.not_a_completion(&format!("an event is not in the protocol's shape: {e}"), data))?;
+            if let Some(e) = &c.error {
+                return Err(Error::Unavailable(format!("{server}: the server stopped the answer: {}", e.message())));
             }
-            let choice = v.get("choices").and_then(|c| c.get(0));
-            if let Some(choice) = choice {
-                let Some(delta) = choice.get("delta") else {
-                    return Err(self.not_a_completion("an event has no choices[0].delta", data));
-                };
-                if let Some(piece) = delta.get("content").and_then(Value::as_str) {
-                    text.push_str(piece);
-                    sink(piece);
-                    pieces += 1;
-                    progress.advance(1);
+            match c.choices.first() {
+                Some(choice) => {
+                    let Some(delta) = &choice.delta else {
+                        return Err(self.not_a_completion("an event has no choices[0].delta", data));
+                    };
+                    if let Some(piece) = delta.content.as_deref() {
+                        text.push_str(piece);
+                        sink(piece);
+                        pieces += 1;
+                        progress.advance(1);
+                    }
+                    if let Some(f) = choice.finish() {
+                        finish = f;
+                    }
                 }
-                if let Some(f) = finish_of(choice) {
-                    finish = f;
-                }
-            } else if v.get("usage").is_none() {
-                return Err(self.not_a_completion("an event has no choices", data));
+                None if c.usage.is_none() => return Err(self.not_a_completion("an event has no choices", data)),
+                None => {}
             }
-            prompt_tokens = prompt_tokens.max(usage(&v, "prompt_tokens"));
-            completion_tokens = completion_tokens.max(usage(&v, "completion_tokens"));
+            let (p, w) = Usage::of(&c);
+            prompt_tokens = prompt_tokens.max(p);
+            completion_tokens = completion_tokens.max(w);
         }
         if !done {
             return Err(self.not_a_completion("the stream ended without `data: [DONE]`", &text));

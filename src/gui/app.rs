@@ -14,9 +14,12 @@ use super::frames::FrameStats;
 use super::jobs::{BuiltLesson, Jobs};
 use super::state::{AppData, CorpusChoice, Explained, Message, ModelsState, Persisted, Ranked};
 use super::views::Views;
-use crate::engine::Engine;
+use crate::gui::command::CorpusCommand;
+use crate::gui::command::OutsideCommand;
+use crate::gui::command::StudyCommand;
 use crate::models::ModelManager;
 use crate::retrieve::MethodKind;
+use crate::workbench::Workbench;
 
 /// The app.
 pub struct RankLensApp {
@@ -77,8 +80,8 @@ impl RankLensApp {
             open_split: crate::corpus::Split::File,
             workspace,
             class_mode: false,
-            live_answer: Default::default(),
             model_judgements: Default::default(),
+            model_sql: String::new(),
         };
         let mut frames = FrameStats::default();
         if let Some(path) = std::env::var_os("RANKLENS_FRAME_LOG") {
@@ -98,7 +101,7 @@ impl RankLensApp {
             repaint: None,
             first_question: None,
         };
-        app.send(Command::OpenCorpus(choice));
+        app.send(Command::Corpus(CorpusCommand::Open(choice)));
         app
     }
 
@@ -150,7 +153,7 @@ impl RankLensApp {
     }
 
     /// The current corpus's engine.
-    pub fn engine(&self) -> Option<&Arc<Engine>> {
+    pub fn engine(&self) -> Option<&Arc<Workbench>> {
         self.data.engine.as_ref()
     }
 
@@ -212,13 +215,13 @@ impl RankLensApp {
         let (runs, other): (Vec<PathBuf>, Vec<PathBuf>) =
             dropped.into_iter().partition(|p| crate::compare::External::is_system_file(p));
         if !runs.is_empty() {
-            self.send(Command::OpenRuns(runs.into_iter().map(|p| (None, p)).collect()));
+            self.send(Command::Outside(OutsideCommand::OpenRuns(runs.into_iter().map(|p| (None, p)).collect())));
         }
         if let Some(path) = other.into_iter().next() {
-            self.send(Command::OpenCorpus(CorpusChoice::Path(path, self.data.open_split)));
+            self.send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(path, self.data.open_split))));
         }
-        if let (Some(doc), Some(grade)) = (self.data.selected_doc(), super::judging::grade_shortcut(ctx)) {
-            self.send(Command::SetGrade { doc, grade });
+        if let (Some(doc), Some(grade)) = (self.data.selected_doc(), super::keys::grade_shortcut(ctx)) {
+            self.send(Command::Study(StudyCommand::SetGrade { doc, grade }));
         }
         self.apply_queued();
         self.poll_jobs();

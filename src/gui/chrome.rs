@@ -5,16 +5,22 @@
 use egui::{Color32, RichText, Ui};
 
 use super::command::Command;
-use super::command::DialogPurpose;
 use super::context::ViewContext;
+use super::dialog::DialogPurpose;
+use super::engine_form::EngineForm;
 use super::frames::FrameStats;
 use super::state::{CorpusChoice, ViewId};
 use super::theme;
 use super::widgets::{ellipsis, labelled_text_ui};
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::{FieldFilter, Split};
-use crate::external::{Credentials, EngineKind, LiveEngine};
-use crate::retrieve::{Bm25Variant, FusionMethod, TfIdfVariant};
+use crate::gui::command::CorpusCommand;
+use crate::gui::command::FileCommand;
+use crate::gui::command::LessonCommand;
+use crate::gui::command::OutsideCommand;
+use crate::gui::command::RankCommand;
+use crate::gui::command::ShellCommand;
+use crate::retrieve::{Bm25Variant, FusionMethod, MethodKind, TfIdfVariant};
 
 /// The question bar's own state: the filter as typed, which applies only once it parses; and the
 /// search-engine form while it is open.
@@ -23,138 +29,6 @@ pub struct Chrome {
     filter_text: String,
     filter_error: Option<String>,
     engine_form: Option<EngineForm>,
-}
-
-/// The "Add a search engine" form as typed.
-struct EngineForm {
-    engine: LiveEngine,
-    /// 0: none, 1: API key, 2: user:password.
-    credentials: usize,
-    variable: String,
-    id_field: String,
-    error: Option<String>,
-}
-
-impl Default for EngineForm {
-    fn default() -> Self {
-        let kind = EngineKind::Elasticsearch;
-        Self {
-            engine: LiveEngine {
-                name: "my cluster".into(),
-                kind,
-                url: "http://localhost:9200".into(),
-                index: String::new(),
-                template: kind.default_template().into(),
-                id_field: None,
-                credentials: Credentials::None,
-                timeout_secs: 10,
-            },
-            credentials: 0,
-            variable: "RANKLENS_ENGINE_KEY".into(),
-            id_field: String::new(),
-            error: None,
-        }
-    }
-}
-
-impl EngineForm {
-    /// The engine as the form describes it, checked.
-    fn engine(&self) -> crate::Result<LiveEngine> {
-        let mut e = self.engine.clone();
-        let var = self.variable.trim().to_string();
-        e.credentials = match self.credentials {
-            1 => Credentials::ApiKeyEnv(var),
-            2 => Credentials::BasicAuthEnv(var),
-            _ => Credentials::None,
-        };
-        e.id_field = Some(self.id_field.trim().to_string()).filter(|f| !f.is_empty());
-        e.name = e.name.trim().to_string();
-        if e.name.is_empty() {
-            return Err(crate::Error::invalid("name", "give the column a name"));
-        }
-        e.validate()?;
-        Ok(e)
-    }
-
-    /// Draw the form; `Some` when the user adds the engine, `None` to keep it open; the flag
-    /// says whether to close it.
-    fn ui(&mut self, ui: &mut Ui) -> (Option<LiveEngine>, bool) {
-        let mut close = false;
-        let mut added = None;
-        egui::Grid::new("engine-form").num_columns(2).show(ui, |ui| {
-            let l = ui.label("Engine");
-            let before = self.engine.kind;
-            egui::ComboBox::from_id_salt("engine-kind")
-                .selected_text(self.engine.kind.label())
-                .show_ui(ui, |ui| {
-                    for k in EngineKind::ALL {
-                        ui.selectable_value(&mut self.engine.kind, k, k.label());
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-            if before != self.engine.kind {
-                self.engine.template = self.engine.kind.default_template().into();
-                if self.engine.kind == EngineKind::Solr && self.engine.url.ends_with(":9200") {
-                    self.engine.url = "http://localhost:8983/solr".into();
-                }
-            }
-            ui.end_row();
-            for (label, value) in [
-                ("Column name", &mut self.engine.name),
-                ("URL", &mut self.engine.url),
-                ("Index or collection", &mut self.engine.index),
-                ("Document id field (empty: the engine's id)", &mut self.id_field),
-            ] {
-                let l = ui.label(label);
-                ui.add(egui::TextEdit::singleline(value).desired_width(360.0)).labelled_by(l.id);
-                ui.end_row();
-            }
-            let l = ui.label("Query template ({{question}}, {{k}})");
-            ui.add(
-                egui::TextEdit::multiline(&mut self.engine.template).code_editor().desired_rows(3).desired_width(360.0),
-            )
-            .labelled_by(l.id);
-            ui.end_row();
-            let l = ui.label("Credentials");
-            ui.horizontal(|ui| {
-                for (i, name) in ["none", "API key in", "user:password in"].into_iter().enumerate() {
-                    ui.radio_value(&mut self.credentials, i, name);
-                }
-            })
-            .response
-            .labelled_by(l.id);
-            ui.end_row();
-            if self.credentials > 0 {
-                let l = ui.label("Environment variable");
-                ui.add(egui::TextEdit::singleline(&mut self.variable).desired_width(240.0)).labelled_by(l.id);
-                ui.end_row();
-            }
-        });
-        ui.label(
-            RichText::new("Credentials are read from the environment variable when asking; they are never saved.")
-                .small()
-                .weak(),
-        );
-        if let Some(e) = &self.error {
-            ui.colored_label(theme::ERROR, e);
-        }
-        ui.horizontal(|ui| {
-            if ui.button("Add engine").clicked() {
-                match self.engine() {
-                    Ok(e) => {
-                        added = Some(e);
-                        close = true;
-                    }
-                    Err(e) => self.error = Some(e.report()),
-                }
-            }
-            if ui.button("Cancel").clicked() {
-                close = true;
-            }
-        });
-        (added, close)
-    }
 }
 
 impl Chrome {
@@ -170,18 +44,18 @@ impl Chrome {
                 ui.menu_button("View", |ui| {
                     for v in ViewId::ALL {
                         if ui.button(v.label()).clicked() {
-                            ctx.send(Command::ShowView(v));
+                            ctx.send(Command::Shell(ShellCommand::ShowView(v)));
                             ui.close();
                         }
                     }
                     ui.separator();
                     let mut on = ctx.data.persisted.debug_overlay;
                     if ui.checkbox(&mut on, "Frame-time overlay").changed() {
-                        ctx.send(Command::SetDebugOverlay(on));
+                        ctx.send(Command::Shell(ShellCommand::SetDebugOverlay(on)));
                     }
                     let mut class = ctx.data.class_mode;
                     if ui.checkbox(&mut class, "Class mode").changed() {
-                        ctx.send(Command::SetClassMode(class));
+                        ctx.send(Command::Lessons(LessonCommand::SetClassMode(class)));
                         ui.close();
                     }
                 });
@@ -202,7 +76,7 @@ impl Chrome {
         egui::Window::new("Add a search engine").collapsible(false).show(ui.ctx(), |ui| {
             let (added, done) = form.ui(ui);
             if let Some(engine) = added {
-                ctx.send(Command::AddEngine(engine));
+                ctx.send(Command::Outside(OutsideCommand::AddEngine(engine)));
             }
             close = done;
         });
@@ -225,11 +99,11 @@ impl Chrome {
                 );
                 let edit = edit.labelled_by(label.id);
                 if edit.changed() {
-                    ctx.send(Command::SetQuestion(question));
+                    ctx.send(Command::Rank(RankCommand::SetQuestion(question)));
                 }
                 let entered = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 if ui.button("Run").clicked() || entered {
-                    ctx.send(Command::Ask);
+                    ctx.send(Command::Rank(RankCommand::Ask));
                 }
             });
             if ctx.data.persisted.question.trim().is_empty()
@@ -252,36 +126,51 @@ impl Chrome {
                     }
                     for q in examples {
                         if ui.link(ellipsis(&q, 60)).on_hover_text(&q).clicked() {
-                            ctx.send(Command::AskQuestion(q));
+                            ctx.send(Command::Rank(RankCommand::AskQuestion(q)));
                         }
                     }
                 });
             }
             let mut s = ctx.data.persisted.settings.clone();
             ui.horizontal_wrapped(|ui| knobs_ui(ui, &mut s));
+            // The methods RankLens computes itself, then those a language model brings (each
+            // name without its "(model)": the row says so).
+            let all: Vec<MethodKind> = MethodKind::BUILT_IN
+                .into_iter()
+                .chain(MethodKind::TRAINED)
+                .chain(MethodKind::GENERATED)
+                .chain(MethodKind::EXTRACTED)
+                .collect();
+            let model_kinds: Vec<MethodKind> = MethodKind::GENERATED.into_iter().chain(MethodKind::EXTRACTED).collect();
+            let mut method_box = |ui: &mut Ui, kind: MethodKind, text: &str| {
+                let mut on = s.methods.contains(&kind);
+                let text = RichText::new(text).color(theme::method_color(kind));
+                if ui.checkbox(&mut on, text).on_hover_text(kind.label()).changed() {
+                    if on {
+                        s.methods.push(kind);
+                        s.methods.sort_by_key(|k| all.iter().position(|x| x == k));
+                    } else {
+                        s.methods.retain(|k| *k != kind);
+                    }
+                }
+            };
             ui.horizontal_wrapped(|ui| {
                 ui.label("Methods:");
-                let all: Vec<crate::retrieve::MethodKind> = crate::retrieve::MethodKind::BUILT_IN
-                    .into_iter()
-                    .chain(crate::retrieve::MethodKind::GENERATED)
-                    .collect();
-                for kind in all.iter().copied() {
-                    let mut on = s.methods.contains(&kind);
-                    let text = RichText::new(kind.label()).color(theme::method_color(kind));
-                    if ui.checkbox(&mut on, text).changed() {
-                        if on {
-                            s.methods.push(kind);
-                            s.methods.sort_by_key(|k| all.iter().position(|x| x == k));
-                        } else {
-                            s.methods.retain(|k| *k != kind);
-                        }
-                    }
+                for kind in all.iter().copied().filter(|k| !model_kinds.contains(k)) {
+                    method_box(ui, kind, kind.label());
+                }
+            });
+            ui.horizontal_wrapped(|ui| {
+                ui.label("With the language model:");
+                for kind in model_kinds.iter().copied() {
+                    let label = kind.label();
+                    method_box(ui, kind, label.strip_suffix(" (model)").unwrap_or(label));
                 }
                 ui.separator();
                 self.filter_ui(ui, &mut s.filter);
             });
             if s != ctx.data.persisted.settings {
-                ctx.send(Command::SetSettings(s));
+                ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
             }
             ui.add_space(2.0);
         });
@@ -318,27 +207,35 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) -> bool {
             ui.close();
         }
     };
-    item(ui, "Open folder…", Command::OpenDialog(DialogPurpose::OpenFolder));
-    item(ui, "Open file…", Command::OpenDialog(DialogPurpose::OpenFile));
-    item(ui, "Open run, engine response or vectors…", Command::OpenDialog(DialogPurpose::OpenRuns));
+    item(ui, "Open folder…", Command::Files(FileCommand::OpenDialog(DialogPurpose::OpenFolder)));
+    item(ui, "Open file…", Command::Files(FileCommand::OpenDialog(DialogPurpose::OpenFile)));
+    item(ui, "Open run, engine response or vectors…", Command::Files(FileCommand::OpenDialog(DialogPurpose::OpenRuns)));
     let add_engine = ui.button("Add search engine…").clicked();
     if add_engine {
         ui.close();
     }
     let mut by_paragraph = ctx.data.open_split == Split::Paragraph;
     if ui.checkbox(&mut by_paragraph, "Folders: one passage per paragraph").changed() {
-        ctx.send(Command::SetOpenSplit(if by_paragraph { Split::Paragraph } else { Split::File }));
+        ctx.send(Command::Corpus(CorpusCommand::SetOpenSplit(if by_paragraph {
+            Split::Paragraph
+        } else {
+            Split::File
+        })));
     }
     ui.separator();
-    item(ui, "Acme Sync sample", Command::OpenCorpus(CorpusChoice::Sample));
+    item(ui, "Acme Sync sample", Command::Corpus(CorpusCommand::Open(CorpusChoice::Sample)));
     for lesson in ["isro", "mozart"] {
-        item(ui, &format!("Lesson corpus: {lesson}"), Command::OpenCorpus(CorpusChoice::Lesson(lesson.into())));
+        item(
+            ui,
+            &format!("Lesson corpus: {lesson}"),
+            Command::Corpus(CorpusCommand::Open(CorpusChoice::Lesson(lesson.into()))),
+        );
     }
     ui.separator();
-    item(ui, "Export report…", Command::OpenDialog(DialogPurpose::SaveReport));
-    item(ui, "Open report…", Command::OpenDialog(DialogPurpose::OpenReport));
-    item(ui, "Export grades (TREC qrels)…", Command::OpenDialog(DialogPurpose::ExportQrels));
-    item(ui, "Import grades (qrels)…", Command::OpenDialog(DialogPurpose::ImportQrels));
+    item(ui, "Export report…", Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveReport)));
+    item(ui, "Open report…", Command::Files(FileCommand::OpenDialog(DialogPurpose::OpenReport)));
+    item(ui, "Export grades (TREC qrels)…", Command::Files(FileCommand::OpenDialog(DialogPurpose::ExportQrels)));
+    item(ui, "Import grades (qrels)…", Command::Files(FileCommand::OpenDialog(DialogPurpose::ImportQrels)));
     ui.separator();
     if ui.button("Quit").clicked() {
         ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
@@ -411,7 +308,7 @@ pub fn nav_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.add_space(6.0);
         for v in ViewId::ALL {
             if ui.selectable_label(ctx.data.persisted.view == v, v.label()).clicked() {
-                ctx.send(Command::ShowView(v));
+                ctx.send(Command::Shell(ShellCommand::ShowView(v)));
             }
         }
         ui.separator();
@@ -437,7 +334,7 @@ pub fn nav_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             let bar = egui::ProgressBar::new(if p.total == 0 { 0.0 } else { p.fraction() });
             ui.add(bar.text(text).desired_width(150.0));
             if ui.small_button(format!("Cancel {}", label.to_lowercase())).clicked() {
-                ctx.send(Command::Cancel(job.kind));
+                ctx.send(Command::Shell(ShellCommand::Cancel(job.kind)));
             }
         }
     });
@@ -453,7 +350,7 @@ pub fn messages_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.horizontal(|ui| {
             ui.label(RichText::new(format!("{} message(s)", messages.len())).strong());
             if ui.small_button("Dismiss all").clicked() {
-                ctx.send(Command::Dismiss(None));
+                ctx.send(Command::Shell(ShellCommand::Dismiss(None)));
             }
         });
         egui::ScrollArea::vertical().max_height(90.0).show(ui, |ui| {
@@ -463,7 +360,7 @@ pub fn messages_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
                     ui.colored_label(color, if m.error { "error" } else { "warning" });
                     ui.label(&m.text);
                     if ui.small_button("Dismiss").clicked() {
-                        ctx.send(Command::Dismiss(Some(i)));
+                        ctx.send(Command::Shell(ShellCommand::Dismiss(Some(i))));
                     }
                 });
             }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::command::Command;
 use super::jobs::Jobs;
 use super::state::{AppData, Ranked};
-use crate::engine::Engine;
+use crate::workbench::Workbench;
 
 /// The per-frame context of the views.
 pub struct ViewContext<'a> {
@@ -30,7 +30,7 @@ impl<'a> ViewContext<'a> {
     }
 
     /// The current corpus's engine.
-    pub fn engine(&self) -> Option<&'a Arc<Engine>> {
+    pub fn engine(&self) -> Option<&'a Arc<Workbench>> {
         self.data.engine.as_ref()
     }
 

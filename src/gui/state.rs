@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use crate::compare::{ExplainedItem, External, Plan, PlanRun};
 use crate::config::Settings;
 use crate::corpus::{DocId, Split};
-use crate::engine::Engine;
 use crate::eval::{Correction, JudgementStore};
 use crate::models::{ModelManager, ModelStatus, Role};
 use crate::project::QueryOnMap;
+use crate::workbench::Workbench;
 
 /// Which corpus to open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,9 +199,8 @@ impl Message {
 /// Which passage is selected, in which column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
-    /// The label of the column the passage was picked in (columns of one family, such as several
-    /// runs, are told apart by their labels).
-    pub column: Option<String>,
+    /// The column the passage was picked in.
+    pub column: Option<crate::compare::ColumnId>,
     /// The passage.
     pub doc: DocId,
 }
@@ -235,7 +234,7 @@ pub fn next_revision() -> u64 {
 pub struct Explained {
     /// The passage.
     pub doc: DocId,
-    /// (column label, family, explanation or error, rank in that column).
+    /// Every ranked column's explanation, with the passage's rank there.
     pub items: Vec<ExplainedItem>,
     /// Changes with every explanation (what views' data is keyed by).
     pub revision: u64,
@@ -244,7 +243,7 @@ pub struct Explained {
 /// A loaded corpus, ready to be installed.
 pub struct LoadedCorpus {
     /// The engine.
-    pub engine: Engine,
+    pub engine: Workbench,
     /// What the corpus came from.
     pub choice: CorpusChoice,
 }
@@ -265,7 +264,7 @@ pub struct AppData {
     /// Settings and choices remembered between runs.
     pub persisted: Persisted,
     /// The current corpus and everything built on it.
-    pub engine: Option<Arc<Engine>>,
+    pub engine: Option<Arc<Workbench>>,
     /// The selected passage.
     pub selection: Option<Selection>,
     /// The passage under the pointer (highlighted in every column).
@@ -297,11 +296,12 @@ pub struct AppData {
     pub workspace: Option<PathBuf>,
     /// Class mode: larger type, the lesson one checkpoint at a time.
     pub class_mode: bool,
-    /// The reader's answer as it is being written (the RAG view shows it piece by piece).
-    pub live_answer: Arc<std::sync::Mutex<String>>,
-    /// The language model's relevance judgements of the open corpus, filled as the model judges
-    /// and kept apart from every grade (stored in the workspace under the corpus's fingerprint).
-    pub model_judgements: Arc<std::sync::Mutex<Option<crate::compare::judge::ModelJudgements>>>,
+    /// The language model's relevance judgements of the open corpus, kept apart from every grade:
+    /// those stored in the workspace, then each one of a judging run as the job hands it over.
+    pub model_judgements: Option<crate::compare::judge::ModelJudgements>,
+    /// The statement the language model wrote for a question, as the user edited it (it runs
+    /// only when asked).
+    pub model_sql: String,
 }
 
 /// The reader's answer to a question, read against the passages of its prompt.
@@ -316,10 +316,67 @@ pub struct RagAnswer {
     /// The model's text and what wrote it.
     pub generated: crate::generate::Generated,
     /// The answer read: citations resolved or flagged, each sentence's support.
-    pub answer: crate::generate::tasks::Answer,
+    pub answer: crate::generate::citations::Answer,
+    /// Each sentence of the answer against every passage of the prompt, whatever it cites.
+    pub grounding: Vec<crate::generate::citations::Grounded>,
+    /// The same question answered with no passages, each sentence checked against the same
+    /// passages (none when the model could not).
+    pub closed_book: Option<ClosedBook>,
+}
+
+/// A query adapter trained in the app: where it was saved, and how it did on the questions held
+/// out of its training.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainedAdapter {
+    /// The adapter's file (in the workspace).
+    pub path: PathBuf,
+    /// Its training record.
+    pub trained: crate::models::AdapterTraining,
+    /// Held-out questions (one in five of the judged, by id), and nDCG@10 of dense and of dense
+    /// + adapter on them.
+    pub held_out: (usize, f64, f64),
+}
+
+/// The question answered closed-book, beside the RAG answer.
+#[derive(Debug, Clone)]
+pub struct ClosedBook {
+    /// The model's text.
+    pub generated: crate::generate::Generated,
+    /// Each sentence against the RAG prompt's passages: a sentence no passage supports is flagged.
+    pub grounding: Vec<crate::generate::citations::Grounded>,
+}
+
+/// A piece of an answer as it is written: the RAG answer's, then the closed-book answer's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnswerPiece {
+    /// From the answer to the RAG prompt.
+    Rag(String),
+    /// From the answer with no passages.
+    ClosedBook(String),
 }
 
 impl AppData {
+    /// The open corpus's fingerprint: what its grades are stored under.
+    pub fn corpus_key(&self) -> Option<String> {
+        self.engine.as_ref().map(|e| e.corpus().fingerprint())
+    }
+
+    /// Every grade (shipped judgements, then the user's, which win) of every question.
+    pub fn all_qrels(&self) -> crate::eval::Qrels {
+        let Some(engine) = &self.engine else { return crate::eval::Qrels::default() };
+        let mut q = engine.corpus().qrels.clone().unwrap_or_default();
+        if let (Some(store), Some(key)) = (&self.store, self.corpus_key())
+            && let Ok(mine) = store.qrels(&key)
+        {
+            for (qid, docs) in mine.judgements {
+                for (doc, g) in docs {
+                    q.insert(&qid, &doc, g);
+                }
+            }
+        }
+        q
+    }
+
     /// The selected passage.
     pub fn selected_doc(&self) -> Option<DocId> {
         self.selection.as_ref().map(|s| s.doc)

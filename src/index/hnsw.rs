@@ -1,5 +1,5 @@
 //! Approximate dense search for large corpora: an HNSW graph (the `instant-distance` crate) over
-//! the passage vectors. Above [`APPROXIMATE_ABOVE`] passages, dense search takes the graph's
+//! the passage vectors. Above [`super::APPROXIMATE_ABOVE`] passages, dense search takes the graph's
 //! candidates and scores them exactly; below it, every passage is scored. Its recall@10 against
 //! exact search is measured when the graph is built, and the column's label says it.
 
@@ -8,13 +8,11 @@ use std::sync::Arc;
 use instant_distance::{Builder, HnswMap, Point, Search};
 
 use super::dot::dot16;
-use super::neural::DenseIndex;
+use super::encoded::DenseIndex;
 use crate::progress::{Progress, check_cancel};
 use crate::topk::smallest_keys;
 use crate::{Error, Result};
 
-/// Corpora with more passages than this search their dense vectors approximately.
-pub const APPROXIMATE_ABOVE: usize = 50_000;
 /// Candidates a search keeps (HNSW's `ef`); a ranking of more than this many is exact.
 pub const CANDIDATES: usize = 256;
 /// Questions the recall is measured with.

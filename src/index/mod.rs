@@ -8,9 +8,10 @@
 //! number *is* the [`DocId`].
 
 pub mod dot;
+pub mod encoded;
 pub mod hnsw;
 pub mod impacts;
-pub mod neural;
+mod options;
 mod tokenizer;
 pub mod tokens;
 pub mod windows;
@@ -31,6 +32,7 @@ use crate::formula::{TfIdfVariant, okapi_raw_idf};
 use crate::progress::{Progress, check_cancel};
 use crate::{Error, Result};
 
+pub use options::{APPROXIMATE_ABOVE, NeuralOptions};
 pub use tokenizer::TOKENIZER_NAME;
 
 const META_FILE: &str = "ranklens-index.json";

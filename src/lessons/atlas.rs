@@ -43,6 +43,18 @@ fn cli_command(kind: MethodKind) -> &'static str {
         MethodKind::Rewrite => "ranklens search --method rewrite",
         MethodKind::Hyde => "ranklens search --method hyde",
         MethodKind::HydeText => "ranklens search --method hyde-bm25",
+        MethodKind::Listwise => "ranklens search --method listwise --first-stage bm25 --depth 20 --explain",
+        MethodKind::Pointwise => "ranklens search --method pointwise --first-stage bm25 --depth 20 --explain",
+        MethodKind::ReasonBm25 => "ranklens search --method reason-bm25",
+        MethodKind::ReasonDense => "ranklens search --method reason-dense",
+        MethodKind::Agent => "ranklens agent --corpus C --format json \"QUESTION\"",
+        MethodKind::GraphLocal => {
+            "ranklens graphrag build --corpus C --limit N, then ranklens search --method graphrag-local (and \
+             ranklens graphrag global for a question about the whole corpus)"
+        }
+        MethodKind::DenseAdapter => {
+            "ranklens adapter train --dataset D --split train --out A; ranklens eval --dataset D --method dense --adapter A"
+        }
     }
 }
 
@@ -77,7 +89,7 @@ pub struct AtlasCard {
 }
 
 /// Every card, in the order of the overview.
-pub const ATLAS: [AtlasCard; 22] = [
+pub const ATLAS: [AtlasCard; 23] = [
     AtlasCard {
         name: "Boolean retrieval",
         stores: "An inverted index: each term's list of documents (and positions, for phrases).",
@@ -135,6 +147,14 @@ pub const ATLAS: [AtlasCard; 22] = [
         runs_here: RunsHere::Method(MethodKind::Sql),
     },
     AtlasCard {
+        name: "Text to SQL",
+        stores: "The tables' schema and a few example rows, in the prompt.",
+        at_query_time: "A language model writes one SELECT for the question; it runs read-only, and only if it reads.",
+        brain: "The language model that turns the question into SQL, and the person who checks it before it runs.",
+        use_when: "Counting and filtering questions over a table asked in words; always show the SQL.",
+        runs_here: RunsHere::Method(MethodKind::Sql),
+    },
+    AtlasCard {
         name: "Knowledge graph",
         stores: "Typed entities and typed links, each citing its sources.",
         at_query_time: "Matches a pattern with variables, joining facts along paths.",
@@ -172,9 +192,7 @@ pub const ATLAS: [AtlasCard; 22] = [
         at_query_time: "A model plans, searches, reads and searches again until it can answer.",
         brain: "A language model that decides which tool to call next.",
         use_when: "Multi-step questions across sources; when latency and cost allow several rounds.",
-        runs_here: RunsHere::No(
-            "It needs a language model to plan and call tools, and RankLens ships none. Its tools are here: each column of the Compare view is one.",
-        ),
+        runs_here: RunsHere::Method(MethodKind::Agent),
     },
     AtlasCard {
         name: "RAG prompt",
@@ -194,13 +212,14 @@ pub const ATLAS: [AtlasCard; 22] = [
     },
     AtlasCard {
         name: "GraphRAG",
-        stores: "A graph extracted from the corpus by a model, with community summaries.",
-        at_query_time: "Answers from the summaries of the communities the question touches.",
+        stores: "A graph extracted from the corpus by a model (entities, relations, each citing its passage), with \
+                 community summaries.",
+        at_query_time: "Local search: the entities the question names and their neighbours' passages. Global \
+                        search: every community summary asked, the helpful notes put into one answer.",
         brain: "The language model that extracted entities and wrote the summaries.",
-        use_when: "Global questions about a whole corpus (\"what are the main themes?\").",
-        runs_here: RunsHere::No(
-            "It needs a language model to extract the graph and summarise its communities. The hand-built graph of the Structured view shows the graph half.",
-        ),
+        use_when: "Global questions about a whole corpus (\"what are the main themes?\"), and questions about how \
+                   named things relate.",
+        runs_here: RunsHere::Method(MethodKind::GraphLocal),
     },
     AtlasCard {
         name: "Entity resolution",
@@ -215,10 +234,10 @@ pub const ATLAS: [AtlasCard; 22] = [
         stores: "Training pairs and hard negatives.",
         at_query_time: "Nothing: it changes the encoder before indexing.",
         brain: "Contrastive learning on question–passage pairs from the target domain.",
-        use_when: "A domain where off-the-shelf encoders lose to BM25 and you have (or can make) training data.",
-        runs_here: RunsHere::No(
-            "Training needs labelled pairs, a GPU and hours; RankLens uses trained encoders. The Evaluate view shows where an off-the-shelf encoder loses to BM25 on your corpus — the sign that training would pay.",
-        ),
+        use_when: "A domain where off-the-shelf encoders lose to BM25 and you have (or can make) training data. \
+                   Retraining the whole encoder needs a GPU and hours; a linear adapter on the question's vector \
+                   trains in seconds on the CPU from the same pairs, and is what RankLens trains.",
+        runs_here: RunsHere::Method(MethodKind::DenseAdapter),
     },
     AtlasCard {
         name: "Generative retrieval",
@@ -236,9 +255,7 @@ pub const ATLAS: [AtlasCard; 22] = [
         at_query_time: "A language model answers from what it memorised in training.",
         brain: "The model's parameters.",
         use_when: "General knowledge when no citation is needed; never for private or fresh facts.",
-        runs_here: RunsHere::No(
-            "It needs a language model. RankLens retrieves passages you can cite instead of answering from a model's memory.",
-        ),
+        runs_here: RunsHere::Rag,
     },
     AtlasCard {
         name: "ColPali (visual late interaction)",
@@ -256,9 +273,7 @@ pub const ATLAS: [AtlasCard; 22] = [
         at_query_time: "A model reasons about what would answer the question before or while retrieving.",
         brain: "A reasoning language model, or a retriever trained on reasoning-heavy queries.",
         use_when: "Questions whose relevant documents share no surface or topical similarity with them.",
-        runs_here: RunsHere::No(
-            "It needs a reasoning language model. The HyDE part of the vocabulary-mismatch lesson is the nearest idea RankLens computes: search with a drafted answer.",
-        ),
+        runs_here: RunsHere::Method(MethodKind::ReasonBm25),
     },
     AtlasCard {
         name: "LLM listwise reranking",
@@ -266,8 +281,6 @@ pub const ATLAS: [AtlasCard; 22] = [
         at_query_time: "A language model reads the question and a list of passages and outputs an order.",
         brain: "A large language model prompted (or tuned) to rank.",
         use_when: "The last, most expensive stage over a short list, when a cross-encoder is not enough.",
-        runs_here: RunsHere::No(
-            "It needs a large language model. The cross-encoder reranker is the pointwise last stage RankLens runs.",
-        ),
+        runs_here: RunsHere::Method(MethodKind::Listwise),
     },
 ];

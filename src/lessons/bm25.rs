@@ -1,6 +1,8 @@
 //! Why BM25 flips tf-idf: the two-document example, the table of five settings computed live,
 //! a setting of the learner's own, and the saturation curve.
 
+use super::assignment::{Drawer, SplitMix64, is_content_word};
+use super::checkpoint::Checkpoint;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -8,12 +10,12 @@ use serde::Deserialize;
 use super::exercises::{self, TermInPassage};
 use super::{Block, IdfBase, Lesson, LessonKit, LessonParams, Open, f4};
 use crate::analysis::AnalyzerConfig;
-use crate::engine::SparseSpec;
 use crate::formula::{
     Bm25Params, Bm25Variant, TermStats, TfIdfVariant, bm25_contribution, tfidf_textbook_contribution,
 };
 use crate::progress::NoProgress;
 use crate::retrieve::{Detail, QueryContext, TermTable};
+use crate::workbench::SparseSpec;
 use crate::{Error, Result};
 
 #[derive(Debug, Deserialize)]
@@ -363,6 +365,68 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// This lesson's questions in an assignment (BM25 idf, a term's contribution, the effect of k1 and b), drawn for one student.
+pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
+    let s = draw.index.stats();
+    let (n, avgdl) = (s.n_docs, s.avgdl);
+    let k1s = [0.6, 0.9, 1.0, 1.2, 1.5, 2.0];
+    let bs = [0.3, 0.4, 0.5, 0.6, 0.75, 0.9];
+    let params = Bm25Params {
+        k1: k1s[rng.below(k1s.len())],
+        b: bs[rng.below(bs.len())],
+        ..Bm25Variant::Lucene.default_params()
+    };
+    // Three passages and a question for which BM25's first passage is clear (two score, the first
+    // leads by a margin); the other questions are about the first of them.
+    let r = draw.engine.sparse(SparseSpec::bm25(Bm25Variant::Lucene, params), draw.analyzer, &NoProgress)?;
+    let (ds, question, scored) = draw.until(rng, "a BM25 question with a clear first passage", |rng| {
+        let ds = draw.passages(rng, 3);
+        let question = draw.question(rng, ds[0])?;
+        let scored = exercises::scores_under(r.as_ref(), &QueryContext::new(&question), &ds, draw.corpus())?;
+        Ok(exercises::clear_winner(&scored).then_some((ds, question, scored)))
+    })?;
+    let d = ds[0];
+    let dl = f64::from(draw.index.doc_len(d));
+    let counts = draw.counts(&draw.text(d))?;
+    // The terms asked about are content words (never `a` or `the`), where the passage has any.
+    let content: Vec<(&String, &(u32, u64))> = counts.iter().filter(|(t, _)| is_content_word(t)).collect();
+    let terms: Vec<(&String, &(u32, u64))> = if content.is_empty() { counts.iter().collect() } else { content };
+    let (u, &(_, udf)) = terms[rng.below(terms.len())];
+    let (t, &(tf, df)) = terms[rng.below(terms.len())];
+    // Three terms that differ in tf or df, so exactly one gains most.
+    let mut picked: Vec<TermInPassage> = Vec::new();
+    let mut pool = terms.clone();
+    rng.shuffle(&mut pool);
+    for (term, &(tf, df)) in pool {
+        if picked.len() < 3 && !picked.iter().any(|p| p.tf == tf && p.df == df) {
+            picked.push(TermInPassage { term: term.clone(), tf, df });
+        }
+    }
+    let to =
+        if rng.below(2) == 0 { Bm25Params { b: 0.0, ..params } } else { Bm25Params { k1: params.k1 * 2.0, ..params } };
+    let mut out = vec![
+        exercises::bm25_idf("q1", u, n, udf),
+        exercises::bm25_contribution("q2", t, &draw.name(d), tf, n, df, dl, avgdl, params),
+        exercises::gains_most("q3", &draw.name(d), &picked, n, dl, avgdl, params, to),
+    ];
+    let mut passages = Vec::new();
+    for &x in &ds {
+        passages.push(serde_json::json!({"id": draw.name(x), "dl": draw.index.doc_len(x), "terms": exercises::counts_json(&draw.counts(&draw.text(x))?)}));
+    }
+    out.push(exercises::best_of(
+        "q4",
+        format!(
+            "For the question `{question}`, which passage does BM25 (Lucene, k1 = {}, b = {}) put first?",
+            params.k1, params.b
+        ),
+        serde_json::json!({"question": question, "N": n, "avgdl": avgdl, "k1": params.k1, "b": params.b, "passages": passages}),
+        &scored,
+        |d, v| format!("{d} scores {}", super::f4(v)),
+    ));
+    out.push(super::flips::bm25_flip("q5", draw, rng, params)?);
+    Ok(out)
 }
 
 #[cfg(test)]

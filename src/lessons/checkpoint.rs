@@ -53,13 +53,7 @@ impl Answer {
             return Err("no answer".into());
         }
         match kind {
-            AnswerKind::Number => {
-                let cleaned = if t.contains('.') { t.to_string() } else { t.replacen(',', ".", 1) };
-                match cleaned.parse::<f64>() {
-                    Ok(x) if x.is_finite() => Ok(Answer::Number(x)),
-                    _ => Err(format!("{t:?} is not a number")),
-                }
-            }
+            AnswerKind::Number => parse_number(t).map(Answer::Number),
             AnswerKind::Choice => Ok(Answer::Choice(t.to_string())),
             AnswerKind::Ordering => {
                 let parts: Vec<String> =
@@ -67,6 +61,109 @@ impl Answer {
                 Ok(Answer::Ordering(parts))
             }
         }
+    }
+}
+
+/// Read a number as people write it: a decimal point or a decimal comma (`2,9267`), thousands
+/// separated by commas, dots, spaces or apostrophes (`1,234.5`, `1.234,5`, `1 234,5`, `12'345`), a
+/// sign (`-`, `−`, `+`), a percent (`60%` is 0.6) or a fraction (`3/5`). A form that reads two ways
+/// is refused with the reason, never guessed: `1,000` is one thousand with a thousands comma and
+/// one with a decimal comma. (`1.386` is not refused: a dot alone is the decimal point.)
+pub fn parse_number(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let not_a_number = || format!("{t:?} is not a number");
+    if t.is_empty() {
+        return Err("no answer".into());
+    }
+    if let Some(rest) = t.strip_suffix('%') {
+        return parse_number(rest).map(|x| x / 100.0).map_err(|_| not_a_number());
+    }
+    if let Some((a, b)) = t.split_once('/') {
+        let (a, b) = (parse_number(a).map_err(|_| not_a_number())?, parse_number(b).map_err(|_| not_a_number())?);
+        if b == 0.0 {
+            return Err(format!("{t:?} divides by zero"));
+        }
+        return Ok(a / b);
+    }
+    let (negative, body) = match t.chars().next() {
+        Some(c @ ('-' | '−')) => (true, t[c.len_utf8()..].trim_start()),
+        Some('+') => (false, t[1..].trim_start()),
+        _ => (false, t),
+    };
+    // An exponent is left to Rust's reader (`1e-3`), with a decimal point only.
+    if body.contains(['e', 'E']) {
+        return match body.parse::<f64>() {
+            Ok(x) if x.is_finite() && body.chars().all(|c| c.is_ascii_digit() || ".eE+-".contains(c)) => {
+                Ok(if negative { -x } else { x })
+            }
+            _ => Err(not_a_number()),
+        };
+    }
+    if body.is_empty() || !body.chars().all(|c| c.is_ascii_digit() || ".,' \u{a0}\u{202f}".contains(c)) {
+        return Err(not_a_number());
+    }
+    let digits_only = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    // The decimal separator: the last of `.` and `,` when both appear; a lone `.`; a lone `,`
+    // unless it is followed by exactly three digits (then it reads two ways).
+    let (dots, commas) = (body.matches('.').count(), body.matches(',').count());
+    let decimal: Option<char> = match (dots, commas) {
+        (0, 0) => None,
+        (_, 0) if dots > 1 => None,
+        (1, 0) => Some('.'),
+        (0, 1) => {
+            let (head, tail) = body.split_once(',').unwrap_or((body, ""));
+            let head_digits: String = head.chars().filter(char::is_ascii_digit).collect();
+            if tail.len() == 3 && digits_only(tail) && !head_digits.is_empty() && !head_digits.starts_with('0') {
+                return Err(format!(
+                    "{t:?} reads two ways: {head_digits}{tail} with a thousands comma, or {head_digits}.{tail} with a \
+                     decimal comma; write it without the comma, or with a decimal point"
+                ));
+            }
+            Some(',')
+        }
+        (0, _) => None,
+        _ => {
+            let (last_dot, last_comma) = (body.rfind('.').unwrap_or(0), body.rfind(',').unwrap_or(0));
+            Some(if last_dot > last_comma { '.' } else { ',' })
+        }
+    };
+    let (whole, fraction) = match decimal {
+        Some(d) => {
+            let at = body.rfind(d).unwrap_or(body.len());
+            (&body[..at], &body[at + d.len_utf8()..])
+        }
+        None => (body, ""),
+    };
+    if decimal.is_some() && !digits_only(fraction) {
+        return Err(not_a_number());
+    }
+    // The whole part: digits, or groups of three after the first, split by one kind of separator.
+    let separators: Vec<char> = whole.chars().filter(|c| !c.is_ascii_digit()).collect();
+    let whole_digits: String = if separators.is_empty() {
+        whole.to_string()
+    } else {
+        let sep = separators[0];
+        if separators.iter().any(|c| *c != sep) || Some(sep) == decimal {
+            return Err(format!("{t:?} mixes its separators"));
+        }
+        let groups: Vec<&str> = whole.split(sep).collect();
+        let first_ok = groups[0].len() <= 3 && digits_only(groups[0]);
+        if !first_ok || groups[1..].iter().any(|g| g.len() != 3 || !digits_only(g)) {
+            return Err(format!("{t:?} groups its digits unevenly: thousands come in threes"));
+        }
+        groups.concat()
+    };
+    if whole_digits.is_empty() && fraction.is_empty() {
+        return Err(not_a_number());
+    }
+    let plain = format!(
+        "{}.{}",
+        if whole_digits.is_empty() { "0" } else { &whole_digits },
+        if fraction.is_empty() { "0" } else { fraction }
+    );
+    match plain.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(if negative { -x } else { x }),
+        _ => Err(not_a_number()),
     }
 }
 
@@ -92,9 +189,10 @@ pub struct Mistake {
     pub value: f64,
 }
 
-/// One question of a lesson or an assignment.
+/// What is asked, as a student gets it (`questions.json`, a handout): the question with everything
+/// needed to answer it by hand, and how its answer will be judged — never the answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Checkpoint {
+pub struct Question {
     /// Stable within its lesson or assignment (`q1`, `bm25-idf`).
     pub id: String,
     /// The question.
@@ -109,6 +207,11 @@ pub struct Checkpoint {
     pub options: Vec<String>,
     /// How far a number may be from the key and still be right (absolute).
     pub tolerance: f64,
+}
+
+/// The answer to a question, its working, and what the usual mistakes give.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Solution {
     /// The answer.
     pub answer: Answer,
     /// The working, line by line, shown on reveal.
@@ -116,6 +219,19 @@ pub struct Checkpoint {
     /// The usual mistakes and what each gives.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mistakes: Vec<Mistake>,
+}
+
+/// One question of a lesson or an assignment with its solution: the one shape a lesson's
+/// checkpoint, an assignment's `questions.json` (the question half) and its key (both halves)
+/// share. Serialised flat, as one object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// What is asked.
+    #[serde(flatten)]
+    pub question: Question,
+    /// Its answer and working.
+    #[serde(flatten)]
+    pub solution: Solution,
 }
 
 /// What the checker says of an answer.
@@ -129,12 +245,7 @@ pub struct Verdict {
     pub message: String,
 }
 
-impl Checkpoint {
-    /// The question without its answer, steps or mistakes: what a student is given.
-    pub fn question(&self) -> Checkpoint {
-        Checkpoint { answer: Answer::Choice(String::new()), steps: Vec::new(), mistakes: Vec::new(), ..self.clone() }
-    }
-
+impl Question {
     /// How the tolerance is stated with the question.
     pub fn tolerance_text(&self) -> String {
         match self.kind {
@@ -144,20 +255,28 @@ impl Checkpoint {
             AnswerKind::Ordering => "every option, in order".into(),
         }
     }
+}
+
+impl Checkpoint {
+    /// How the tolerance is stated with the question.
+    pub fn tolerance_text(&self) -> String {
+        self.question.tolerance_text()
+    }
 
     /// Check an answer.
     pub fn check(&self, given: &Answer) -> Verdict {
-        match (&self.answer, given) {
+        match (&self.solution.answer, given) {
             (Answer::Number(key), Answer::Number(x)) => self.check_number(*key, *x),
             (Answer::Choice(key), Answer::Choice(x)) => {
                 let correct = normalise(key) == normalise(x);
-                let known = self.options.is_empty() || self.options.iter().any(|o| normalise(o) == normalise(x));
+                let known = self.question.options.is_empty()
+                    || self.question.options.iter().any(|o| normalise(o) == normalise(x));
                 let message = if correct {
                     format!("Right: {key}.")
                 } else if !known {
-                    format!("{x:?} is not one of the options ({}).", self.options.join(", "))
+                    format!("{x:?} is not one of the options ({}).", self.question.options.join(", "))
                 } else {
-                    format!("Not {x}: the answer is {key}. {}", self.steps.last().cloned().unwrap_or_default())
+                    format!("Not {x}: the answer is {key}. {}", self.solution.steps.last().cloned().unwrap_or_default())
                 };
                 Verdict { correct, mistake: None, message: message.trim().to_string() }
             }
@@ -184,15 +303,18 @@ impl Checkpoint {
     }
 
     fn check_number(&self, key: f64, x: f64) -> Verdict {
-        if (x - key).abs() <= self.tolerance {
+        if (x - key).abs() <= self.question.tolerance {
             return Verdict { correct: true, mistake: None, message: format!("Right: {}.", format_number(key)) };
         }
         // The usual mistake the value matches: the nearest one within the tolerance (never one
         // that gives the right answer too).
         let matched = self
+            .solution
             .mistakes
             .iter()
-            .filter(|m| (m.value - x).abs() <= self.tolerance && (m.value - key).abs() > self.tolerance)
+            .filter(|m| {
+                (m.value - x).abs() <= self.question.tolerance && (m.value - key).abs() > self.question.tolerance
+            })
             .min_by(|a, b| (a.value - x).abs().total_cmp(&(b.value - x).abs()));
         match matched {
             Some(m) => Verdict {
@@ -212,8 +334,8 @@ impl Checkpoint {
                     "{} is not {} (±{}), and it matches none of the usual mistakes ({}): redo the steps.",
                     format_number(x),
                     format_number(key),
-                    fine(self.tolerance),
-                    self.mistakes.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join("; ")
+                    fine(self.question.tolerance),
+                    self.solution.mistakes.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join("; ")
                 ),
             },
         }
@@ -239,18 +361,22 @@ mod tests {
 
     fn idf_checkpoint() -> Checkpoint {
         Checkpoint {
-            id: "idf".into(),
-            prompt: "idf of mars".into(),
-            kind: AnswerKind::Number,
-            data: serde_json::json!({"N": 4, "df": 1}),
-            options: Vec::new(),
-            tolerance: 0.005,
-            answer: Answer::Number(2.0),
-            steps: vec!["idf = log2(4/1) = 2".into()],
-            mistakes: vec![
-                Mistake { name: "ln instead of log2".into(), value: 4f64.ln() },
-                Mistake { name: "log10 instead of log2".into(), value: 4f64.log10() },
-            ],
+            question: Question {
+                id: "idf".into(),
+                prompt: "idf of mars".into(),
+                kind: AnswerKind::Number,
+                data: serde_json::json!({"N": 4, "df": 1}),
+                options: Vec::new(),
+                tolerance: 0.005,
+            },
+            solution: Solution {
+                answer: Answer::Number(2.0),
+                steps: vec!["idf = log2(4/1) = 2".into()],
+                mistakes: vec![
+                    Mistake { name: "ln instead of log2".into(), value: 4f64.ln() },
+                    Mistake { name: "log10 instead of log2".into(), value: 4f64.log10() },
+                ],
+            },
         }
     }
 
@@ -268,6 +394,68 @@ mod tests {
     }
 
     #[test]
+    fn numbers_are_read_as_people_write_them_and_an_ambiguous_one_is_refused() {
+        let n = |s: &str| parse_number(s).unwrap();
+        assert_eq!(n("2,9267"), 2.9267);
+        assert_eq!(n("1.386"), 1.386);
+        assert_eq!(n("1,234.5"), 1234.5);
+        assert_eq!(n("1.234,5"), 1234.5);
+        assert_eq!(n("1 234,5"), 1234.5);
+        assert_eq!(n("12'345"), 12345.0);
+        assert_eq!(n("1,234,567"), 1234567.0);
+        assert_eq!(n("1.234.567"), 1234567.0);
+        assert_eq!(n("0,693"), 0.693, "a leading 0 is no thousands group");
+        assert_eq!(n("60%"), 0.6);
+        assert_eq!(n("12,5 %"), 0.125);
+        assert_eq!(n("3/5"), 0.6);
+        assert_eq!(n("−0.25"), -0.25);
+        assert_eq!(n("+4"), 4.0);
+        assert_eq!(n(".5"), 0.5);
+        assert_eq!(n("1e-3"), 0.001);
+        let why = |s: &str| parse_number(s).unwrap_err();
+        assert!(why("1,000").contains("reads two ways: 1000 with a thousands comma, or 1.000 with a decimal comma"));
+        assert!(why("12,345").contains("reads two ways"));
+        assert!(why("1,23,456").contains("unevenly"), "{}", why("1,23,456"));
+        assert!(why("1.234,567.8").contains("mixes"), "{}", why("1.234,567.8"));
+        assert!(why("1/0").contains("divides by zero"));
+        for bad in ["", "two", "NaN", "inf", "1..2", "1,,2", "--1", "1e400", "%", "/"] {
+            assert!(parse_number(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+        /// A number written in any of the usual conventions reads back as itself; text never panics.
+        #[test]
+        fn a_number_written_any_usual_way_reads_back(
+            whole in 0u64..10_000_000, cents in 0u32..10_000, style in 0usize..5, text in "\\PC{0,16}"
+        ) {
+            let _ = parse_number(&text);
+            let frac = format!("{cents:04}");
+            let grouped = |sep: &str| {
+                let digits = whole.to_string();
+                let mut out = String::new();
+                for (i, c) in digits.chars().enumerate() {
+                    if i > 0 && (digits.len() - i) % 3 == 0 {
+                        out.push_str(sep);
+                    }
+                    out.push(c);
+                }
+                out
+            };
+            let written = match style {
+                0 => format!("{whole}.{frac}"),
+                1 => format!("{}.{frac}", grouped(",")),
+                2 => format!("{}, {frac}", grouped(".")).replace(", ", ","),
+                3 => format!("{},{frac}", grouped(" ")),
+                _ => format!("{}.{frac}", grouped("'")),
+            };
+            let want: f64 = format!("{whole}.{frac}").parse().unwrap();
+            proptest::prop_assert_eq!(parse_number(&written), Ok(want), "{}", written);
+        }
+    }
+
+    #[test]
     fn answers_are_read_as_typed() {
         assert_eq!(Answer::parse(AnswerKind::Number, " 1,5 "), Ok(Answer::Number(1.5)));
         assert!(Answer::parse(AnswerKind::Number, "two").unwrap_err().contains("not a number"));
@@ -276,20 +464,16 @@ mod tests {
             Answer::parse(AnswerKind::Ordering, "d2 > d1, d3"),
             Ok(Answer::Ordering(vec!["d2".into(), "d1".into(), "d3".into()]))
         );
-        let c = Checkpoint {
-            kind: AnswerKind::Ordering,
-            answer: Answer::Ordering(vec!["a".into(), "b".into(), "c".into()]),
-            ..idf_checkpoint()
-        };
+        let mut c = idf_checkpoint();
+        c.question.kind = AnswerKind::Ordering;
+        c.solution.answer = Answer::Ordering(vec!["a".into(), "b".into(), "c".into()]);
         assert!(c.check(&Answer::Ordering(vec!["A".into(), "b".into(), "c".into()])).correct);
         let v = c.check(&Answer::Ordering(vec!["a".into(), "c".into(), "b".into()]));
         assert!(!v.correct && v.message.contains("#2"), "{}", v.message);
-        let choice = Checkpoint {
-            kind: AnswerKind::Choice,
-            options: vec!["d1".into(), "d2".into()],
-            answer: Answer::Choice("d1".into()),
-            ..idf_checkpoint()
-        };
+        let mut choice = idf_checkpoint();
+        choice.question.kind = AnswerKind::Choice;
+        choice.question.options = vec!["d1".into(), "d2".into()];
+        choice.solution.answer = Answer::Choice("d1".into());
         assert!(choice.check(&Answer::Choice(" D1".into())).correct);
         assert!(choice.check(&Answer::Choice("d9".into())).message.contains("not one of the options"));
         assert!(choice.check(&Answer::Number(1.0)).message.contains("one of the options"));

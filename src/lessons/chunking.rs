@@ -8,9 +8,9 @@ use crate::Result;
 use crate::analysis::AnalyzerConfig;
 use crate::corpus::Corpus;
 use crate::corpus::chunk::{Chunk, by_characters, by_paragraph, by_window, sentences};
-use crate::engine::{Engine, SparseSpec};
 use crate::progress::NoProgress;
 use crate::retrieve::{Bm25Variant, QueryContext};
+use crate::workbench::{SparseSpec, Workbench};
 
 const QUESTION: &str = "e2e-encrypt depends on which library?";
 const FACT: &str = "e2e-encrypt depends on libsodium";
@@ -28,7 +28,7 @@ fn ranked(chunks: &[Chunk]) -> Result<Vec<usize>> {
     let ids: Vec<String> = chunks.iter().map(|c| format!("chunk-{}", c.index + 1)).collect();
     let corpus =
         Corpus::from_texts("chunks", ids.iter().map(String::as_str).zip(chunks.iter().map(|c| c.text.as_str())));
-    let engine = Engine::new(corpus);
+    let engine = Workbench::new(corpus);
     let r = engine.sparse(
         SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params()),
         AnalyzerConfig::default(),

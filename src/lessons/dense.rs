@@ -2,6 +2,8 @@
 //! mean-pooled model (MiniLM) the cosine split exactly over the passage's word pieces,
 //! cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|).
 
+use super::assignment::{Drawer, SplitMix64, round4};
+use super::checkpoint::Checkpoint;
 use std::sync::Arc;
 
 use super::exercises;
@@ -9,18 +11,18 @@ use super::{Lesson, LessonKit, Open, f4};
 use crate::analysis::AnalyzerConfig;
 use crate::config::Settings;
 use crate::corpus::DocId;
-use crate::engine::{Engine, SparseSpec};
 use crate::formula::Bm25Variant;
 use crate::models::{InputKind, TextEncoder};
 use crate::progress::NoProgress;
-use crate::retrieve::{Detail, MethodKind, QueryContext, Retriever, TokenPart};
+use crate::retrieve::{Detail, MethodKind, QueryContext, TokenPart};
+use crate::workbench::{SparseSpec, Workbench};
 use crate::{Error, Result};
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("dense", "Dense scores, down to words");
     l.p("A dense model turns the question and each passage into one vector; the score is their cosine. MiniLM's passage vector is the mean of its word pieces' states, so the cosine splits exactly over them: with q the question's unit vector and h₁ … hₙ the pieces' states, cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|). Each piece's part is q·hᵢ / (n·|h̄|); the parts sum to the score.");
     let settings = Settings::default();
-    let (engine, question): (Arc<Engine>, String) = match on.engine.retriever(MethodKind::Dense, &settings) {
+    let (engine, question): (Arc<Workbench>, String) = match on.engine.retriever(MethodKind::Dense, &settings) {
         Ok(_) => (on.engine.clone(), on.question.trim().to_string()),
         Err(e) if !Arc::ptr_eq(&on.engine, &kit.sample) => {
             l.warn(format!(
@@ -56,41 +58,33 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
         }
     }
     options.sort_by_key(|&d| name(d));
-    let score = |r: &dyn Retriever, d: DocId| r.explain(&q, d).map(|e| e.value);
     let data = serde_json::json!({
         "question": question,
         "passages": options.iter().map(|&d| serde_json::json!({"id": name(d), "text": corpus.doc(d).map(|x| x.full_text()).unwrap_or_default()})).collect::<Vec<_>>(),
     });
     l.h(format!("`{question}`"));
-    let scored = |r: &dyn Retriever| -> Result<Vec<(String, f64)>> {
-        options.iter().map(|&d| Ok((name(d), score(r, d)?))).collect()
-    };
+    let by_bm25 = exercises::scores_under(bm25.as_ref(), &q, &options, corpus)?;
+    let by_dense = exercises::scores_under(dense.as_ref(), &q, &options, corpus)?;
     l.check(exercises::best_of(
         "dense-bm25-first",
         "Read the passages: which of them does BM25 put first?".into(),
         data.clone(),
-        &scored(bm25.as_ref())?,
+        &by_bm25,
         |d, v| format!("{d}: BM25 {}, from the words it shares with the question", f4(v)),
     ));
     l.check(exercises::best_of(
         "dense-first",
         "And which does the dense model put first?".into(),
         data,
-        &scored(dense.as_ref())?,
+        &by_dense,
         |d, v| format!("{d}: cosine {}", f4(v)),
     ));
     let rank = |hits: &[crate::retrieve::Hit], d: DocId| {
         hits.iter().position(|h| h.doc == d).map_or("—".to_string(), |i| (i + 1).to_string())
     };
     let mut rows = Vec::new();
-    for &d in &options {
-        rows.push(vec![
-            name(d),
-            f4(score(dense.as_ref(), d)?),
-            rank(&d_hits, d),
-            f4(score(bm25.as_ref(), d)?),
-            rank(&b_hits, d),
-        ]);
+    for ((&d, (_, cosine)), (_, bm25_score)) in options.iter().zip(&by_dense).zip(&by_bm25) {
+        rows.push(vec![name(d), f4(*cosine), rank(&d_hits, d), f4(*bm25_score), rank(&b_hits, d)]);
     }
     l.table("Both scores", &["passage", "cosine", "dense rank", "BM25", "BM25 rank"], rows);
 
@@ -154,4 +148,75 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     }
     l.p("The Explain view shades the passage's words by these parts. A piece can count without being one of the question's words: that is what lets the dense model find a passage that BM25, which counts shared words, cannot.");
     Ok(l)
+}
+
+/// This lesson's questions in an assignment (which passage wins by cosine and by BM25, a cosine from its token parts), drawn for one student.
+pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
+    let settings = Settings::default();
+    let dense = draw.engine.retriever(MethodKind::Dense, &settings)?;
+    let encoder = draw.engine.neural().dense.map(|d| d.encoder).ok_or_else(|| {
+        Error::Unavailable("the dense model is not loaded (ranklens models fetch --role dense)".into())
+    })?;
+    let bm25 = draw.engine.sparse(
+        SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params()),
+        draw.analyzer,
+        &NoProgress,
+    )?;
+    let corpus = draw.corpus();
+    // A question and three passages for which both BM25's and the dense model's first passage are
+    // clear (two score, the first leads by a margin).
+    let (question, ds, data, by_dense, by_bm25) = draw.until(rng, "a question with clear first passages", |rng| {
+        let question = match rng.pick(&corpus.queries) {
+            Some(q) if rng.below(3) != 0 => q.text.clone(),
+            _ => {
+                let d = draw.workable[rng.below(draw.workable.len())];
+                draw.question(rng, d)?
+            }
+        };
+        let q = QueryContext::new(&question);
+        let top = dense.search(&q, 1)?.hits.first().map(|h| h.doc);
+        let mut ds = draw.passages(rng, 3);
+        if let Some(t) = top
+            && !ds.contains(&t)
+        {
+            ds[0] = t;
+        }
+        ds.sort_by_key(|&d| draw.name(d));
+        let by_dense = exercises::scores_under(dense.as_ref(), &q, &ds, draw.corpus())?;
+        let by_bm25 = exercises::scores_under(bm25.as_ref(), &q, &ds, draw.corpus())?;
+        if !(exercises::clear_winner(&by_dense) && exercises::clear_winner(&by_bm25)) {
+            return Ok(None);
+        }
+        let data = serde_json::json!({
+            "question": question,
+            "passages": ds.iter().map(|&d| serde_json::json!({"id": draw.name(d), "text": draw.text(d)})).collect::<Vec<_>>(),
+        });
+        Ok(Some((question, ds, data, by_dense, by_bm25)))
+    })?;
+    let mut out = vec![
+        exercises::best_of(
+            "q1",
+            "Which of these passages does BM25 put first?".into(),
+            data.clone(),
+            &by_bm25,
+            |d, v| format!("{d}: BM25 {}", super::f4(v)),
+        ),
+        exercises::best_of(
+            "q2",
+            "And which does the dense model (cosine) put first?".into(),
+            data,
+            &by_dense,
+            |d, v| format!("{d}: cosine {}", super::f4(v)),
+        ),
+    ];
+    let d = ds[rng.below(ds.len())];
+    let states = encoder.token_states(&draw.text(d), InputKind::Document)?;
+    let qv = encoder.encode(&[question.as_str()], InputKind::Query)?.into_iter().next();
+    if let (Some(states), Some(qv)) = (states, qv) {
+        let (sum, n, norm) = exercises::dense_parts(&states, &qv);
+        // Rounded as printed, so the hand computation from the data gives the key.
+        let (sum, norm) = (round4(sum), round4(norm));
+        out.push(exercises::dense_cosine("q3", &draw.name(d), sum, n, norm));
+    }
+    Ok(out)
 }

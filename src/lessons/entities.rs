@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Lesson, LessonKit, LessonParams};
+use super::{FieldWeights, Lesson, LessonKit, LessonParams};
 use crate::Result;
 
 /// Jaro similarity.
@@ -48,28 +48,6 @@ pub fn jaro_winkler(a: &str, b: &str) -> f64 {
     let j = jaro(a, b);
     let prefix = a.chars().zip(b.chars()).take(4).take_while(|(x, y)| x == y).count() as f64;
     j + prefix * 0.1 * (1.0 - j)
-}
-
-/// m and u probabilities per field: how often a field agrees among true matches (m) and among
-/// non-matches (u).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct FieldWeights {
-    /// P(names agree | match).
-    pub name_m: f64,
-    /// P(names agree | non-match).
-    pub name_u: f64,
-    /// P(types agree | match).
-    pub type_m: f64,
-    /// P(types agree | non-match).
-    pub type_u: f64,
-    /// Jaro–Winkler at or above which two names agree.
-    pub name_agree_at: f64,
-}
-
-impl Default for FieldWeights {
-    fn default() -> Self {
-        Self { name_m: 0.95, name_u: 0.05, type_m: 0.98, type_u: 0.30, name_agree_at: 0.88 }
-    }
 }
 
 /// A record to resolve: a name and a type.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::checkpoint::{Answer, AnswerKind, Checkpoint, Mistake, format_number};
+use super::checkpoint::{Answer, AnswerKind, Checkpoint, Mistake, Question, Solution, format_number};
 use crate::eval::{Metric, MetricSet, evaluate_query};
 use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
 
@@ -28,7 +28,7 @@ fn number(
 
 /// A number checkpoint right within `tolerance` (0: exactly).
 #[allow(clippy::too_many_arguments)]
-fn number_within(
+pub(crate) fn number_within(
     id: &str,
     prompt: String,
     data: serde_json::Value,
@@ -47,19 +47,12 @@ fn number_within(
         }
     }
     Checkpoint {
-        id: id.into(),
-        prompt,
-        kind: AnswerKind::Number,
-        data,
-        options: Vec::new(),
-        tolerance,
-        answer: Answer::Number(key),
-        steps,
-        mistakes: kept,
+        question: Question { id: id.into(), prompt, kind: AnswerKind::Number, data, options: Vec::new(), tolerance },
+        solution: Solution { answer: Answer::Number(key), steps, mistakes: kept },
     }
 }
 
-fn mistake(name: &str, value: f64) -> Mistake {
+pub(crate) fn mistake(name: &str, value: f64) -> Mistake {
     Mistake { name: name.into(), value }
 }
 
@@ -240,16 +233,30 @@ pub fn best_of(
     let mut steps: Vec<String> = scored.iter().map(|(o, s)| format!("{o}: {}", f4(*s))).collect();
     steps.push(why(&name, value));
     Checkpoint {
-        id: id.into(),
-        prompt,
-        kind: AnswerKind::Choice,
-        data,
-        options: scored.iter().map(|(o, _)| o.clone()).collect(),
-        tolerance: 0.0,
-        answer: Answer::Choice(name),
-        steps,
-        mistakes: Vec::new(),
+        question: Question {
+            id: id.into(),
+            prompt,
+            kind: AnswerKind::Choice,
+            data,
+            options: scored.iter().map(|(o, _)| o.clone()).collect(),
+            tolerance: 0.0,
+        },
+        solution: Solution { answer: Answer::Choice(name), steps, mistakes: Vec::new() },
     }
+}
+
+/// The least lead a "which comes first" key has over the runner-up: 5 % of the winner's score,
+/// and never under 0.01, so a student working to four decimals cannot land on the other side.
+pub fn margin(top: f64) -> f64 {
+    (0.05 * top.abs()).max(0.01)
+}
+
+/// Is this a question worth asking: at least two candidates score above zero, and the winner
+/// leads the runner-up by [`margin`]?
+pub fn clear_winner(scored: &[(String, f64)]) -> bool {
+    let mut s: Vec<f64> = scored.iter().map(|(_, v)| *v).collect();
+    s.sort_by(|a, b| b.total_cmp(a));
+    s.len() >= 2 && s[1] > 0.0 && s[0] - s[1] >= margin(s[0])
 }
 
 /// One term of a passage as the BM25 exercises give it.
@@ -298,11 +305,11 @@ pub fn gains_most(
         &scored,
         |t, g| format!("`{t}` changes by {}: the idf scales the change, and a larger tf saturates less", f4(g)),
     );
-    c.steps = terms
+    c.solution.steps = terms
         .iter()
         .zip(&scored)
         .map(|(t, (_, g))| format!("`{}`: {} → {} ({})", t.term, f4(part(t, &from)), f4(part(t, &to)), f4(*g)))
-        .chain(c.steps.last().cloned())
+        .chain(c.solution.steps.last().cloned())
         .collect();
     c
 }
@@ -347,15 +354,15 @@ pub fn choice(
     why: String,
 ) -> Checkpoint {
     Checkpoint {
-        id: id.into(),
-        prompt,
-        kind: AnswerKind::Choice,
-        data,
-        options: options.iter().map(|o| o.to_string()).collect(),
-        tolerance: 0.0,
-        answer: Answer::Choice(answer.into()),
-        steps: vec![why],
-        mistakes: Vec::new(),
+        question: Question {
+            id: id.into(),
+            prompt,
+            kind: AnswerKind::Choice,
+            data,
+            options: options.iter().map(|o| o.to_string()).collect(),
+            tolerance: 0.0,
+        },
+        solution: Solution { answer: Answer::Choice(answer.into()), steps: vec![why], mistakes: Vec::new() },
     }
 }
 
@@ -605,33 +612,70 @@ pub fn ndcg_at(id: &str, j: &Judged<'_>, k: usize) -> Checkpoint {
 /// How many passages hold a term (its postings list's length).
 pub fn document_frequency(id: &str, term: &str, data: serde_json::Value, df: u64) -> Checkpoint {
     Checkpoint {
-        id: id.into(),
-        prompt: format!("How many passages hold `{term}` (its document frequency, the length of its postings list)?"),
-        kind: AnswerKind::Number,
-        data,
-        options: Vec::new(),
-        tolerance: 0.0,
-        answer: Answer::Number(df as f64),
-        steps: vec![format!("df(`{term}`) = {df}")],
-        mistakes: Vec::new(),
+        question: Question {
+            id: id.into(),
+            prompt: format!(
+                "How many passages hold `{term}` (its document frequency, the length of its postings list)?"
+            ),
+            kind: AnswerKind::Number,
+            data,
+            options: Vec::new(),
+            tolerance: 0.0,
+        },
+        solution: Solution {
+            answer: Answer::Number(df as f64),
+            steps: vec![format!("df(`{term}`) = {df}")],
+            mistakes: Vec::new(),
+        },
     }
 }
 
 /// A term's postings list: the passages that hold it, in index order.
 pub fn postings(id: &str, term: &str, data: serde_json::Value, list: Vec<String>, options: Vec<String>) -> Checkpoint {
     Checkpoint {
-        id: id.into(),
-        prompt: format!(
-            "Write `{term}`'s postings list: the passages that hold it, in the index's order (the order of the list given)."
-        ),
-        kind: AnswerKind::Ordering,
-        data,
-        options,
-        tolerance: 0.0,
-        answer: Answer::Ordering(list.clone()),
-        steps: vec![format!("postings(`{term}`) = {}", list.join(" → "))],
-        mistakes: Vec::new(),
+        question: Question {
+            id: id.into(),
+            prompt: format!(
+                "Write `{term}`'s postings list: the passages that hold it, in the index's order (the order of the list given)."
+            ),
+            kind: AnswerKind::Ordering,
+            data,
+            options,
+            tolerance: 0.0,
+        },
+        solution: Solution {
+            answer: Answer::Ordering(list.clone()),
+            steps: vec![format!("postings(`{term}`) = {}", list.join(" → "))],
+            mistakes: Vec::new(),
+        },
     }
+}
+
+/// A passage's terms with their counts and document frequencies, as an exercise gives them.
+pub fn term_counts(index: &crate::index::SparseIndex, text: &str) -> crate::Result<TermCounts> {
+    let mut out = TermCounts::new();
+    for t in index.analyzer().terms(text) {
+        if let Some(e) = out.get_mut(&t) {
+            e.0 += 1;
+        } else {
+            let df = index.doc_freq(&t)?;
+            out.insert(t, (1, df));
+        }
+    }
+    Ok(out)
+}
+
+/// Each passage's score under `retriever` for `query`, the question prepared once (not once per
+/// passage): (passage id, score) in `docs`' order — what a "which passage does X put first"
+/// question is keyed by, read from the very state that ranks.
+pub fn scores_under(
+    retriever: &dyn crate::retrieve::Retriever,
+    query: &crate::retrieve::QueryContext,
+    docs: &[crate::corpus::DocId],
+    corpus: &crate::corpus::Corpus,
+) -> crate::Result<Vec<(String, f64)>> {
+    let prepared = retriever.prepare(query)?;
+    docs.iter().map(|&d| Ok((corpus.external_id(d).to_string(), prepared.explain(d)?.value))).collect()
 }
 
 #[cfg(test)]
@@ -641,12 +685,16 @@ mod tests {
     /// Each checkpoint answered with its key is right, and answered with each usual mistake's
     /// value is wrong with that mistake named.
     fn keys_and_mistakes_are_recognised(c: &Checkpoint) {
-        assert!(c.check(&c.answer).correct, "{}: its key", c.id);
-        assert!(!c.mistakes.is_empty() || c.kind != AnswerKind::Number || c.tolerance == 0.0, "{}", c.id);
-        for m in &c.mistakes {
+        assert!(c.check(&c.solution.answer).correct, "{}: its key", c.question.id);
+        assert!(
+            !c.solution.mistakes.is_empty() || c.question.kind != AnswerKind::Number || c.question.tolerance == 0.0,
+            "{}",
+            c.question.id
+        );
+        for m in &c.solution.mistakes {
             let v = c.check(&Answer::Number(m.value));
-            assert!(!v.correct, "{}: {}", c.id, m.name);
-            assert_eq!(v.mistake.as_deref(), Some(m.name.as_str()), "{}: {}", c.id, v.message);
+            assert!(!v.correct, "{}: {}", c.question.id, m.name);
+            assert_eq!(v.mistake.as_deref(), Some(m.name.as_str()), "{}: {}", c.question.id, v.message);
         }
     }
 
@@ -654,16 +702,16 @@ mod tests {
     fn tfidf_keys_are_the_textbook_numbers_and_mistakes_are_named() {
         // The ISRO example: N = 4, `mars` in one document: idf = log2(4) = 2.
         let c = tfidf_idf("i", "mars", 4, 1);
-        assert_eq!(c.answer, Answer::Number(2.0));
+        assert_eq!(c.solution.answer, Answer::Number(2.0));
         keys_and_mistakes_are_recognised(&c);
         let w = tfidf_weight("w", "mars", "D3", 2, 4, 1);
-        assert_eq!(w.answer, Answer::Number(4.0));
+        assert_eq!(w.solution.answer, Answer::Number(4.0));
         keys_and_mistakes_are_recognised(&w);
         let q: TermCounts = [("mars".to_string(), (1, 1)), ("mission".to_string(), (1, 2))].into();
         let d: TermCounts = [("mars".to_string(), (1, 1)), ("orbit".to_string(), (1, 1))].into();
         let cos = tfidf_cosine("c", "D3", &q, &d, 4);
         // q = (2, 1), d = (2 for mars, 2 for orbit): q·d = 4, |q| = √5, |d| = √8.
-        let Answer::Number(key) = cos.answer else { panic!() };
+        let Answer::Number(key) = cos.solution.answer else { panic!() };
         assert!((key - 4.0 / (5f64.sqrt() * 8f64.sqrt())).abs() < 1e-12);
         keys_and_mistakes_are_recognised(&cos);
     }
@@ -671,12 +719,12 @@ mod tests {
     #[test]
     fn bm25_keys_follow_lucene_and_mistakes_are_named() {
         let c = bm25_idf("i", "sync", 27, 5);
-        let Answer::Number(key) = c.answer else { panic!() };
+        let Answer::Number(key) = c.solution.answer else { panic!() };
         assert!((key - (1.0 + 22.5f64 / 5.5).ln()).abs() < 1e-12);
         keys_and_mistakes_are_recognised(&c);
         let p = Bm25Params { k1: 1.2, b: 0.75, ..Bm25Variant::Lucene.default_params() };
         let c = bm25_contribution("t", "sync", "d1", 3, 27, 5, 40.0, 20.0, p);
-        let Answer::Number(key) = c.answer else { panic!() };
+        let Answer::Number(key) = c.solution.answer else { panic!() };
         let hand = (1.0 + 22.5f64 / 5.5).ln() * 3.0 / (3.0 + 1.2 * (0.25 + 0.75 * 2.0));
         assert!((key - hand).abs() < 1e-12, "{key} vs {hand}");
         keys_and_mistakes_are_recognised(&c);
@@ -706,17 +754,17 @@ mod tests {
         let grades: BTreeMap<String, i32> = [("b", 3), ("d", 1), ("z", 2)].map(|(d, g)| (d.to_string(), g)).into();
         let j = Judged { ranking: &ranking, grades: &grades };
         let p = precision_at("p", &j, 5);
-        assert_eq!(p.answer, Answer::Number(0.4));
+        assert_eq!(p.solution.answer, Answer::Number(0.4));
         keys_and_mistakes_are_recognised(&p);
         let r = recall_at("r", &j, 5);
-        assert_eq!(r.answer, Answer::Number(2.0 / 3.0));
+        assert_eq!(r.solution.answer, Answer::Number(2.0 / 3.0));
         keys_and_mistakes_are_recognised(&r);
         let ap = average_precision("ap", &j);
-        let Answer::Number(key) = ap.answer else { panic!() };
+        let Answer::Number(key) = ap.solution.answer else { panic!() };
         assert!((key - (0.5 + 0.5) / 3.0).abs() < 1e-12);
         keys_and_mistakes_are_recognised(&ap);
         let n = ndcg_at("n", &j, 10);
-        let Answer::Number(key) = n.answer else { panic!() };
+        let Answer::Number(key) = n.solution.answer else { panic!() };
         let dcg = 3.0 / 3f64.log2() + 1.0 / 5f64.log2();
         let idcg = 3.0 + 2.0 / 3f64.log2() + 1.0 / 4f64.log2();
         assert!((key - dcg / idcg).abs() < 1e-12);

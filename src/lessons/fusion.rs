@@ -1,12 +1,14 @@
 //! Fusion can hurt: when BM25 and dense search both rank the same wrong passage high, reciprocal
 //! rank fusion promotes it above the right passage that only one of them ranked first.
 
+use super::assignment::{Drawer, SplitMix64};
+use super::checkpoint::Checkpoint;
 use super::exercises;
 use super::{Lesson, LessonKit, Open};
 use crate::Result;
 use crate::config::Settings;
 use crate::corpus::DocId;
-use crate::retrieve::{Detail, MethodKind, QueryContext};
+use crate::retrieve::{Detail, FusionRetriever, FusionSettings, MethodKind, QueryContext, Retriever};
 
 const QUESTION: &str = "How long is a sync token valid?";
 const RIGHT: &str = "releases-5";
@@ -116,4 +118,139 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
     }
     l.table("Each input's top 3, and the fused top 3", &["method", "top 3"], rows);
     Ok(())
+}
+
+/// This lesson's questions in an assignment (reciprocal rank fusion by hand from BM25's and the
+/// dense model's top 5), drawn for one student. The draw is kept only when the two lists put
+/// different passages first and do not hold the same passages (so some passage is in one list
+/// only), and the fused list's first passage leads strictly.
+pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
+    let settings = Settings::default();
+    let bm25 = draw.engine.retriever(MethodKind::Bm25, &settings)?;
+    let dense = draw.engine.retriever(MethodKind::Dense, &settings)?;
+    let (question, k, lists, fused) = draw.until(rng, "two top-5 lists that disagree", |rng| {
+        let question = match rng.pick(&draw.corpus().queries) {
+            Some(q) if rng.below(2) == 0 => q.text.clone(),
+            _ => {
+                let d = draw.workable[rng.below(draw.workable.len())];
+                draw.question(rng, d)?
+            }
+        };
+        let k = RRF_KS[rng.below(RRF_KS.len())];
+        let fusion = FusionRetriever::new(
+            vec![bm25.clone(), dense.clone()],
+            FusionSettings { rrf_k: k, depth: DEPTH, ..FusionSettings::default() },
+        );
+        let q = QueryContext::new(&question);
+        let lists: Vec<Vec<DocId>> = [&bm25, &dense]
+            .iter()
+            .map(|r| Ok(r.search(&q, DEPTH)?.hits.iter().map(|h| h.doc).collect()))
+            .collect::<Result<_>>()?;
+        if lists.iter().any(|l| l.len() < 3) || lists[0][0] == lists[1][0] {
+            return Ok(None);
+        }
+        let fused = fusion.search(&q, 2 * DEPTH)?;
+        let scores: Vec<f64> = fused.hits.iter().map(|h| h.score).collect();
+        let in_one = fused.hits.iter().filter(|h| lists.iter().filter(|l| l.contains(&h.doc)).count() == 1).count();
+        let in_both = fused.hits.len() - in_one;
+        if scores.len() < 4 || scores[0] - scores[1] < 1e-5 || in_one == 0 || in_both == 0 || unique(&scores).is_empty()
+        {
+            return Ok(None);
+        }
+        Ok(Some((question, k, lists, fused)))
+    })?;
+    let name = |d: DocId| draw.name(d);
+    let rank_in = |l: &[DocId], d: DocId| l.iter().position(|x| *x == d).map(|i| i + 1);
+    let methods = ["BM25", "Dense"];
+    let table: Vec<serde_json::Value> = (0..lists[0].len().max(lists[1].len()))
+        .map(|i| {
+            serde_json::json!({
+                "place": i + 1,
+                "BM25": lists[0].get(i).map(|&d| name(d)).unwrap_or_default(),
+                "Dense": lists[1].get(i).map(|&d| name(d)).unwrap_or_default(),
+            })
+        })
+        .collect();
+    let data = serde_json::json!({"question": question, "k": k, "rankings": table});
+    let ranks = |d: DocId| -> Vec<(String, Option<usize>)> {
+        methods.iter().zip(&lists).map(|(m, l)| (m.to_string(), rank_in(l, d))).collect()
+    };
+    let in_lists = |d: DocId| lists.iter().filter(|l| l.contains(&d)).count();
+    // q1: a passage both lists hold; q2: one only one list holds.
+    let both: Vec<DocId> = fused.hits.iter().map(|h| h.doc).filter(|&d| in_lists(d) == 2).collect();
+    let one: Vec<DocId> = fused.hits.iter().map(|h| h.doc).filter(|&d| in_lists(d) == 1).collect();
+    let score_of = |d: DocId| fused.hits.iter().find(|h| h.doc == d).map_or(0.0, |h| h.score);
+    let mut out = Vec::new();
+    for (id, pool) in [("q1", &both), ("q2", &one)] {
+        let Some(&d) = rng.pick(pool) else { continue };
+        let mut c = exercises::rrf(id, &name(d), &ranks(d), k, score_of(d));
+        c.question.prompt = format!(
+            "Reciprocal rank fusion of the two lists below with k = {}: what is {}'s fused score, Σ 1/(k + rank) over the lists that hold it?",
+            crate::lessons::checkpoint::format_number(k),
+            name(d)
+        );
+        c.question.data = serde_json::json!({"question": question, "k": k, "rankings": table, "asked": name(d)});
+        out.push(c);
+    }
+    let mut scored: Vec<(String, f64)> = fused.hits.iter().map(|h| (name(h.doc), h.score)).collect();
+    scored.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut first = exercises::best_of(
+        "q3",
+        "Which passage does reciprocal rank fusion of the two lists put first?".into(),
+        data.clone(),
+        &scored,
+        |d, v| {
+            format!(
+                "{d} leads with {}: a passage both lists rank well can beat each list's own first — fusion rewards agreement",
+                f5(v)
+            )
+        },
+    );
+    first.solution.steps =
+        scored.iter().map(|(o, s)| format!("{o}: {}", f5(*s))).chain(first.solution.steps.pop()).collect();
+    out.push(first);
+    // q4: the fused place of a passage whose score no other passage shares, not the first.
+    let scores: Vec<f64> = fused.hits.iter().map(|h| h.score).collect();
+    if let Some(&i) = rng.pick(&unique(&scores)) {
+        let d = fused.hits[i].doc;
+        let place = i + 1;
+        let mut mistakes = Vec::new();
+        for (m, l) in methods.iter().zip(&lists) {
+            if let Some(r) = rank_in(l, d) {
+                mistakes.push(exercises::mistake(&format!("its place in {m}'s list, not the fused one"), r as f64));
+            }
+        }
+        let c = exercises::count(
+            "q4",
+            format!("At what place does the fused list put {}?", name(d)),
+            serde_json::json!({"question": question, "k": k, "rankings": table, "asked": name(d)}),
+            place,
+            fused
+                .hits
+                .iter()
+                .enumerate()
+                .map(|(j, h)| format!("{}. {}: {}", j + 1, name(h.doc), f5(h.score)))
+                .collect(),
+            mistakes,
+        );
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// The places after the first whose fused score no other passage shares (0-based).
+fn unique(scores: &[f64]) -> Vec<usize> {
+    (1..scores.len())
+        .filter(|&i| scores.iter().enumerate().all(|(j, s)| j == i || (s - scores[i]).abs() > 1e-9))
+        .collect()
+}
+
+/// RRF's k drawn for an assignment: the usual 60, and smaller ones that weigh the top more.
+const RRF_KS: [f64; 3] = [10.0, 30.0, 60.0];
+/// How deep each list of an assignment is.
+const DEPTH: usize = 5;
+
+/// An RRF score as it is worked: five decimals.
+fn f5(x: f64) -> String {
+    format!("{x:.5}")
 }

@@ -7,22 +7,7 @@ use std::fmt::Write as _;
 
 use super::checkpoint::{AnswerKind, Checkpoint};
 use super::{Block, Lesson};
-
-/// HTML-escape text.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::markup::escape_html as escape;
 
 /// The stylesheet of every handout: readable on screen, and on paper every table fits the page
 /// (long cells wrap, tables never run wider than the text).
@@ -208,15 +193,19 @@ pub fn data_markdown(v: &serde_json::Value, out: &mut String) {
 pub fn question_html(n: usize, c: &Checkpoint) -> String {
     let mut out = format!(
         "<div class=\"checkpoint\">\n<p><strong>{n}.</strong> <span class=\"id\">[{}]</span> {}</p>\n",
-        escape(&c.id),
-        inline(&c.prompt)
+        escape(&c.question.id),
+        inline(&c.question.prompt)
     );
-    if !c.data.is_null() {
-        let _ = writeln!(out, "<div class=\"data\">{}</div>", data_html(&c.data));
+    if !c.question.data.is_null() {
+        let _ = writeln!(out, "<div class=\"data\">{}</div>", data_html(&c.question.data));
     }
-    if !c.options.is_empty() {
-        let what = if c.kind == AnswerKind::Ordering { "Put in order" } else { "Options" };
-        let _ = writeln!(out, "<p>{what}: {}</p>", c.options.iter().map(|o| escape(o)).collect::<Vec<_>>().join(" · "));
+    if !c.question.options.is_empty() {
+        let what = if c.question.kind == AnswerKind::Ordering { "Put in order" } else { "Options" };
+        let _ = writeln!(
+            out,
+            "<p>{what}: {}</p>",
+            c.question.options.iter().map(|o| escape(o)).collect::<Vec<_>>().join(" · ")
+        );
     }
     let _ = writeln!(
         out,
@@ -227,10 +216,14 @@ pub fn question_html(n: usize, c: &Checkpoint) -> String {
 }
 
 fn answer_html(n: usize, c: &Checkpoint) -> String {
-    let mut out = format!("<li value=\"{n}\"><strong>{}</strong>: {}", escape(&c.id), escape(&c.answer.to_text()));
-    if !c.steps.is_empty() {
+    let mut out = format!(
+        "<li value=\"{n}\"><strong>{}</strong>: {}",
+        escape(&c.question.id),
+        escape(&c.solution.answer.to_text())
+    );
+    if !c.solution.steps.is_empty() {
         out.push_str("<ul>");
-        for s in &c.steps {
+        for s in &c.solution.steps {
             let _ = write!(out, "<li>{}</li>", inline(s));
         }
         out.push_str("</ul>");
@@ -407,8 +400,8 @@ pub fn lesson_markdown(l: &Lesson, answers: bool) -> String {
     if answers && n > 0 {
         out.push_str("## Answers\n\n");
         for (i, c) in l.checkpoints().enumerate() {
-            let _ = writeln!(out, "{}. **{}**: {}", i + 1, c.id, c.answer.to_text());
-            for s in &c.steps {
+            let _ = writeln!(out, "{}. **{}**: {}", i + 1, c.question.id, c.solution.answer.to_text());
+            for s in &c.solution.steps {
                 let _ = writeln!(out, "   - {s}");
             }
         }
@@ -419,13 +412,13 @@ pub fn lesson_markdown(l: &Lesson, answers: bool) -> String {
 
 /// One checkpoint as a Markdown question (no answer).
 pub fn question_markdown(n: usize, c: &Checkpoint) -> String {
-    let mut out = format!("**Question {n}** `[{}]` {}\n\n", c.id, c.prompt);
-    if !c.data.is_null() {
-        data_markdown(&c.data, &mut out);
+    let mut out = format!("**Question {n}** `[{}]` {}\n\n", c.question.id, c.question.prompt);
+    if !c.question.data.is_null() {
+        data_markdown(&c.question.data, &mut out);
         out.push('\n');
     }
-    if !c.options.is_empty() {
-        let _ = write!(out, "Options: {}\n\n", c.options.join(" · "));
+    if !c.question.options.is_empty() {
+        let _ = write!(out, "Options: {}\n\n", c.question.options.join(" · "));
     }
     let _ = write!(out, "*{}.* Answer: ______\n\n", c.tolerance_text());
     out

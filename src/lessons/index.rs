@@ -1,13 +1,20 @@
 //! The inverted index of the sample corpus for the question's terms: the dictionary entry and the
 //! postings list of each term, and which passages they make candidates.
 
+use super::assignment::{Drawer, SplitMix64};
+use super::checkpoint::Checkpoint;
 use std::collections::BTreeSet;
 
 use super::exercises;
 use super::{Lesson, LessonKit, LessonParams, Open};
 use crate::Result;
 use crate::analysis::AnalyzerConfig;
+use crate::corpus::Corpus;
+use crate::lessons::checkpoint::Mistake;
 use crate::progress::NoProgress;
+use crate::retrieve::QueryContext;
+use crate::workbench::SparseSpec;
+use crate::workbench::Workbench;
 
 pub fn build(_kit: &LessonKit, _params: &LessonParams, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("index", "The inverted index");
@@ -78,4 +85,80 @@ pub fn build(_kit: &LessonKit, _params: &LessonParams, on: &Open) -> Result<Less
         if all.is_empty() { "none".to_string() } else { all.into_iter().collect::<Vec<_>>().join(", ") }
     ));
     Ok(l)
+}
+
+/// This lesson's questions in an assignment (document frequency, a postings list, Boolean AND and OR), drawn for one student.
+pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
+    // A small collection of 6 passages: its index is the library's.
+    let ds = draw.passages(rng, 6.min(draw.workable.len()));
+    let mut ds = ds;
+    ds.sort();
+    let texts: Vec<(String, String)> = ds.iter().map(|&d| (draw.name(d), draw.text(d))).collect();
+    let small = Corpus::from_texts("small", texts.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    let engine = Workbench::new(small);
+    let index = engine.index(draw.analyzer, &NoProgress)?;
+    let passages: Vec<serde_json::Value> = texts
+        .iter()
+        .map(|(id, text)| serde_json::json!({"id": id, "terms": index.analyzer().terms(text).join(" ")}))
+        .collect();
+    let data = serde_json::json!({"passages, in index order": passages});
+    let mut vocabulary: Vec<(String, u64)> = Vec::new();
+    for (_, text) in &texts {
+        for t in index.analyzer().terms(text) {
+            if !vocabulary.iter().any(|(v, _)| *v == t) {
+                let df = index.doc_freq(&t)?;
+                vocabulary.push((t, df));
+            }
+        }
+    }
+    // Terms asked about are content words (never `in` or `the`), where there are enough.
+    let content: Vec<(String, u64)> =
+        vocabulary.iter().filter(|(t, _)| super::assignment::is_content_word(t)).cloned().collect();
+    let vocabulary = if content.len() >= 2 { content } else { vocabulary };
+    let shared: Vec<&(String, u64)> = vocabulary.iter().filter(|(_, df)| *df >= 2).collect();
+    let pool: Vec<&(String, u64)> = if shared.len() >= 2 { shared } else { vocabulary.iter().collect() };
+    let (a, adf) = pool[rng.below(pool.len())].clone();
+    let (b, _) = pool[rng.below(pool.len())].clone();
+    let (c, _) = pool[rng.below(pool.len())].clone();
+    let names = |t: &str| -> Result<Vec<String>> {
+        Ok(index.postings(t)?.iter().map(|(d, _)| engine.corpus().external_id(*d).to_string()).collect())
+    };
+    let list = names(&b)?;
+    let mut options = list.clone();
+    options.sort();
+    options.reverse();
+    let boolean = engine.sparse(SparseSpec::Boolean, draw.analyzer, &NoProgress)?;
+    let and = boolean.search(&QueryContext::new(format!("{a} AND {c}")), 100)?.hits.len();
+    let (pa, pc): (BTreeSet<String>, BTreeSet<String>) =
+        (names(&a)?.into_iter().collect(), names(&c)?.into_iter().collect());
+    let or = pa.union(&pc).count();
+    let with = |q: &str| {
+        let mut d = data.clone();
+        if let Some(m) = d.as_object_mut() {
+            m.insert("question".into(), q.into());
+        }
+        d
+    };
+    Ok(vec![
+        exercises::document_frequency("q1", &a, with(&a), adf),
+        exercises::postings("q2", &b, with(&b), list, options),
+        exercises::count(
+            "q3",
+            format!("How many passages match the Boolean query `{a} AND {c}`?"),
+            with(&format!("{a} AND {c}")),
+            and,
+            vec![format!("postings({a}) ∩ postings({c}): {and} passages")],
+            vec![Mistake { name: "OR instead of AND (the union)".into(), value: or as f64 }],
+        ),
+        exercises::count(
+            "q4",
+            format!(
+                "How many passages does a ranked method score for `{a} {c}` (every passage that holds either term)?"
+            ),
+            with(&format!("{a} {c}")),
+            or,
+            vec![format!("postings({a}) ∪ postings({c}): {or} passages")],
+            vec![Mistake { name: "AND instead of OR (the intersection)".into(), value: and as f64 }],
+        ),
+    ])
 }

@@ -1,21 +1,23 @@
 //! Measuring a ranking: precision, recall, average precision and nDCG@10 of BM25's top 10 for a
 //! judged question, each predicted before the evaluation module's value is shown.
 
+use super::assignment::{Drawer, SplitMix64};
+use super::checkpoint::Checkpoint;
 use std::collections::BTreeMap;
 
 use super::exercises::{self, Judged};
 use super::{Lesson, LessonKit, Open, f4};
 use crate::Result;
 use crate::analysis::AnalyzerConfig;
-use crate::engine::{Engine, SparseSpec};
 use crate::eval::{Metric, MetricSet, evaluate_query};
 use crate::formula::Bm25Variant;
 use crate::progress::NoProgress;
 use crate::retrieve::QueryContext;
+use crate::workbench::{SparseSpec, Workbench};
 
 /// A judged question of an engine's corpus: the one in the bar when it is judged, else the first
 /// judged one.
-fn judged_question(engine: &Engine, wanted: &str) -> Option<(String, String, BTreeMap<String, i32>)> {
+fn judged_question(engine: &Workbench, wanted: &str) -> Option<(String, String, BTreeMap<String, i32>)> {
     let corpus = engine.corpus();
     let qrels = corpus.qrels.as_ref()?;
     let judged = |q: &&crate::corpus::Query| qrels.judgements.get(&q.id).is_some_and(|j| j.values().any(|&g| g > 0));
@@ -88,4 +90,51 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     );
     l.p("Precision looks only at the top k; recall at how much of what is relevant was found; AP rewards finding the relevant passages early; nDCG also weighs how relevant each is, against the best ordering the judgements allow.");
     Ok(l)
+}
+
+/// This lesson's questions in an assignment (precision, recall, AP and nDCG@10 of a ranking with judgements), drawn for one student.
+pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
+    let corpus = draw.corpus();
+    let judged: Vec<(String, BTreeMap<String, i32>)> = match &corpus.qrels {
+        Some(q) => q
+            .judgements
+            .iter()
+            .filter(|(_, j)| j.values().any(|&g| g > 0))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        None => Vec::new(),
+    };
+    // A ranking of 10 with judgements: the corpus's own when it has judged questions, else
+    // grades drawn for the passages.
+    let ids: Vec<String> = corpus.docs().iter().map(|d| d.id.clone()).collect();
+    let (grades, mut ranking) = match rng.pick(&judged) {
+        Some((_, grades)) => {
+            let relevant: Vec<String> = grades.iter().filter(|(_, g)| **g > 0).map(|(d, _)| d.clone()).collect();
+            let mut ranking: Vec<String> = relevant.iter().filter(|_| rng.below(4) != 0).cloned().collect();
+            let mut others = ids.clone();
+            rng.shuffle(&mut others);
+            ranking.extend(
+                others.into_iter().filter(|d| !relevant.contains(d)).take(10usize.saturating_sub(ranking.len())),
+            );
+            (grades.clone(), ranking)
+        }
+        None => {
+            let mut pool = ids.clone();
+            rng.shuffle(&mut pool);
+            let grades: BTreeMap<String, i32> = pool.iter().take(6).map(|d| (d.clone(), rng.below(4) as i32)).collect();
+            let mut ranking: Vec<String> = pool.iter().take(10).cloned().collect();
+            ranking.truncate(10);
+            (grades, ranking)
+        }
+    };
+    rng.shuffle(&mut ranking);
+    ranking.truncate(10);
+    let j = Judged { ranking: &ranking, grades: &grades };
+    let k = [3, 5][rng.below(2)];
+    Ok(vec![
+        exercises::precision_at("q1", &j, k),
+        exercises::recall_at("q2", &j, 10),
+        exercises::average_precision("q3", &j),
+        exercises::ndcg_at("q4", &j, 10),
+    ])
 }

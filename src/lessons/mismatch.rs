@@ -97,5 +97,23 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
         _ => l.warn("Not run here: the dense model is not loaded (ranklens models fetch --role dense)."),
     }
     l.warn("A drafted answer is a search aid, never evidence: it may be wrong. Only the passages it finds can support an answer.");
+    l.h("Reasoning expansion: say what answering it needs");
+    l.p("Some questions share neither words nor topic with the passages that answer them (BRIGHT's \
+         reasoning-intensive questions). A model first writes what a good answer needs — the concepts, facts and \
+         terms a relevant document would hold — and the search runs over the question and that reasoning. The \
+         reasoning is the model's, not evidence; the `Reasoning + BM25` and `Reasoning + dense` columns do this \
+         with the language model. Here, with the reasoning below (edit it):");
+    let reasoned = format!("{QUESTION} {}", params.reasoning);
+    let mut rows = vec![
+        vec!["BM25 over the question".into(), rank(kit, MethodKind::Bm25, QUESTION, target)?],
+        vec!["BM25 over the question + the reasoning".into(), rank(kit, MethodKind::Bm25, &reasoned, target)?],
+    ];
+    rows.push(vec!["dense over the question".into(), rank(kit, MethodKind::Dense, QUESTION, target)?]);
+    rows.push(vec!["dense over the question + the reasoning".into(), rank(kit, MethodKind::Dense, &reasoned, target)?]);
+    l.table(
+        &format!("The reasoning “{}”", params.reasoning),
+        &["what is searched", &format!("rank of {TARGET}")],
+        rows,
+    );
     Ok(l)
 }

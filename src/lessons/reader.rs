@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 use super::{Lesson, LessonKit, LessonParams};
 use crate::Result;
 use crate::analysis::{AnalyzerConfig, Preset, porter_stem};
-use crate::engine::{Engine, SparseSpec};
 use crate::models::{InputKind, TextEncoder};
 use crate::progress::NoProgress;
 use crate::retrieve::dense::dot;
 use crate::retrieve::{Bm25Variant, QueryContext};
+use crate::workbench::{SparseSpec, Workbench};
 
 /// An extracted answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ pub fn extract_answer(question: &str, passage: &str) -> Option<ReaderAnswer> {
 /// Passages best first: (id, text, score).
 type Ranked = Vec<(String, String, f64)>;
 
-fn rank(kit: &LessonKit, engine: &Engine, question: &str) -> Result<(String, Ranked)> {
+fn rank(kit: &LessonKit, engine: &Workbench, question: &str) -> Result<(String, Ranked)> {
     let corpus = engine.corpus();
     if let Some(dense) = &kit.dense {
         let texts: Vec<String> = corpus.docs().iter().map(|d| d.full_text()).collect();
@@ -121,7 +121,7 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
     l.warn("The reader here is the anchor-and-boundary extractor: a simplification of a trained span reader, which would score every possible span with a model.");
     let k = params.reader_k.max(1);
     for (corpus, question) in [("reader", "What did Mangalyaan study?"), ("mozart", "Where was Mozart born?")] {
-        let engine = Engine::new(kit.corpus(corpus)?);
+        let engine = Workbench::new(kit.corpus(corpus)?);
         let (how, ranked) = rank(kit, &engine, question)?;
         l.h(format!("`{question}`"));
         if let Some((first, text, _)) = ranked.first() {

@@ -1,16 +1,18 @@
 //! Cosine over TF-IDF on the four ISRO documents, step by step; the "Red Planet" rewording that
 //! ties D3 and D4; and the dense model breaking the tie.
 
-use super::exercises::{self, TermCounts};
+use super::assignment::{Drawer, SplitMix64, is_content_word};
+use super::checkpoint::Checkpoint;
+use super::exercises::{self};
 use super::{Lesson, LessonKit, Open, f4};
 use crate::Result;
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::DocId;
-use crate::engine::{Engine, SparseSpec};
 use crate::models::{InputKind, TextEncoder};
 use crate::progress::NoProgress;
 use crate::retrieve::dense::dot;
 use crate::retrieve::{Detail, QueryContext, TfIdfVariant};
+use crate::workbench::{SparseSpec, Workbench};
 
 /// One document's cosine, as the lesson shows it.
 pub struct CosineStep {
@@ -27,7 +29,7 @@ pub struct CosineStep {
 }
 
 /// The cosines of every ISRO document for a question, from the retriever's explanations.
-pub fn cosines(engine: &Engine, analyzer: AnalyzerConfig, question: &str) -> Result<Vec<CosineStep>> {
+pub fn cosines(engine: &Workbench, analyzer: AnalyzerConfig, question: &str) -> Result<Vec<CosineStep>> {
     let r = engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
     let index = engine.index(analyzer, &NoProgress)?;
     let q = QueryContext::new(question);
@@ -43,23 +45,9 @@ pub fn cosines(engine: &Engine, analyzer: AnalyzerConfig, question: &str) -> Res
     Ok(out)
 }
 
-/// A passage's terms with their counts and document frequencies, as an exercise gives them.
-pub(crate) fn term_counts(index: &crate::index::SparseIndex, text: &str) -> Result<TermCounts> {
-    let mut out = TermCounts::new();
-    for t in index.analyzer().terms(text) {
-        if let Some(e) = out.get_mut(&t) {
-            e.0 += 1;
-        } else {
-            let df = index.doc_freq(&t)?;
-            out.insert(t, (1, df));
-        }
-    }
-    Ok(out)
-}
-
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("tfidf", "Cosine over TF-IDF");
-    let engine = Engine::new(kit.corpus("isro")?);
+    let engine = Workbench::new(kit.corpus("isro")?);
     let plain = AnalyzerConfig::preset(Preset::Whitespace);
     let index = engine.index(plain, &NoProgress)?;
     let n = index.stats().n_docs;
@@ -107,8 +95,8 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     l.check(exercises::tfidf_cosine(
         "tfidf-cosine",
         "D3",
-        &term_counts(&index, question)?,
-        &term_counts(&index, &d3_text)?,
+        &exercises::term_counts(&index, question)?,
+        &exercises::term_counts(&index, &d3_text)?,
         n,
     ));
     let steps = cosines(&engine, plain, question)?;
@@ -189,9 +177,15 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
         l.check(exercises::tfidf_weight("open-weight", &best.term, &id, best.tf, n, best.df));
     }
     let text = corpus.doc(top.doc).map(|d| d.full_text()).unwrap_or_default();
-    let doc_counts = term_counts(&index, &text)?;
+    let doc_counts = exercises::term_counts(&index, &text)?;
     if doc_counts.len() <= 40 {
-        l.check(exercises::tfidf_cosine("open-cosine", &id, &term_counts(&index, question)?, &doc_counts, n));
+        l.check(exercises::tfidf_cosine(
+            "open-cosine",
+            &id,
+            &exercises::term_counts(&index, question)?,
+            &doc_counts,
+            n,
+        ));
     } else {
         l.p(format!(
             "({id} has {} distinct terms: too many to work its length by hand; the table gives |d|.)",
@@ -217,4 +211,45 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
     );
     l.p(format!("The parts add up to the cosine, {}.", f4(e.value)));
     Ok(())
+}
+
+/// This lesson's questions in an assignment (tf-idf weights, an idf, a cosine, which passage wins), drawn for one student.
+pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
+    let n = draw.index.stats().n_docs;
+    // Three passages and a question for which cosine TF-IDF's first passage is clear.
+    let r = draw.engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), draw.analyzer, &NoProgress)?;
+    let (ds, question, scored) = draw.until(rng, "a TF-IDF question with a clear first passage", |rng| {
+        let ds = draw.passages(rng, 3);
+        let question = draw.question(rng, ds[0])?;
+        let scored = exercises::scores_under(r.as_ref(), &QueryContext::new(&question), &ds, draw.corpus())?;
+        Ok(exercises::clear_winner(&scored).then_some((ds, question, scored)))
+    })?;
+    let d = ds[0];
+    let counts = draw.counts(&draw.text(d))?;
+    // The terms asked about are content words (never `a` or `the`), where the passage has any.
+    let content: Vec<(&String, &(u32, u64))> = counts.iter().filter(|(t, _)| is_content_word(t)).collect();
+    let terms: Vec<(&String, &(u32, u64))> = if content.is_empty() { counts.iter().collect() } else { content };
+    let (t, &(tf, df)) = terms[rng.below(terms.len())];
+    let (u, &(_, udf)) = terms[rng.below(terms.len())];
+    let qc = draw.counts(&question)?;
+    let mut out = vec![
+        exercises::tfidf_idf("q1", u, n, udf),
+        exercises::tfidf_weight("q2", t, &draw.name(d), tf, n, df),
+        exercises::tfidf_cosine("q3", &draw.name(d), &qc, &counts, n),
+    ];
+    let mut passages = Vec::new();
+    for &x in &ds {
+        passages.push(
+            serde_json::json!({"id": draw.name(x), "terms": exercises::counts_json(&draw.counts(&draw.text(x))?)}),
+        );
+    }
+    out.push(exercises::best_of(
+        "q4",
+        format!("For the question `{question}`, which passage does cosine TF-IDF (w = tf × log2(N/df)) put first?"),
+        serde_json::json!({"question": question, "N": n, "question_terms": exercises::counts_json(&qc), "passages": passages}),
+        &scored,
+        |d, v| format!("{d} has the largest cosine, {}", super::f4(v)),
+    ));
+    out.push(super::flips::tfidf_normalisation("q5", draw, rng)?);
+    Ok(out)
 }

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use super::fast_bert::FastBert;
 use super::precision::Precision;
-use super::windows::{WindowSpec, window_spans};
+use super::window_cuts::{WindowSpec, window_spans};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use crate::{Error, Result};

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bert::{Backbone, Batch, l2_normalize};
 use super::manifest::{ArchSettings, ColbertSettings, Pooling};
-use super::windows::WindowSpec;
+use super::window_cuts::WindowSpec;
 use crate::{Error, Result};
 use std::ops::Range;
 

@@ -4,6 +4,7 @@
 //! [`PairScorer`]); the candle implementations are one backend, and a faster one (ONNX Runtime)
 //! can be added behind the same traits without touching the retrievers.
 
+pub mod adapter;
 mod bert;
 mod cache;
 mod encoders;
@@ -11,8 +12,9 @@ pub mod fast_bert;
 mod fetch;
 mod manifest;
 pub mod precision;
-mod windows;
+mod window_cuts;
 
+pub use adapter::{AdaptedEncoder, AdapterPair, AdapterTraining, QueryAdapter};
 pub use bert::{Backbone, Batch};
 pub use cache::{EmbeddingCache, bytes_to_f32s, f32s_to_bytes, text_hash};
 pub use encoders::{
@@ -24,4 +26,4 @@ pub use manifest::{
     ArchSettings, ColbertSettings, HubSource, Manifest, ModelFile, ModelSpec, PipSource, Pooling, Role,
 };
 pub use precision::Precision;
-pub use windows::{WindowSpec, window_spans};
+pub use window_cuts::{WindowSpec, window_spans};

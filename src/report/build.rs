@@ -6,13 +6,13 @@ use super::{ComparisonReport, ExplainedHit, MapData, PassageInfo, Stamp, StudyRe
 use crate::compare::{Outcome, PlanRun, Study};
 use crate::config::Settings;
 use crate::corpus::DocId;
-use crate::engine::Engine;
 use crate::eval::{MetricSet, evaluate_query};
+use crate::workbench::Workbench;
 
 /// How many of each method's top passages are explained in a report.
 pub const EXPLAINED_PER_METHOD: usize = 3;
 
-fn stamp(engine: &Engine, settings: &Settings) -> Stamp {
+fn stamp(engine: &Workbench, settings: &Settings) -> Stamp {
     let corpus = engine.corpus();
     Stamp {
         ranklens_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -27,7 +27,7 @@ fn stamp(engine: &Engine, settings: &Settings) -> Stamp {
     }
 }
 
-fn passage(engine: &Engine, doc: DocId) -> PassageInfo {
+fn passage(engine: &Workbench, doc: DocId) -> PassageInfo {
     let d = engine.corpus().doc(doc);
     let snippet: String = d.map(|d| d.text.chars().take(300).collect()).unwrap_or_default();
     PassageInfo {
@@ -41,7 +41,7 @@ fn passage(engine: &Engine, doc: DocId) -> PassageInfo {
 /// the very states that ranked them), the map, and metrics when `judged` holds grades for this
 /// question.
 pub fn comparison_report(
-    engine: &Engine,
+    engine: &Workbench,
     run: &PlanRun,
     settings: &Settings,
     judged: Option<&BTreeMap<String, i32>>,
@@ -105,11 +105,14 @@ pub fn comparison_report(
         explanations,
         map,
         metrics: if metrics.is_empty() { None } else { Some(metrics) },
+        answers: None,
+        model_sql: None,
+        model_graph: n.model_graph.as_ref().map(|g| super::GraphReport::of(g, engine.structured().graph.as_ref())),
     }
 }
 
 /// A question-set report: the study, and each method's top 10 per question.
-pub fn study_report(engine: &Engine, study: &Study, settings: &Settings) -> StudyReport {
+pub fn study_report(engine: &Workbench, study: &Study, settings: &Settings) -> StudyReport {
     let top = study
         .methods
         .iter()

@@ -2,8 +2,9 @@
 
 use std::fmt::Write;
 
-use super::{ComparisonReport, ReportBody, Stamp, StudyReport, escape, svg};
+use super::{ComparisonReport, ReportBody, Stamp, StudyReport, svg};
 use crate::compare::Outcome;
+use crate::markup::escape_html as escape;
 use crate::retrieve::{Detail, fmt_param};
 
 const STYLE: &str = "body{font-family:-apple-system,'Segoe UI',Ubuntu,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1180px;color:#222;line-height:1.4}\
@@ -89,6 +90,15 @@ fn comparison(c: &ComparisonReport) -> String {
     if let Some(metrics) = &c.metrics {
         b.push_str(&question_metrics(metrics));
     }
+    if let Some(a) = &c.answers {
+        b.push_str(&answers_html(a));
+    }
+    if let Some(m) = &c.model_sql {
+        b.push_str(&model_sql_html(m));
+    }
+    if let Some(g) = &c.model_graph {
+        b.push_str(&graph_html(g));
+    }
     b.push_str("<h2>Why: each method's top passages explained</h2>");
     for e in &c.explanations {
         b.push_str(&explanation_card(c, e));
@@ -104,6 +114,37 @@ fn comparison(c: &ComparisonReport) -> String {
         );
     }
     b.push_str(&stamp_html(&c.stamp));
+    b
+}
+
+/// The model's two answers side by side, each sentence with the passage that backs it or flagged.
+fn answers_html(a: &crate::report::AnswersReport) -> String {
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<h2>The language model's answers</h2><p class=\"muted\">By {}{}. The passages are {}'s top {}; every \
+         sentence of both answers is checked against them (the words it shares after analysis).</p>",
+        escape(&a.model),
+        a.caveat.as_deref().map(|c| format!(" — {}", escape(c))).unwrap_or_default(),
+        escape(&a.source),
+        a.passages.len()
+    );
+    let side = |title: &str, sentences: &[crate::generate::citations::Grounded]| {
+        let mut s = format!("<div class=\"answer\"><h3>{}</h3>", escape(title));
+        for g in sentences {
+            let backing = match (g.supported, g.best.and_then(|n| a.passages.get(n - 1).map(|id| (n, id)))) {
+                (true, Some((n, id))) => format!("backed by [{n}] {}: {}", escape(id), escape(&g.words.join(", "))),
+                _ => "<b>no passage backs it</b>".to_string(),
+            };
+            let _ = write!(s, "<p>{}<br><span class=\"muted\">{backing}</span></p>", escape(&g.text));
+        }
+        s.push_str("</div>");
+        s
+    };
+    b.push_str(&side("With the passages (RAG)", &a.rag));
+    if let Some(cb) = &a.closed_book {
+        b.push_str(&side("Closed book (no passages)", cb));
+    }
     b
 }
 
@@ -130,6 +171,11 @@ fn column(c: &ComparisonReport, run: &crate::compare::MethodRun) -> String {
                 escape(&ids.join(", "))
             );
         }
+        Outcome::Ranked(r) if r.agent.is_some() => {
+            if let Some(a) = &r.agent {
+                b.push_str(&agent_html(&run.label, a));
+            }
+        }
         Outcome::Ranked(r) if r.generated.is_some() => {
             if let Some(g) = &r.generated {
                 let _ = write!(
@@ -155,6 +201,96 @@ fn column(c: &ComparisonReport, run: &crate::compare::MethodRun) -> String {
         }
         Outcome::Ranked(_) => {}
     }
+    b
+}
+
+/// An agent's run: each step (round, thought, tool, arguments, passages returned, tokens,
+/// seconds, what went wrong), then its answer and why it stopped.
+fn agent_html(label: &str, a: &crate::retrieve::agent::AgentRun) -> String {
+    let mut b = format!(
+        "<h2>{}: the trace</h2><p class=\"muted\">{}{}</p><table><tr><th>round</th><th>thought</th><th>tool</th>\
+         <th>arguments</th><th>passages returned</th><th class=\"num\">tokens</th><th class=\"num\">seconds</th></tr>",
+        escape(label),
+        escape(&a.model),
+        a.caveat.as_deref().map(|c| format!(" — {}", escape(c))).unwrap_or_default()
+    );
+    for step in &a.steps {
+        let args = if step.arguments.is_null() { String::new() } else { step.arguments.to_string() };
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td>{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{:.1}</td></tr>",
+            step.round,
+            escape(&step.thought),
+            escape(step.tool.as_deref().unwrap_or("—")),
+            escape(&args),
+            escape(&step.ids.join(", ")),
+            step.tokens,
+            step.seconds
+        );
+        if let Some(p) = &step.problem {
+            let _ = write!(b, "<tr><td></td><td colspan=\"6\" class=\"muted\">{}</td></tr>", escape(p));
+        }
+    }
+    b.push_str("</table>");
+    let _ = write!(
+        b,
+        "<p><b>Answer</b> (the model's): {}</p><p class=\"muted\">cites {}; {}</p>",
+        escape(if a.answer.text.trim().is_empty() { "(none)" } else { a.answer.text.trim() }),
+        escape(&a.cited_ids().join(", ")),
+        escape(&a.summary())
+    );
+    b
+}
+
+/// A question asked of the tables in words: the statement and its rows, or why it did not run.
+fn model_sql_html(m: &crate::report::ModelSqlReport) -> String {
+    use crate::generate::text_to_sql::SqlOutcome;
+    let mut b = format!(
+        "<h2>Text to SQL</h2><p>“{}” — {} wrote:</p><p class=\"mono\">{}</p>",
+        escape(&m.question),
+        escape(&m.model),
+        escape(&m.sql)
+    );
+    match &m.outcome {
+        SqlOutcome::Rows(rows) => b.push_str(&sql_rows(rows)),
+        SqlOutcome::Refused(why) => {
+            let _ = write!(b, "<p><b>Not run, and nothing changed:</b> {}</p>", escape(why));
+        }
+        SqlOutcome::Failed(why) => {
+            let _ = write!(b, "<p><b>It failed:</b> {}</p>", escape(why));
+        }
+    }
+    b
+}
+
+/// The language model's graph of the corpus: its figures, it against the hand-built graph, and
+/// its largest communities with their summaries.
+fn graph_html(g: &crate::report::GraphReport) -> String {
+    let mut b = format!(
+        "<h2>The language model's graph (GraphRAG)</h2><p>{} read {} passages: {} entities, {} relations, {} \
+         communities of two or more; {} replies skipped; {:.1} s.</p>",
+        escape(&g.model),
+        g.passages,
+        g.entities,
+        g.relations,
+        g.communities,
+        g.skipped,
+        g.seconds
+    );
+    if let Some(o) = &g.overlap {
+        let _ = write!(b, "<p>Against the hand-built knowledge graph: {}</p>", escape(&o.summary()));
+    }
+    b.push_str("<ul>");
+    for (names, summary) in &g.largest {
+        let _ = write!(
+            b,
+            "<li><b>{}</b>{}</li>",
+            escape(&names.join(", ")),
+            summary.as_deref().map(|s| format!(": {}", escape(s))).unwrap_or_default()
+        );
+    }
+    b.push_str("</ul>");
     b
 }
 

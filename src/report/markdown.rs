@@ -137,7 +137,31 @@ fn comparison_md(c: &super::ComparisonReport) -> String {
                 let _ = writeln!(s, "\n_{}_", text(&g.note));
             }
             Outcome::Ranked(r) => {
-                if let Some(g) = &r.generated {
+                if let Some(a) = &r.agent {
+                    let _ = writeln!(s, "\n## {}: the trace\n", cell(&run.label));
+                    let _ = writeln!(s, "| round | thought | tool | arguments | passages | tokens | seconds |");
+                    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+                    for step in &a.steps {
+                        let args = if step.arguments.is_null() { String::new() } else { step.arguments.to_string() };
+                        let _ = writeln!(
+                            s,
+                            "| {} | {} | {} | {} | {} | {} | {:.1} |",
+                            step.round,
+                            cell(&step.thought),
+                            cell(step.tool.as_deref().unwrap_or("—")),
+                            cell(&args),
+                            cell(&step.ids.join(", ")),
+                            step.tokens,
+                            step.seconds
+                        );
+                    }
+                    let _ = writeln!(
+                        s,
+                        "\nAnswer (the model's): {}\n\n_{}_",
+                        cell(a.answer.text.trim()),
+                        text(&a.summary())
+                    );
+                } else if let Some(g) = &r.generated {
                     let _ = writeln!(
                         s,
                         "\n- **{}** searched with the model's {} (a guess, not evidence): “{}” — {}{}",
@@ -152,6 +176,68 @@ fn comparison_md(c: &super::ComparisonReport) -> String {
         }
     }
     s.push_str("\n## Why\n\n");
+    if let Some(a) = &c.answers {
+        let _ = writeln!(
+            s,
+            "## The language model's answers\n\nBy {}; passages: {}'s top {}.\n",
+            cell(&a.model),
+            cell(&a.source),
+            a.passages.len()
+        );
+        let mut side = |title: &str, sentences: &[crate::generate::citations::Grounded]| {
+            let _ = writeln!(s, "### {title}\n");
+            for g in sentences {
+                let backing = match (g.supported, g.best.and_then(|n| a.passages.get(n - 1).map(|id| (n, id)))) {
+                    (true, Some((n, id))) => format!("backed by [{n}] {}", cell(id)),
+                    _ => "**no passage backs it**".to_string(),
+                };
+                let _ = writeln!(s, "- {} — {backing}", cell(&g.text));
+            }
+            let _ = writeln!(s);
+        };
+        side("With the passages (RAG)", &a.rag);
+        if let Some(cb) = &a.closed_book {
+            side("Closed book (no passages)", cb);
+        }
+    }
+    if let Some(m) = &c.model_sql {
+        use crate::generate::text_to_sql::SqlOutcome;
+        let _ = writeln!(s, "## Text to SQL\n\n“{}” — {} wrote {}\n", cell(&m.question), cell(&m.model), code(&m.sql));
+        match &m.outcome {
+            SqlOutcome::Rows(r) => {
+                let columns: Vec<String> = r.columns.iter().map(|c| cell(c)).collect();
+                let _ = writeln!(s, "| {} |\n|{}", columns.join(" | "), "---|".repeat(r.columns.len()));
+                for row in &r.rows {
+                    let _ =
+                        writeln!(s, "| {} |", row.iter().map(|v| cell(&v.to_string())).collect::<Vec<_>>().join(" | "));
+                }
+            }
+            SqlOutcome::Refused(why) => {
+                let _ = writeln!(s, "**Not run, and nothing changed:** {}", text(why));
+            }
+            SqlOutcome::Failed(why) => {
+                let _ = writeln!(s, "**It failed:** {}", text(why));
+            }
+        }
+        let _ = writeln!(s);
+    }
+    if let Some(g) = &c.model_graph {
+        let _ = writeln!(
+            s,
+            "## The language model's graph (GraphRAG)\n\n{} read {} passages: {} entities, {} relations, {} communities \
+             of two or more; {} replies skipped; {:.1} s.\n",
+            cell(&g.model),
+            g.passages,
+            g.entities,
+            g.relations,
+            g.communities,
+            g.skipped,
+            g.seconds
+        );
+        if let Some(o) = &g.overlap {
+            let _ = writeln!(s, "Against the hand-built knowledge graph: {}\n", text(&o.summary()));
+        }
+    }
     for e in &c.explanations {
         let _ = writeln!(
             s,

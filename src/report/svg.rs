@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{ComparisonReport, MapData, escape};
+use super::{ComparisonReport, MapData};
 use crate::compare::Outcome;
+use crate::markup::escape_html as escape;
 use crate::retrieve::{Entry, MethodKind, SparseTermMatch, TermTable, TokenAlignment};
 
 fn color(kind: MethodKind) -> String {

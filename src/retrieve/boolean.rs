@@ -468,7 +468,9 @@ impl Prepared for PreparedBoolean {
             unranked: true,
             absent: Vec::new(),
             provisional: false,
+            note: None,
             generated: None,
+            agent: None,
         })
     }
 

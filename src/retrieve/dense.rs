@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, TokenPart};
 use crate::corpus::{Corpus, DocId};
+use crate::index::encoded::DenseIndex;
 use crate::index::hnsw::DenseAnn;
-use crate::index::neural::DenseIndex;
 use crate::models::{InputKind, TextEncoder, TokenStates};
 use crate::{Error, Result};
 
@@ -22,6 +22,9 @@ pub struct DenseRetriever {
     ann: Option<Arc<DenseAnn>>,
     /// The passages' texts, to split a cosine over the scoring window's tokens.
     corpus: Option<Arc<Corpus>>,
+    /// The query adapter's file, when questions are mapped by one (its kind is then
+    /// [`MethodKind::DenseAdapter`]).
+    adapter: Option<String>,
 }
 
 /// A question prepared for dense search: each passage's cosine (f32, as the index computes it;
@@ -38,7 +41,14 @@ struct PreparedDense {
 impl DenseRetriever {
     /// Search `index` with queries encoded by `encoder` (the model that built the index).
     pub fn new(index: Arc<DenseIndex>, encoder: Arc<dyn TextEncoder>) -> Self {
-        Self { index, encoder, file_label: None, ann: None, corpus: None }
+        Self { index, encoder, file_label: None, ann: None, corpus: None, adapter: None }
+    }
+
+    /// The column of an encoder whose questions an adapter maps (`encoder` is the adapted one),
+    /// naming the adapter's file.
+    pub fn adapted(mut self, file: &str) -> Self {
+        self.adapter = Some(file.to_string());
+        self
     }
 
     /// Explain each cosine down to the passage's (and the question's) tokens, reading the
@@ -58,7 +68,7 @@ impl DenseRetriever {
     /// Search passage vectors read from a file (`crate::external::VectorSet`), with question
     /// vectors from `queries`: a column named `label`.
     pub fn from_file(index: Arc<DenseIndex>, queries: Arc<dyn TextEncoder>, label: String) -> Self {
-        Self { index, encoder: queries, file_label: Some(label), ann: None, corpus: None }
+        Self { index, encoder: queries, file_label: Some(label), ann: None, corpus: None, adapter: None }
     }
 
     /// The column's label for exact search over vectors of `model_id`.
@@ -74,10 +84,17 @@ impl DenseRetriever {
 
 impl Retriever for DenseRetriever {
     fn kind(&self) -> MethodKind {
-        if self.file_label.is_some() { MethodKind::Vectors } else { MethodKind::Dense }
+        match (&self.file_label, &self.adapter) {
+            (Some(_), _) => MethodKind::Vectors,
+            (None, Some(_)) => MethodKind::DenseAdapter,
+            (None, None) => MethodKind::Dense,
+        }
     }
 
     fn label(&self) -> String {
+        if let Some(file) = &self.adapter {
+            return format!("Dense + adapter ({}, {file})", short_model(&self.index.model_id));
+        }
         match &self.file_label {
             Some(label) => label.clone(),
             None => match &self.ann {

@@ -6,117 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One query term's part of a lexical score.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TermRow {
-    /// The analysed term.
-    pub term: String,
-    /// Occurrences in the query.
-    pub qtf: u32,
-    /// Occurrences in the document.
-    pub tf: u32,
-    /// Documents containing the term (n).
-    pub df: u64,
-    /// The term's inverse document frequency under this formula.
-    pub idf: f64,
-    /// Document length |d| in tokens (as this formula sees it).
-    pub dl: f64,
-    /// The exact length, where the formula reads another (Lucene's one-byte length norm).
-    #[serde(default)]
-    pub exact_dl: Option<f64>,
-    /// Average document length.
-    pub avgdl: f64,
-    /// k1 (BM25 only).
-    pub k1: Option<f64>,
-    /// b (BM25 only).
-    pub b: Option<f64>,
-    /// The term-frequency factor (BM25's saturation, tf-idf's tf weight).
-    pub tf_weight: f64,
-    /// The normaliser the product is divided by (cosine norms), when there is one.
-    pub norm: Option<f64>,
-    /// This term's share of the score.
-    pub contribution: f64,
-}
-
-impl TermRow {
-    /// |d| as the formula reads it, with the exact length beside it where the two differ
-    /// (Lucene's one-byte length norm): `112 (exact 118)`.
-    pub fn dl_text(&self) -> String {
-        match self.exact_dl {
-            Some(exact) if exact != self.dl => format!("{} (exact {exact})", self.dl),
-            _ => format!("{}", self.dl),
-        }
-    }
-}
-
-/// The lexical facts of an explanation: collection statistics and one row per query term.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TermTable {
-    /// Documents in the collection (N).
-    pub n: u64,
-    /// Average document length.
-    pub avgdl: f64,
-    /// Rows in query-term order.
-    pub rows: Vec<TermRow>,
-    /// The formula that produced the rows.
-    #[serde(default)]
-    pub model: Option<super::LexicalModel>,
-    /// Okapi's mean raw idf over the vocabulary (its floor for negative idf is ε times this).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub okapi_mean_idf: Option<f64>,
-}
-
-impl TermTable {
-    /// The formula of one row written out with its numbers, line by line — what the formula card
-    /// shows and what a student can check on paper. Every line is written by the formula module
-    /// from the same functions that scored the row.
-    pub fn worked(&self, row: &TermRow) -> Vec<String> {
-        use super::{LexicalModel, TfIdfVariant};
-        let (n, df, tf, qtf) = (self.n, row.df, row.tf, row.qtf);
-        match self.model {
-            Some(LexicalModel::Bm25 { variant, params }) => {
-                let mut lines = vec![
-                    variant.worked_idf(n, df, &params, self.okapi_mean_idf.unwrap_or(0.0)),
-                    format!("weight = {}", variant.worked_tf_weight(tf, row.dl, row.avgdl, &params)),
-                    format!(
-                        "contribution = qtf × idf × weight = {qtf} × {:.4} × {:.4} = {:.4}",
-                        row.idf, row.tf_weight, row.contribution
-                    ),
-                ];
-                if let Some(exact) = row.exact_dl.filter(|_| !params.exact_lengths) {
-                    lines.push(format!(
-                        "as Lucene computes it: |d| = {exact} tokens kept in one byte, read back as {}; in float32, \
-                         w = qtf·idf, contribution = w − w/(1 + tf/(k1·(1 − b + b·|d|/avgdl)))",
-                        row.dl
-                    ));
-                }
-                lines
-            }
-            Some(LexicalModel::TfIdf { variant: TfIdfVariant::CosineLog2, .. }) => vec![
-                TfIdfVariant::CosineLog2.worked_idf(n, df),
-                format!("w(t,d) = tf·idf = {tf} × {:.4} = {:.4}", row.idf, f64::from(tf) * row.idf),
-                format!("w(t,q) = qtf·idf = {qtf} × {:.4} = {:.4}", row.idf, f64::from(qtf) * row.idf),
-                format!(
-                    "contribution = w(t,q)·w(t,d)/(|q|·|d|) = ({:.4} × {:.4}) / {:.4} = {:.4}",
-                    f64::from(qtf) * row.idf,
-                    f64::from(tf) * row.idf,
-                    row.norm.unwrap_or(0.0),
-                    row.contribution
-                ),
-            ],
-            Some(LexicalModel::TfIdf { variant: TfIdfVariant::Textbook, normalize }) => {
-                let norm =
-                    if normalize { format!(" / |d| = … / {:.4}", row.norm.unwrap_or(0.0)) } else { String::new() };
-                vec![
-                    TfIdfVariant::Textbook.worked_idf(n, df),
-                    format!("tf weight = log10(tf + 1) = log10({tf} + 1) = {:.4}", row.tf_weight),
-                    format!("contribution = qtf × tf weight × idf{norm} = {:.4}", row.contribution),
-                ]
-            }
-            None => vec![format!("contribution = {:.4}", row.contribution)],
-        }
-    }
-}
+use super::TermTable;
 
 /// One clause of a Boolean query and whether the document satisfies it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,6 +145,41 @@ pub struct EngineDetail {
     pub comparison: Option<super::Bm25Comparison>,
 }
 
+/// One window of a listwise reordering: what the model was given and what came back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListWindow {
+    /// Its first place in the list (0-based).
+    pub start: usize,
+    /// One past its last place.
+    pub end: usize,
+    /// The passages as given, in the order so far (ids).
+    pub input: Vec<String>,
+    /// The passages as the model ordered them, mended; as given when the window kept its order.
+    pub output: Vec<String>,
+    /// What was mended in the model's order.
+    pub repairs: crate::generate::permutation::Repairs,
+    /// Why the window kept the order it was given (an empty reply, a refusal, a failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
+    /// The model's reply, cut to 300 characters.
+    pub reply: String,
+    /// Passages of the window holding words meant to steer a model: (id, the words). RankLens acts
+    /// on none of them; they are here to see whether the model did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<(String, String)>,
+    /// Seconds the model took.
+    pub seconds: f64,
+}
+
+/// The model's order of the whole list when it was given in one order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListOrder {
+    /// Which order it read (`as ranked`, `reversed`, `shuffled (seed 42)`).
+    pub name: String,
+    /// Its result, best first (ids).
+    pub ids: Vec<String>,
+}
+
 /// Typed facts for drawing an explanation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -313,6 +238,64 @@ pub enum Detail {
     },
     /// A search engine's explanation.
     Engine(Box<EngineDetail>),
+    /// A language model's listwise order of a first stage's list.
+    Listwise {
+        /// The first stage (its label).
+        first_stage: String,
+        /// The passage's rank there (1-based).
+        before: Option<usize>,
+        /// Its rank in the model's order.
+        after: Option<usize>,
+        /// Every window, bottom first.
+        windows: Vec<ListWindow>,
+        /// Every window's repairs together.
+        repairs: crate::generate::permutation::Repairs,
+        /// With three orders: each order's result.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        orders: Vec<ListOrder>,
+        /// With three orders: Kendall τ between each pair of results (a matrix in `orders`' order).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tau: Vec<Vec<f64>>,
+    },
+    /// A passage an agent read: the steps that returned it and where its answer used it.
+    Agent {
+        /// Its place in the Agent column (1-based): cited passages first, in the order cited.
+        position: Option<usize>,
+        /// The number the agent was shown it with.
+        n: Option<usize>,
+        /// The place of its first citation in the answer (1-based), if cited.
+        cited: Option<usize>,
+        /// The steps that returned it (their tool, arguments and round).
+        steps: Vec<super::agent::AgentStep>,
+        /// The whole run's one-line summary.
+        summary: String,
+    },
+    /// GraphRAG local search: the entities of the question's neighbourhood the model extracted
+    /// from the passage, each with its weight (they sum to the score).
+    GraphLocal {
+        /// Each entity's part.
+        parts: Vec<crate::graphrag::EntityPart>,
+    },
+    /// A language model's probability that the passage is relevant.
+    Pointwise {
+        /// The first stage (its label).
+        first_stage: String,
+        /// The passage's rank there (1-based).
+        before: Option<usize>,
+        /// Its rank by the model's probability.
+        after: Option<usize>,
+        /// P(yes), when it could be read.
+        p_yes: Option<f64>,
+        /// Where it was read from: `logits` (the embedded model), `logprobs` (a server), `text` (a
+        /// server without log-probabilities: yes is 1, no 0), or `unreadable`.
+        source: String,
+        /// The likeliest first tokens with their log-probabilities.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tokens: Vec<crate::generate::TokenChoice>,
+        /// The model's words, when it was asked for them.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reply: String,
+    },
     /// Rerank movement.
     Rerank {
         /// Rank before reranking (1-based).
@@ -341,7 +324,7 @@ pub struct Explanation {
     pub detail: Detail,
     /// For a document encoded in several windows, the one that gave the score (MaxP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<crate::index::neural::ScoredWindow>,
+    pub window: Option<crate::index::encoded::ScoredWindow>,
     /// Why the score is not a sum of parts, where it is not (a cross-encoder's logit, a run's
     /// score, vectors computed elsewhere, a model that pools its first token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -394,6 +377,7 @@ impl Explanation {
                 sum(alignments.iter().map(|a| (a.query_token.clone(), f64::from(a.similarity))).collect())
             }
             Detail::Fusion { parts } => sum(parts.iter().map(|p| (p.method.clone(), p.contribution)).collect()),
+            Detail::GraphLocal { parts } => sum(parts.iter().map(|p| (p.entity.clone(), p.weight)).collect()),
             Detail::Sparse { matches, .. } => {
                 sum(matches.iter().map(|m| (m.term.clone(), f64::from(m.product))).collect())
             }

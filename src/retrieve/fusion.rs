@@ -236,7 +236,9 @@ mod tests {
             unranked: false,
             absent: Vec::new(),
             provisional: false,
+            note: None,
             generated: None,
+            agent: None,
         }
     }
 

@@ -28,6 +28,9 @@ pub enum GeneratedSearch {
     HydeDense,
     /// The inner (lexical) method over the question followed by the draft.
     HydeExpansion,
+    /// The inner method (BM25 or dense) over the question followed by the model's account of
+    /// what answering it needs (reasoning expansion).
+    Reasoning(MethodKind),
 }
 
 /// A column searching with a language model's text.
@@ -49,6 +52,7 @@ impl GeneratedRetriever {
         match self.search {
             GeneratedSearch::Rewrite => "rewrite",
             GeneratedSearch::HydeDense | GeneratedSearch::HydeExpansion => "draft",
+            GeneratedSearch::Reasoning(_) => "reasoning",
         }
     }
 
@@ -57,6 +61,7 @@ impl GeneratedRetriever {
         let key = format!("{}\u{1f}{}", self.task(), self.generator.info().label());
         query.generated(&key, || match self.search {
             GeneratedSearch::Rewrite => tasks::write_rewrite(self.generator.as_ref(), query.text(), progress),
+            GeneratedSearch::Reasoning(_) => tasks::write_reasoning(self.generator.as_ref(), query.text(), progress),
             _ => tasks::write_draft(self.generator.as_ref(), query.text(), progress),
         })
     }
@@ -73,6 +78,8 @@ impl Retriever for GeneratedRetriever {
             GeneratedSearch::Rewrite => MethodKind::Rewrite,
             GeneratedSearch::HydeDense => MethodKind::Hyde,
             GeneratedSearch::HydeExpansion => MethodKind::HydeText,
+            GeneratedSearch::Reasoning(MethodKind::Dense) => MethodKind::ReasonDense,
+            GeneratedSearch::Reasoning(_) => MethodKind::ReasonBm25,
         }
     }
 
@@ -87,6 +94,9 @@ impl Retriever for GeneratedRetriever {
             GeneratedSearch::HydeDense => format!("HyDE ({model}): {} over the draft", self.inner.label()),
             GeneratedSearch::HydeExpansion => {
                 format!("HyDE ({model}): {} over the question + the draft", self.inner.kind().label())
+            }
+            GeneratedSearch::Reasoning(_) => {
+                format!("Reasoning ({model}): {} over the question + what answering it needs", self.inner.label())
             }
         }
     }
@@ -114,19 +124,13 @@ impl Retriever for GeneratedRetriever {
                     fused,
                 }))
             }
-            GeneratedSearch::HydeDense | GeneratedSearch::HydeExpansion => {
+            GeneratedSearch::HydeDense | GeneratedSearch::HydeExpansion | GeneratedSearch::Reasoning(_) => {
                 let searched = match self.search {
                     GeneratedSearch::HydeDense => text.to_string(),
                     _ => format!("{} {}", query.text().trim(), text),
                 };
                 let inner = self.inner.prepare_with(&query.with_text(searched.as_str()), progress)?;
-                Ok(Arc::new(PreparedHyde {
-                    label,
-                    generated,
-                    searched,
-                    inner,
-                    expansion: self.search == GeneratedSearch::HydeExpansion,
-                }))
+                Ok(Arc::new(PreparedHyde { label, generated, searched, inner, kind: self.kind() }))
             }
         }
     }
@@ -203,25 +207,38 @@ struct PreparedHyde {
     /// What was searched: the draft, or the question and the draft.
     searched: String,
     inner: Arc<dyn Prepared>,
-    expansion: bool,
+    kind: MethodKind,
 }
 
 impl Prepared for PreparedHyde {
     fn search(&self, k: usize) -> Result<Ranking> {
         let mut r = self.inner.search(k)?;
         r.method = self.label.clone();
-        r.kind = if self.expansion { MethodKind::HydeText } else { MethodKind::Hyde };
+        r.kind = self.kind;
         r.generated = Some(self.generated.clone());
         Ok(r)
     }
 
     fn explain(&self, doc: DocId) -> Result<Explanation> {
         let mut e = self.inner.explain(doc)?;
-        let what = if self.expansion { "the question followed by the model's draft" } else { "the model's draft" };
-        e.summary = format!(
-            "Searched with {what} ({}), a hypothetical answer: a search aid, not evidence. Searched text: “{}”. {}",
-            self.generated.model, self.searched, e.summary
-        );
+        e.summary = match self.kind {
+            MethodKind::ReasonBm25 | MethodKind::ReasonDense => format!(
+                "Searched with the question followed by the model's account of what answering it needs ({}): a \
+                 search aid, not evidence. Searched text: “{}”. {}",
+                self.generated.model, self.searched, e.summary
+            ),
+            kind => {
+                let what = if kind == MethodKind::HydeText {
+                    "the question followed by the model's draft"
+                } else {
+                    "the model's draft"
+                };
+                format!(
+                    "Searched with {what} ({}), a hypothetical answer: a search aid, not evidence. Searched text: “{}”. {}",
+                    self.generated.model, self.searched, e.summary
+                )
+            }
+        };
         e.method = self.label.clone();
         Ok(e)
     }

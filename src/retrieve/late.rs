@@ -201,7 +201,7 @@ impl Prepared for PreparedLate {
 mod tests {
     use super::*;
     use crate::corpus::Corpus;
-    use crate::index::neural::token_index_of;
+    use crate::index::encoded::token_index_of;
     use crate::models::InputKind;
 
     /// One 2-dim token vector per word: (1, 0) for words with an `o`, (0, 1) otherwise.

@@ -8,32 +8,12 @@ use super::{
 };
 use crate::corpus::DocId;
 use crate::formula::{
-    Bm25Params, Bm25Variant, LowerBounded, LuceneBm25, Saturating, SaturatingK1Plus1, Shifted, TfIdfVariant, TfShape,
-    TfWeight, length_norm, small_float,
+    Bm25Params, Bm25Variant, LexicalModel, LowerBounded, LuceneBm25, Saturating, SaturatingK1Plus1, Shifted,
+    TfIdfVariant, TfShape, TfWeight, length_norm, small_float,
 };
 use crate::index::SparseIndex;
 use crate::index::impacts::{Combine, Product};
 use crate::{Error, Result};
-
-/// Which lexical formula to score with.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum LexicalModel {
-    /// A TF-IDF variant; `normalize` divides by the document vector length (textbook only; cosine
-    /// always normalises).
-    TfIdf {
-        /// Which TF-IDF.
-        variant: TfIdfVariant,
-        /// Divide by |d|.
-        normalize: bool,
-    },
-    /// A BM25 variant computed by RankLens with exact lengths (not `tantivy`, which the engine runs).
-    Bm25 {
-        /// Which BM25.
-        variant: Bm25Variant,
-        /// Its parameters.
-        params: Bm25Params,
-    },
-}
 
 /// A query term prepared once per query.
 #[derive(Debug, Clone)]
@@ -457,7 +437,9 @@ impl PreparedQuery {
             unranked: false,
             absent: Vec::new(),
             provisional: false,
+            note: None,
             generated: None,
+            agent: None,
         }))
     }
 

@@ -6,14 +6,19 @@
 //! it. Explaining a document the method did not retrieve works too: the value is 0 and the summary
 //! says why.
 
+pub mod agent;
 mod bm25_comparison;
 mod boolean;
 pub mod dense;
 mod explanation;
 pub mod fusion;
 pub mod generated;
+pub mod graph_local;
 pub mod late;
 mod lexical;
+pub mod listwise;
+mod model_rerank;
+pub mod pointwise;
 pub mod provisional;
 mod query;
 mod rerank;
@@ -21,6 +26,7 @@ mod run;
 pub mod search_engine;
 mod splade;
 mod tantivy_bm25;
+mod term_table;
 pub mod vectors;
 
 use std::fmt;
@@ -28,18 +34,23 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant, fmt_param};
+pub use crate::formula::{Bm25Params, Bm25Variant, LexicalModel, TfIdfVariant, fmt_param};
+pub use agent::AgentRetriever;
 pub use bm25_comparison::{Bm25Comparison, Difference, TermPair};
 pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use dense::DenseRetriever;
 pub use explanation::{
-    ClauseMatch, ClauseNode, ClauseOp, Detail, EngineDetail, Explanation, FusionPart, SparseTermMatch, Split, TermRow,
-    TermTable, TokenAlignment, TokenPart,
+    ClauseMatch, ClauseNode, ClauseOp, Detail, EngineDetail, Explanation, FusionPart, ListOrder, ListWindow,
+    SparseTermMatch, Split, TokenAlignment, TokenPart,
 };
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
 pub use generated::{GeneratedRetriever, GeneratedSearch};
+pub use graph_local::GraphLocalRetriever;
 pub use late::LateInteractionRetriever;
-pub use lexical::{LexicalModel, LexicalRetriever};
+pub use lexical::LexicalRetriever;
+pub use listwise::ListwiseRetriever;
+pub use model_rerank::ModelRerank;
+pub use pointwise::PointwiseRetriever;
 pub use provisional::{PROVISIONAL_DEPTH, ProvisionalRetriever};
 pub use query::{DocFilter, QueryContext};
 pub use rerank::RerankRetriever;
@@ -47,6 +58,7 @@ pub use run::RunRetriever;
 pub use search_engine::EngineRetriever;
 pub use splade::SpladeRetriever;
 pub use tantivy_bm25::TantivyBm25;
+pub use term_table::{TermRow, TermTable};
 
 use crate::Result;
 use crate::corpus::DocId;
@@ -89,6 +101,25 @@ pub enum MethodKind {
     /// Text expansion with a language model's hypothetical answer: BM25 over the question and the
     /// draft.
     HydeText,
+    /// A first stage's top passages reordered by a language model that reads them together
+    /// (RankGPT's sliding windows).
+    Listwise,
+    /// A first stage's top passages reordered by the language model's probability that each is
+    /// relevant (P(yes) from its first answer token).
+    Pointwise,
+    /// BM25 over the question and a language model's account of what answering it needs
+    /// (reasoning expansion).
+    ReasonBm25,
+    /// The dense model over the question and the model's reasoning.
+    ReasonDense,
+    /// The dense model with a linear map on question vectors trained from judgements.
+    DenseAdapter,
+    /// The passages a language model read while it searched with RankLens's tools, in the order
+    /// its answer used them.
+    Agent,
+    /// GraphRAG's local search: the passages of the entities the question names in the graph a
+    /// language model extracted beforehand, and of their neighbours.
+    GraphLocal,
 }
 
 impl MethodKind {
@@ -111,12 +142,30 @@ impl MethodKind {
     pub const NEURAL: [MethodKind; 5] =
         [MethodKind::Splade, MethodKind::Dense, MethodKind::LateInteraction, MethodKind::Fusion, MethodKind::Rerank];
 
-    /// The methods that search with a language model's text.
-    pub const GENERATED: [MethodKind; 3] = [MethodKind::Rewrite, MethodKind::Hyde, MethodKind::HydeText];
+    /// The methods that ask a language model: for text to search with, or to order a first
+    /// stage's passages.
+    pub const GENERATED: [MethodKind; 8] = [
+        MethodKind::Rewrite,
+        MethodKind::Hyde,
+        MethodKind::HydeText,
+        MethodKind::ReasonBm25,
+        MethodKind::ReasonDense,
+        MethodKind::Listwise,
+        MethodKind::Pointwise,
+        MethodKind::Agent,
+    ];
+
+    /// The methods trained on this corpus's judgements (shown as columns when asked for, not by
+    /// default: they need training first).
+    pub const TRAINED: [MethodKind; 1] = [MethodKind::DenseAdapter];
+
+    /// The methods over what a language model extracted from the corpus beforehand (GraphRAG's
+    /// graph): they need it built, not the model loaded, and answer at once.
+    pub const EXTRACTED: [MethodKind; 1] = [MethodKind::GraphLocal];
 
     /// Every method that ranks passages (not Boolean's unranked set, SQL rows or graph bindings):
     /// the methods an evaluation compares.
-    pub const RANKED: [MethodKind; 7] = [
+    pub const RANKED: [MethodKind; 8] = [
         MethodKind::TfIdf,
         MethodKind::Bm25,
         MethodKind::Splade,
@@ -124,6 +173,7 @@ impl MethodKind {
         MethodKind::LateInteraction,
         MethodKind::Fusion,
         MethodKind::Rerank,
+        MethodKind::DenseAdapter,
     ];
 
     /// The name the command line gives the family (`--method late`, `--baseline bm25`).
@@ -145,6 +195,13 @@ impl MethodKind {
             MethodKind::Rewrite => "rewrite",
             MethodKind::Hyde => "hyde",
             MethodKind::HydeText => "hyde-bm25",
+            MethodKind::Listwise => "listwise",
+            MethodKind::Pointwise => "pointwise",
+            MethodKind::ReasonBm25 => "reason-bm25",
+            MethodKind::ReasonDense => "reason-dense",
+            MethodKind::DenseAdapter => "dense-adapter",
+            MethodKind::Agent => "agent",
+            MethodKind::GraphLocal => "graphrag-local",
         }
     }
 
@@ -167,11 +224,46 @@ impl MethodKind {
             MethodKind::Rewrite => "Rewrite (model)",
             MethodKind::Hyde => "HyDE (model)",
             MethodKind::HydeText => "HyDE text (model)",
+            MethodKind::Listwise => "Listwise (model)",
+            MethodKind::Pointwise => "Pointwise (model)",
+            MethodKind::ReasonBm25 => "Reasoning + BM25 (model)",
+            MethodKind::ReasonDense => "Reasoning + dense (model)",
+            MethodKind::DenseAdapter => "Dense + adapter",
+            MethodKind::Agent => "Agent (model)",
+            MethodKind::GraphLocal => "GraphRAG local (model's graph)",
         }
     }
 }
 
 impl MethodKind {
+    /// The models that can serve a column of this family, the one the workbench prefers first:
+    /// late interaction runs on its own trained model when one is loaded, else MaxSim over the
+    /// dense model's token vectors; HyDE proper needs the language model and the dense model. The
+    /// one rule the Compare, Models and atlas views and the CLI read.
+    pub fn models(self) -> &'static [crate::models::Role] {
+        use crate::models::Role;
+        match self {
+            MethodKind::Splade => &[Role::Splade],
+            MethodKind::Dense | MethodKind::Fusion => &[Role::Dense],
+            MethodKind::LateInteraction => &[Role::LateInteraction, Role::Dense],
+            MethodKind::Rerank => &[Role::Reranker],
+            MethodKind::Rewrite | MethodKind::HydeText | MethodKind::ReasonBm25 => &[Role::Generator],
+            MethodKind::Listwise | MethodKind::Pointwise | MethodKind::Agent => &[Role::Generator],
+            MethodKind::Hyde | MethodKind::ReasonDense => &[Role::Generator, Role::Dense],
+            MethodKind::DenseAdapter => &[Role::Dense],
+            _ => &[],
+        }
+    }
+
+    /// The model to fetch when a column of this family has none: the last of [`Self::models`],
+    /// the most widely available one that serves it (the dense model for late interaction).
+    pub fn model_to_fetch(self) -> Option<crate::models::Role> {
+        match self {
+            MethodKind::Hyde | MethodKind::ReasonDense => Some(crate::models::Role::Generator),
+            k => k.models().last().copied(),
+        }
+    }
+
     /// A system outside RankLens (a run file, a search engine, vectors from a file): its column
     /// is named by the system, not by the family.
     pub fn is_external(self) -> bool {
@@ -198,6 +290,13 @@ impl MethodKind {
             MethodKind::Rewrite => (170, 68, 0),
             MethodKind::Hyde => (0, 90, 140),
             MethodKind::HydeText => (150, 60, 110),
+            MethodKind::Listwise => (200, 80, 200),
+            MethodKind::Pointwise => (150, 110, 230),
+            MethodKind::ReasonBm25 => (190, 120, 40),
+            MethodKind::ReasonDense => (40, 130, 170),
+            MethodKind::DenseAdapter => (0, 150, 200),
+            MethodKind::Agent => (230, 120, 90),
+            MethodKind::GraphLocal => (160, 120, 60),
         }
     }
 }
@@ -238,9 +337,16 @@ pub struct Ranking {
     /// ([`ProvisionalRetriever`]); the label says so too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub provisional: bool,
+    /// What a reader should know about how the column ranked, said beside its name (a provisional
+    /// column: over which first stage, and how far the encoding is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The text a language model wrote for this column (a rewrite, a draft), shown with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated: Option<ModelText>,
+    /// The agent's whole run, for the Agent column (its trace view).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<Box<agent::AgentRun>>,
 }
 
 /// A text a language model wrote for a column, with what wrote it.
@@ -321,7 +427,9 @@ impl Ranking {
             unranked: false,
             absent,
             provisional: false,
+            note: None,
             generated: None,
+            agent: None,
         }
     }
 
@@ -414,7 +522,9 @@ impl Ranking {
             unranked: false,
             absent: Vec::new(),
             provisional: false,
+            note: None,
             generated: None,
+            agent: None,
         }
     }
 
@@ -435,6 +545,20 @@ mod tests {
 
     fn hit(d: u32, s: f64) -> Hit {
         Hit { doc: DocId(d), score: s }
+    }
+
+    #[test]
+    fn every_model_method_names_its_models_and_late_interaction_falls_back_on_dense() {
+        use crate::models::Role;
+        assert_eq!(MethodKind::LateInteraction.models(), [Role::LateInteraction, Role::Dense]);
+        assert_eq!(MethodKind::LateInteraction.model_to_fetch(), Some(Role::Dense));
+        assert_eq!(MethodKind::Hyde.model_to_fetch(), Some(Role::Generator));
+        for kind in MethodKind::NEURAL.into_iter().chain(MethodKind::GENERATED) {
+            assert!(!kind.models().is_empty(), "{kind:?}");
+        }
+        for kind in [MethodKind::Bm25, MethodKind::Boolean, MethodKind::Sql, MethodKind::Run] {
+            assert!(kind.models().is_empty() && kind.model_to_fetch().is_none(), "{kind:?}");
+        }
     }
 
     #[test]
@@ -503,7 +627,9 @@ mod tests {
                 AbsentHit { rank: 4, id: "y".into(), score: 0.5 },
             ],
             provisional: false,
+            note: None,
             generated: None,
+            agent: None,
         };
         let e = r.entries();
         let ranks: Vec<(usize, bool)> = e.iter().map(|(r, e)| (*r, matches!(e, Entry::Hit(_)))).collect();

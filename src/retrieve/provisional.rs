@@ -104,6 +104,7 @@ impl Prepared for PreparedProvisional {
         let mut ranking = self.inner.search(k)?;
         ranking.method = self.retriever.label();
         ranking.provisional = true;
+        ranking.note = Some(self.retriever.note());
         Ok(ranking)
     }
 

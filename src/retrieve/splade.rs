@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{Detail, Explanation, MethodKind, Prepared, QueryContext, Ranking, Retriever, SparseTermMatch};
 use crate::corpus::{Corpus, DocId};
-use crate::index::neural::SpladeIndex;
+use crate::index::encoded::SpladeIndex;
 use crate::models::{SparseEncoder, SparseVector};
 use crate::{Error, Result};
 

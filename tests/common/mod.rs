@@ -39,9 +39,9 @@ pub fn scifact_lucene_run() -> (ranklens::eval::Run, ranklens::eval::Qrels) {
     assert_eq!(corpus.len(), 5183);
     assert_eq!(corpus.queries.len(), 300);
     let qrels = corpus.qrels.clone().unwrap();
-    let engine = ranklens::engine::Engine::new(corpus);
+    let engine = ranklens::workbench::Workbench::new(corpus);
     let params = Bm25Params { k1: 0.9, b: 0.4, ..Bm25Variant::Lucene.default_params() };
-    let spec = ranklens::engine::SparseSpec::bm25(Bm25Variant::Lucene, params);
+    let spec = ranklens::workbench::SparseSpec::bm25(Bm25Variant::Lucene, params);
     let no_progress = ranklens::progress::NoProgress;
     let bm25 = engine.sparse(spec, ranklens::analysis::AnalyzerConfig::default(), &no_progress).unwrap();
     let run = engine.run_queries(bm25.as_ref(), &ranklens::config::Settings::default(), 1000, &no_progress).unwrap();
@@ -286,5 +286,125 @@ pub mod http {
             }
         });
         Server { url, requests }
+    }
+}
+
+/// A loopback chat-completions server scripted by the test: each request's JSON body goes to
+/// `script`, which says what to answer. Non-streamed answers, OpenAI's documented shapes.
+#[allow(dead_code)]
+pub mod chat {
+    use serde_json::{Value, json};
+
+    /// What the scripted server answers.
+    pub enum Reply {
+        /// `choices[0].message.content`.
+        Text(String),
+        /// The first token's log-probabilities (`logprobs.content[0].top_logprobs`).
+        Logprobs(Vec<(String, f64)>),
+        /// An HTTP status with a body.
+        Status(u16, String),
+        /// A body as it is.
+        Raw(String),
+    }
+
+    /// The request's messages' contents, concatenated (what a script usually reads).
+    pub fn said(body: &Value) -> String {
+        body["messages"]
+            .as_array()
+            .map_or(String::new(), |m| m.iter().filter_map(|x| x["content"].as_str()).collect::<Vec<_>>().join("\n"))
+    }
+
+    /// The last user message.
+    pub fn last(body: &Value) -> String {
+        body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("").to_string()
+    }
+
+    /// A completion whose text is `content`.
+    pub fn completion(content: &str) -> String {
+        json!({"id": "c", "object": "chat.completion", "model": "scripted",
+               "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+               "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+        .to_string()
+    }
+
+    /// A completion that calls tools: (name, arguments as JSON text), with `tokens` written.
+    pub fn tool_calls(calls: &[(&str, &str)], tokens: u64) -> String {
+        let calls: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args))| {
+                json!({"id": format!("call_{i}"), "type": "function",
+                                            "function": {"name": name, "arguments": args}})
+            })
+            .collect();
+        json!({"id": "c", "object": "chat.completion", "model": "scripted",
+               "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls},
+                            "finish_reason": "tool_calls"}],
+               "usage": {"prompt_tokens": 10, "completion_tokens": tokens}})
+        .to_string()
+    }
+
+    /// The contents of the request's tool messages (the results the model was shown), in order.
+    pub fn tool_results(body: &Value) -> Vec<String> {
+        body["messages"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .filter(|x| x["role"] == "tool")
+                    .filter_map(|x| x["content"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Serve `script` on loopback.
+    pub fn serve(script: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> super::http::Server {
+        super::http::serve(move |_, _, body| {
+            let v: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+            match script(&v) {
+                Reply::Text(t) => (200, completion(&t), 0),
+                Reply::Logprobs(top) => {
+                    let top: Vec<Value> = top.iter().map(|(t, p)| json!({"token": t, "logprob": p})).collect();
+                    let first = top.first().cloned().unwrap_or(json!({"token": "", "logprob": 0.0}));
+                    let body = json!({"id": "c", "object": "chat.completion", "model": "scripted",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": first["token"]},
+                                     "logprobs": {"content": [{"token": first["token"], "logprob": first["logprob"], "top_logprobs": top}]},
+                                     "finish_reason": "length"}]});
+                    (200, body.to_string(), 0)
+                }
+                Reply::Status(s, b) => (s, b, 0),
+                Reply::Raw(b) => (200, b, 0),
+            }
+        })
+    }
+
+    /// A client of `server`, plain (not streamed), as the methods use it.
+    pub fn client(server: &super::http::Server) -> ranklens::generate::ChatServer {
+        let mut c = ranklens::generate::ServerConfig::new(format!("{}/v1", server.url), "scripted-model");
+        c.stream = false;
+        c.timeout_secs = 10;
+        ranklens::generate::ChatServer::new(c).unwrap()
+    }
+
+    /// How many passages a listwise request holds (its `I will provide you with N passages`).
+    pub fn window_size(body: &Value) -> usize {
+        let text = last(body);
+        text.split("provide you with ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// The passages of a listwise request, as shown (`[i] text`), by number.
+    pub fn window_passages(body: &Value) -> Vec<String> {
+        let text = last(body);
+        let n = window_size(body);
+        (1..=n)
+            .map(|i| {
+                let start = format!("[{i}] ");
+                text.split(&start).nth(1).map(|r| r.split("\n\n").next().unwrap_or("").to_string()).unwrap_or_default()
+            })
+            .collect()
     }
 }

@@ -4,11 +4,13 @@ use egui::{RichText, Ui};
 
 use super::View;
 use crate::gui::command::Command;
+use crate::gui::command::LessonCommand;
+use crate::gui::command::RankCommand;
+use crate::gui::command::ShellCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::state::ViewId;
 use crate::gui::theme;
 use crate::lessons::{ATLAS, AtlasCard, RunsHere};
-use crate::models::Role;
 use crate::retrieve::MethodKind;
 
 /// The atlas view: which card is shown.
@@ -70,37 +72,36 @@ fn card_ui(ui: &mut Ui, ctx: &ViewContext<'_>, card: AtlasCard) {
     ui.separator();
     match card.runs_here {
         RunsHere::Method(kind) => {
-            let view =
-                if matches!(kind, MethodKind::Sql | MethodKind::Graph) { ViewId::Structured } else { ViewId::Compare };
+            let view = if matches!(kind, MethodKind::Sql | MethodKind::Graph | MethodKind::GraphLocal) {
+                ViewId::Structured
+            } else {
+                ViewId::Compare
+            };
             if ui.button(format!("Run it: {} in the {} view", kind.label(), view.label())).clicked() {
                 let mut settings = ctx.data.persisted.settings.clone();
                 if !settings.methods.contains(&kind) {
                     settings.methods.push(kind);
                 }
-                ctx.send(Command::SetSettings(settings));
-                ctx.send(Command::ShowView(view));
-                ctx.send(Command::Ask);
+                ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(settings))));
+                ctx.send(Command::Shell(ShellCommand::ShowView(view)));
+                ctx.send(Command::Rank(RankCommand::Ask));
             }
-            let role = match kind {
-                MethodKind::Dense => Some(Role::Dense),
-                MethodKind::Splade => Some(Role::Splade),
-                MethodKind::LateInteraction => Some(Role::LateInteraction),
-                MethodKind::Rerank => Some(Role::Reranker),
-                _ => None,
-            };
-            if let Some(why) = role.and_then(|r| ctx.data.models.errors.get(&r)) {
+            // Its column says what is missing when none of its models is here.
+            let errors = &ctx.data.models.errors;
+            let why = kind.models().iter().all(|r| errors.contains_key(r)).then(|| kind.models().first()).flatten();
+            if let Some(why) = why.and_then(|r| errors.get(r)) {
                 ui.colored_label(theme::WARNING, format!("Its model is not here, so the column says so: {why}"));
             }
         }
         RunsHere::Lesson(id) => {
-            let title = crate::lessons::LESSONS.iter().find(|l| l.0 == id).map_or(id, |l| l.1);
+            let title = crate::lessons::lesson(id).map_or(id, |l| l.title);
             if ui.button(format!("Run it: the lesson “{title}”")).clicked() {
-                ctx.send(Command::OpenLesson(id.to_string()));
+                ctx.send(Command::Lessons(LessonCommand::Open(id.to_string())));
             }
         }
         RunsHere::Rag => {
             if ui.button("Run it: build the prompt in the RAG view").clicked() {
-                ctx.send(Command::ShowView(ViewId::Rag));
+                ctx.send(Command::Shell(ShellCommand::ShowView(ViewId::Rag)));
             }
         }
         RunsHere::No(why) => {

@@ -4,14 +4,16 @@
 
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
-use super::{View, method_tag_ui, models::role_of};
-use crate::compare::{Comparison, Outcome};
+use super::{Memo, View, method_tag_ui};
+use crate::compare::{ColumnId, Outcome, OverlapMatrix};
 use crate::corpus::DocId;
 use crate::gui::command::Command;
+use crate::gui::command::ModelCommand;
+use crate::gui::command::OutsideCommand;
+use crate::gui::command::RankCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::jobs::JobKind;
-use crate::gui::judging::question_metrics;
-use crate::gui::state::Ranked;
+use crate::gui::state::{AppData, Ranked};
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, ellipsis};
 use crate::retrieve::{AbsentHit, Entry, MethodKind, Ranking};
@@ -19,9 +21,71 @@ use crate::structured::{GraphResult, SqlResult};
 
 const COLUMN_WIDTH: f32 = 190.0;
 
-/// The compare view (its state is the app's: the question, the selection, the highlight).
+/// The compare view: its data, built when the ranking or the grades change (its other state is
+/// the app's: the question, the selection, the highlight).
 #[derive(Default)]
-pub struct CompareView;
+pub struct CompareView {
+    data: Memo<(u64, u64), CompareData>,
+}
+
+/// What the Compare view shows of a ranking besides the ranked lists themselves: each column's
+/// caption, note and graded figure, and how much the columns agree. Built once per ranking and
+/// grading (no frame recomputes a metric or the overlap).
+#[derive(Debug, Clone)]
+pub struct CompareData {
+    /// One per column, in order.
+    pub columns: Vec<ColumnData>,
+    /// Jaccard and RBO between the ranked columns.
+    pub overlap: OverlapMatrix,
+}
+
+/// One column's caption and figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnData {
+    /// The column.
+    pub id: ColumnId,
+    /// Its method with its settings, or the outside system's caption, without the note.
+    pub caption: String,
+    /// The caption as a whole (shown on hover).
+    pub full: String,
+    /// What the column's ranking says of itself (provisional: over which first stage, how far the
+    /// encoding is).
+    pub note: Option<String>,
+    /// nDCG@k of its list and how many of its top k nobody graded, when the question has grades.
+    pub graded: Option<(f64, usize)>,
+}
+
+impl CompareData {
+    /// The data of `ranked` under the app's grades and systems.
+    pub fn build(data: &AppData, ranked: &Ranked) -> CompareData {
+        let cmp = &ranked.run.comparison;
+        let metrics = match (&data.engine, data.grades.is_empty()) {
+            (Some(engine), false) => Some(cmp.question_metrics(engine.corpus(), &data.grades)),
+            _ => None,
+        };
+        let columns = cmp
+            .runs
+            .iter()
+            .map(|run| {
+                let full = match data.systems.iter().find(|r| r.name() == run.label) {
+                    Some(system) => system.caption(),
+                    None => run.label.clone(),
+                };
+                let note = run.ranking().and_then(|r| r.note.clone());
+                let caption = match &note {
+                    Some(n) => full.strip_suffix(&format!(", {n}")).unwrap_or(&full).to_string(),
+                    None => full.clone(),
+                };
+                let graded = metrics
+                    .as_ref()
+                    .and_then(|m| m.of(&run.id))
+                    .map(|c| (c.values.get(&crate::eval::Metric::Ndcg(cmp.k)).copied().unwrap_or(0.0), c.unjudged));
+                ColumnData { id: run.id.clone(), caption, full, note, graded }
+            })
+            .collect();
+        CompareData { columns, overlap: cmp.overlap() }
+    }
+}
 
 impl View for CompareView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
@@ -47,67 +111,27 @@ impl View for CompareView {
             ui.label(RichText::new(format!("Only passages with {f}")).italics());
         }
         let data = ctx.data;
+        let shown = self.data.get((ranked.revision, data.grades_revision), || CompareData::build(data, ranked));
         let highlight = data.hovered.or(data.selected_doc());
-        let metrics = question_metrics(data, ranked);
         let mut hovered_now = None;
         egui::ScrollArea::both().id_salt("compare-columns").max_height(ui.available_height() * 0.72).show(ui, |ui| {
             let mut anchors: Vec<Option<Rect>> = Vec::new();
             ui.horizontal_top(|ui| {
-                for (i, run) in cmp.runs.iter().enumerate() {
+                for (i, (run, column)) in cmp.runs.iter().zip(&shown.columns).enumerate() {
                     ui.vertical(|ui| {
                         ui.set_width(COLUMN_WIDTH);
-                        ui.horizontal(|ui| {
-                            if run.kind.is_external() {
-                                method_tag_ui(ui, run.kind, &ellipsis(&run.label, 22));
-                                if ui.small_button("×").on_hover_text("Stop showing this column").clicked() {
-                                    ctx.send(Command::RemoveRun(run.label.clone()));
-                                }
-                            } else {
-                                method_tag_ui(ui, run.kind, run.kind.label());
-                            }
-                        });
-                        let caption = match ctx.data.systems.iter().find(|r| r.name() == run.label) {
-                            Some(system) => system.caption(),
-                            None => run.label.clone(),
-                        };
-                        // A provisional column's note after the method's name is the point: shown
-                        // whole below it.
-                        let (shown, note) = match caption.split_once(", provisional") {
-                            Some((method, note)) if run.ranking().is_some_and(|r| r.provisional) => {
-                                (method, Some(note))
-                            }
-                            _ => (caption.as_str(), None),
-                        };
-                        ui.label(RichText::new(ellipsis(shown, 60)).small().weak()).on_hover_text(&caption);
-                        if let Some(note) = note {
-                            ui.label(RichText::new(format!("provisional{note}")).small().color(theme::WARNING));
-                        }
-                        // A model's rewrite or draft is shown with its column, marked as a guess.
-                        if let Some(g) = run.ranking().and_then(|r| r.generated.as_ref()) {
-                            let hover = format!("{} — {}", g.model, g.caveat.as_deref().unwrap_or("a model's text"));
-                            ui.label(
-                                RichText::new(format!("the model's {} (a guess): {}", g.task, ellipsis(&g.text, 140)))
-                                    .small()
-                                    .italics()
-                                    .color(theme::WARNING),
-                            )
-                            .on_hover_text(hover);
-                        }
+                        column_heading_ui(ui, ctx, run, column);
                         let mut anchor = None;
                         match &run.outcome {
                             Outcome::Ranked(r) => {
-                                if !data.grades.is_empty()
-                                    && let Some((_, _, values, unjudged)) =
-                                        metrics.as_ref().and_then(|m| m.values.iter().find(|v| v.0 == run.label))
-                                {
-                                    let ndcg = values.get(&crate::eval::Metric::Ndcg(cmp.k)).copied().unwrap_or(0.0);
+                                if let Some((ndcg, unjudged)) = column.graded {
                                     ui.label(
                                         RichText::new(format!("nDCG@{} {ndcg:.3} · {unjudged} unjudged", cmp.k))
                                             .small()
                                             .strong(),
                                     );
                                 }
-                                let view = ColumnView { kind: run.kind, label: &run.label, ranking: r, highlight };
+                                let view = ColumnView { kind: run.kind, id: &run.id, ranking: r, highlight };
                                 ranking_column_ui(ctx, ui, &view, &mut hovered_now, &mut anchor)
                             }
                             Outcome::Rows(rows) => sql_column_ui(ui, rows),
@@ -128,19 +152,51 @@ impl View for CompareView {
             }
         });
         if hovered_now != data.hovered {
-            ctx.send(Command::Hover(hovered_now));
+            ctx.send(Command::Rank(RankCommand::Hover(hovered_now)));
         }
         ui.separator();
-        overlap_ui(ui, cmp);
+        overlap_ui(ui, &shown.overlap);
+    }
+}
+
+/// A column's family tag (with a remove button for an outside system), its caption, its note and
+/// the text a model wrote for it.
+fn column_heading_ui(ui: &mut Ui, ctx: &ViewContext<'_>, run: &crate::compare::MethodRun, column: &ColumnData) {
+    ui.horizontal(|ui| {
+        if run.kind.is_external() {
+            method_tag_ui(ui, run.kind, &ellipsis(&run.label, 22));
+            if ui.small_button("×").on_hover_text("Stop showing this column").clicked() {
+                ctx.send(Command::Outside(OutsideCommand::Remove(run.label.clone())));
+            }
+        } else {
+            method_tag_ui(ui, run.kind, run.kind.label());
+        }
+    });
+    ui.label(RichText::new(ellipsis(&column.caption, 60)).small().weak()).on_hover_text(&column.full);
+    // A provisional column's note is the point: shown whole below its name.
+    if let Some(note) = &column.note {
+        ui.label(RichText::new(note).small().color(theme::WARNING));
+    }
+    // A model's rewrite or draft is shown with its column, marked as a guess.
+    if let Some(g) = run.ranking().and_then(|r| r.generated.as_ref()) {
+        let hover = format!("{} — {}", g.model, g.caveat.as_deref().unwrap_or("a model's text"));
+        ui.label(
+            RichText::new(format!("the model's {} (a guess): {}", g.task, ellipsis(&g.text, 140)))
+                .small()
+                .italics()
+                .color(theme::WARNING),
+        )
+        .on_hover_text(hover);
     }
 }
 
 /// A column that has no ranking (yet): ranking in the second phase, waiting for its encoding,
 /// re-ranking now that its model or encoding is there, or not available and how to get it.
 fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize, kind: MethodKind, message: &str) {
-    let role = role_of(kind);
-    let encoding = role.is_some_and(|r| ctx.jobs.encodings.get(&r).is_some_and(|j| j.is_running()));
-    let loaded = role.is_some_and(|r| ctx.engine().is_some_and(|e| e.has_model(r)));
+    let roles = kind.models();
+    let encoding = roles.iter().any(|r| ctx.jobs.encodings.get(r).is_some_and(|j| j.is_running()));
+    let loaded = roles.iter().any(|&r| ctx.engine().is_some_and(|e| e.has_model(r)));
+    let role = roles.iter().copied().find(|r| ctx.jobs.encodings.get(r).is_some_and(|j| j.is_running()));
     if ranked.pending.contains(&i) && ctx.jobs.rank_slow.is_running() {
         // Counts, not a spinner: the window repaints once a second while the candidates are
         // encoded, so that the encoding has the cores (see JobKind::repaint_every).
@@ -166,7 +222,7 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
             None => "encoding the passages…".to_string(),
         });
         ui.label(RichText::new("this column fills in when the encoding under Work is done").small());
-    } else if ctx.jobs.rank.is_running() && (loaded || role.is_none()) {
+    } else if ctx.jobs.rank.is_running() && (loaded || roles.is_empty()) {
         // The ranking shown is the one before; a new one (with this column) is under way.
         ui.horizontal(|ui| {
             crate::gui::widgets::spinner_ui(ui);
@@ -175,10 +231,10 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
     } else {
         ui.colored_label(theme::WARNING, "not available");
         ui.label(RichText::new(message.lines().next().unwrap_or("")).small());
-        if let Some(role) = role.filter(|_| !loaded)
+        if let Some(role) = kind.model_to_fetch().filter(|_| !loaded)
             && ui.button(format!("Fetch the {role} model")).clicked()
         {
-            ctx.send(Command::FetchModel(role));
+            ctx.send(Command::Models(ModelCommand::Fetch(role)));
         }
     }
 }
@@ -186,7 +242,7 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
 /// What a ranked column draws.
 struct ColumnView<'a> {
     kind: MethodKind,
-    label: &'a str,
+    id: &'a ColumnId,
     ranking: &'a Ranking,
     highlight: Option<DocId>,
 }
@@ -228,7 +284,7 @@ fn ranking_column_ui(
         let id = corpus.external_id(h.doc);
         let is_hl = highlight == Some(h.doc);
         let selected =
-            ctx.data.selection.as_ref().is_some_and(|s| s.doc == h.doc && s.column.as_deref() == Some(view.label));
+            ctx.data.selection.as_ref().is_some_and(|s| s.doc == h.doc && s.column.as_ref() == Some(view.id));
         let frame = egui::Frame::new().inner_margin(3.0).corner_radius(3.0).fill(if is_hl {
             theme::HIGHLIGHT.gamma_multiply(0.35)
         } else {
@@ -268,7 +324,7 @@ fn ranking_column_ui(
             *hovered = Some(h.doc);
         }
         if resp.clicked() {
-            ctx.send(Command::Select { column: Some(view.label.to_string()), doc: h.doc });
+            ctx.send(Command::Rank(RankCommand::Select { column: Some(view.id.clone()), doc: h.doc }));
         }
         if is_hl {
             *anchor = Some(inner.response.rect);
@@ -338,8 +394,7 @@ fn graph_column_ui(ui: &mut Ui, b: &GraphResult) {
 }
 
 /// Method × method agreement.
-fn overlap_ui(ui: &mut Ui, cmp: &Comparison) {
-    let m = cmp.overlap();
+fn overlap_ui(ui: &mut Ui, m: &OverlapMatrix) {
     if m.labels.len() < 2 {
         return;
     }

@@ -3,25 +3,96 @@
 
 use egui::{RichText, Ui};
 
-use super::View;
+use super::{Memo, Same, View};
+use crate::corpus::DocId;
 use crate::gui::command::Command;
-use crate::gui::command::DialogPurpose;
+use crate::gui::command::CorpusCommand;
+use crate::gui::command::FileCommand;
+use crate::gui::command::RankCommand;
 use crate::gui::context::ViewContext;
+use crate::gui::dialog::DialogPurpose;
 use crate::gui::state::CorpusChoice;
 use crate::gui::theme;
 use crate::gui::widgets::{ellipsis, labelled_text_ui};
+use crate::workbench::Workbench;
 
-/// The corpus view; it keeps the text of its title search.
+/// The corpus view: the text of its title search, and its data.
 #[derive(Default)]
 pub struct CorpusView {
     doc_filter: String,
-    /// Documents of more than [`LONG_WORDS`] words, counted once per corpus.
-    long_estimate: Option<usize>,
+    data: Memo<CorpusKey, CorpusData>,
+}
+
+/// What the corpus view's data is built from: the workbench, its neural side's revision (windows
+/// are counted once passages are encoded), the analyzer and whether its index is built, and the
+/// title search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorpusKey {
+    engine: Same<Workbench>,
+    neural: u64,
+    analyzer: crate::analysis::AnalyzerConfig,
+    indexed: bool,
+    filter: String,
+}
+
+/// What the Corpus view shows, built when its key changes: every walk over the passages (the long
+/// documents, the windows, the title search) is done here, once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorpusData {
+    /// The index's statistics line, or that it is being built.
+    pub stats: String,
+    /// Documents of more than [`LONG_WORDS`] words (an estimate before the passages are encoded).
+    pub long_estimate: usize,
+    /// Documents longer than one window of the widest index, once counted; else the estimate.
+    pub long: usize,
+    /// Each built neural index's note on windows.
+    pub window_notes: Vec<String>,
+    /// The passages the title search keeps (at most [`SHOWN`]), in corpus order.
+    pub shown: Vec<DocId>,
 }
 
 /// Words beyond which a document is likely longer than a 256-piece model window (English text
 /// averages about 1.3 word pieces per word).
 const LONG_WORDS: usize = 190;
+
+/// Passages the browser lists at most.
+pub const SHOWN: usize = 500;
+
+impl CorpusData {
+    /// The data of `engine`'s corpus under the title search `needle` (lower case; empty: all).
+    pub fn build(engine: &Workbench, analyzer: crate::analysis::AnalyzerConfig, needle: &str) -> CorpusData {
+        crate::tally::count(crate::tally::Tally::CorpusWalk);
+        let corpus = engine.corpus();
+        let stats = match engine.built_index(analyzer) {
+            Some(index) => {
+                let s = index.stats();
+                format!(
+                    "{} passages · {} tokens · vocabulary {} · average length {:.1} tokens ({} analyzer)",
+                    s.n_docs, s.total_tokens, s.vocabulary, s.avgdl, analyzer
+                )
+            }
+            None => format!("{} passages (index building…)", corpus.len()),
+        };
+        let long_estimate =
+            corpus.docs().iter().filter(|d| d.full_text().split_whitespace().count() > LONG_WORDS).count();
+        let n = engine.neural();
+        let counted = [
+            n.dense_index.as_ref().map(|i| i.windows.long_docs()),
+            n.splade_index.as_ref().map(|i| i.windows.long_docs()),
+            n.late_index.as_ref().map(|i| i.windows.long_docs()),
+        ];
+        let long = counted.iter().flatten().copied().max().unwrap_or(long_estimate);
+        let shown = corpus
+            .iter()
+            .filter(|(_, d)| {
+                needle.is_empty() || d.title.to_lowercase().contains(needle) || d.id.to_lowercase().contains(needle)
+            })
+            .take(SHOWN)
+            .map(|(id, _)| id)
+            .collect();
+        CorpusData { stats, long_estimate, long, window_notes: engine.window_notes(), shown }
+    }
+}
 
 impl View for CorpusView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
@@ -30,27 +101,16 @@ impl View for CorpusView {
 
     fn corpus_changed(&mut self) {
         self.doc_filter.clear();
-        self.long_estimate = None;
     }
 }
 
 impl CorpusView {
     /// How many documents exceed each model's window, and for a folder of long files, the offer
     /// to split them into passages instead.
-    fn long_documents_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
+    fn long_documents_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &CorpusData) {
         let Some(engine) = ctx.engine() else { return };
         let corpus = engine.corpus();
-        let estimate = *self.long_estimate.get_or_insert_with(|| {
-            corpus.docs().iter().filter(|d| d.full_text().split_whitespace().count() > LONG_WORDS).count()
-        });
-        let notes = engine.window_notes();
-        let n = engine.neural();
-        let counted = [
-            n.dense_index.as_ref().map(|i| i.windows.long_docs()),
-            n.splade_index.as_ref().map(|i| i.windows.long_docs()),
-            n.late_index.as_ref().map(|i| i.windows.long_docs()),
-        ];
-        let long = counted.iter().flatten().copied().max().unwrap_or(estimate);
+        let (estimate, long, notes) = (data.long_estimate, data.long, &data.window_notes);
         egui::CollapsingHeader::new(format!("Long documents and model windows ({long})"))
             .id_salt("long-documents")
             .default_open(long > 0)
@@ -61,7 +121,7 @@ impl CorpusView {
                         corpus.len()
                     ));
                 }
-                for note in &notes {
+                for note in notes {
                     ui.label(note);
                 }
                 ui.label(
@@ -78,10 +138,10 @@ impl CorpusView {
                     ui.horizontal_wrapped(|ui| {
                         ui.label("Or cut them into passages:");
                         if ui.button("Split by heading and paragraph").clicked() {
-                            ctx.send(Command::OpenCorpus(CorpusChoice::Path(
+                            ctx.send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(
                                 path.clone(),
                                 crate::corpus::Split::Paragraph,
-                            )));
+                            ))));
                         }
                         ui.label(RichText::new("(or keep them whole, scored by windows, as now)").small().weak());
                     });
@@ -92,15 +152,29 @@ impl CorpusView {
     fn corpus_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let Some(engine) = ctx.engine() else { return };
         let corpus = engine.corpus();
+        let analyzer = ctx.data.persisted.settings.analyzer;
+        let key = CorpusKey {
+            engine: Same(engine.clone()),
+            neural: engine.neural_revision(),
+            analyzer,
+            indexed: engine.built_index(analyzer).is_some(),
+            filter: self.doc_filter.trim().to_lowercase(),
+        };
+        let filter = key.filter.clone();
+        let Self { doc_filter, data } = self;
+        let data = data.get(key, || CorpusData::build(engine, analyzer, &filter));
         ui.horizontal(|ui| {
             ui.heading(&corpus.name);
             let mut buttons = vec![
-                ("Open folder…".to_string(), Command::OpenDialog(DialogPurpose::OpenFolder)),
-                ("Open file…".to_string(), Command::OpenDialog(DialogPurpose::OpenFile)),
-                ("Acme Sync sample".to_string(), Command::OpenCorpus(CorpusChoice::Sample)),
+                ("Open folder…".to_string(), Command::Files(FileCommand::OpenDialog(DialogPurpose::OpenFolder))),
+                ("Open file…".to_string(), Command::Files(FileCommand::OpenDialog(DialogPurpose::OpenFile))),
+                ("Acme Sync sample".to_string(), Command::Corpus(CorpusCommand::Open(CorpusChoice::Sample))),
             ];
             for lesson in ["isro", "mozart"] {
-                buttons.push((format!("Lesson: {lesson}"), Command::OpenCorpus(CorpusChoice::Lesson(lesson.into()))));
+                buttons.push((
+                    format!("Lesson: {lesson}"),
+                    Command::Corpus(CorpusCommand::Open(CorpusChoice::Lesson(lesson.into()))),
+                ));
             }
             for (label, command) in buttons {
                 if ui.button(label).clicked() {
@@ -111,19 +185,7 @@ impl CorpusView {
         ui.label(
             RichText::new("Drop a folder or a .jsonl / .csv / .tsv file on the window to open it.").small().weak(),
         );
-        let analyzer = ctx.data.persisted.settings.analyzer;
-        match engine.built_index(analyzer) {
-            Some(index) => {
-                let s = index.stats();
-                ui.label(format!(
-                    "{} passages · {} tokens · vocabulary {} · average length {:.1} tokens ({} analyzer)",
-                    s.n_docs, s.total_tokens, s.vocabulary, s.avgdl, analyzer
-                ));
-            }
-            None => {
-                ui.label(format!("{} passages (index building…)", corpus.len()));
-            }
-        }
+        ui.label(&data.stats);
         ui.label(RichText::new(format!("{}", corpus.report)).small());
         if corpus.report.markup_files > 0 {
             ui.label(
@@ -135,7 +197,7 @@ impl CorpusView {
                 .small(),
             );
         }
-        self.long_documents_ui(ui, ctx);
+        Self::long_documents_ui(ui, ctx, data);
         if !corpus.report.warnings.is_empty() || !engine.structured().warnings.is_empty() {
             egui::CollapsingHeader::new(format!(
                 "Load warnings ({})",
@@ -149,21 +211,12 @@ impl CorpusView {
             });
         }
         ui.separator();
-        labelled_text_ui(ui, "Search titles", &mut self.doc_filter, 260.0);
-        let needle = self.doc_filter.trim().to_lowercase();
+        labelled_text_ui(ui, "Search titles", doc_filter, 260.0);
         egui::ScrollArea::vertical().id_salt("docs").show(ui, |ui| {
-            for (id, d) in corpus
-                .iter()
-                .filter(|(_, d)| {
-                    needle.is_empty()
-                        || d.title.to_lowercase().contains(&needle)
-                        || d.id.to_lowercase().contains(&needle)
-                })
-                .take(500)
-            {
+            for (id, d) in data.shown.iter().filter_map(|&id| corpus.doc(id).map(|d| (id, d))) {
                 ui.horizontal(|ui| {
                     if ui.selectable_label(ctx.data.selection.as_ref().is_some_and(|s| s.doc == id), &d.id).clicked() {
-                        ctx.send(Command::Select { column: None, doc: id });
+                        ctx.send(Command::Rank(RankCommand::Select { column: None, doc: id }));
                     }
                     ui.label(RichText::new(&d.title).strong());
                     for (k, v) in &d.fields {

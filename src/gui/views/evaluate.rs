@@ -6,12 +6,15 @@
 use egui::{RichText, Ui};
 
 use super::{Memo, Same, View, method_tag_ui};
+use crate::compare::QuestionMetrics;
 use crate::compare::{Study, Triage, TriageOrder};
 use crate::eval::{Correction, MAX_GRADE};
 use crate::gui::command::Command;
-use crate::gui::command::DialogPurpose;
+use crate::gui::command::FileCommand;
+use crate::gui::command::RankCommand;
+use crate::gui::command::StudyCommand;
 use crate::gui::context::ViewContext;
-use crate::gui::judging::{QuestionMetrics, question_metrics};
+use crate::gui::dialog::DialogPurpose;
 use crate::gui::theme;
 use crate::gui::widgets::ellipsis;
 use crate::retrieve::MethodKind;
@@ -29,11 +32,11 @@ pub fn grade_buttons_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.label(RichText::new(format!("Grade {id}:")).strong());
         for g in 0..=MAX_GRADE {
             if ui.selectable_label(current == Some(g), format!("{g}")).on_hover_text(grade_name(g)).clicked() {
-                ctx.send(Command::SetGrade { doc, grade: Some(g) });
+                ctx.send(Command::Study(StudyCommand::SetGrade { doc, grade: Some(g) }));
             }
         }
         if ui.button("Clear grade").clicked() {
-            ctx.send(Command::SetGrade { doc, grade: None });
+            ctx.send(Command::Study(StudyCommand::SetGrade { doc, grade: None }));
         }
         ui.weak("keys 0–3, Delete clears");
     });
@@ -82,7 +85,10 @@ impl EvaluateView {
         grade_buttons_ui(ui, ctx);
         let ranked = ctx.ranked();
         let key = (ranked.map_or(0, |r| r.revision), ctx.data.grades_revision);
-        match self.metrics.get(key, || ranked.and_then(|r| question_metrics(ctx.data, r))) {
+        match self.metrics.get(key, || {
+            let engine = ctx.engine()?;
+            Some(ranked?.run.comparison.question_metrics(engine.corpus(), &ctx.data.grades))
+        }) {
             None => {
                 ui.label("Run a question to see its metrics.");
             }
@@ -95,7 +101,7 @@ impl EvaluateView {
                 ("Export report…", DialogPurpose::SaveReport),
             ] {
                 if ui.button(label).clicked() {
-                    ctx.send(Command::OpenDialog(purpose));
+                    ctx.send(Command::Files(FileCommand::OpenDialog(purpose)));
                 }
             }
         });
@@ -124,13 +130,13 @@ fn question_metrics_ui(ui: &mut Ui, m: &QuestionMetrics, graded: usize) {
         }
         ui.label(RichText::new("unjudged in top k").strong());
         ui.end_row();
-        for (label, kind, values, unjudged) in &m.values {
-            ui.horizontal(|ui| method_tag_ui(ui, *kind, &ellipsis(label, 40)));
+        for c in &m.columns {
+            ui.horizontal(|ui| method_tag_ui(ui, c.kind, &ellipsis(&c.label, 40)));
             for metric in &m.metrics.0 {
-                ui.label(RichText::new(format!("{:.4}", values.get(metric).copied().unwrap_or(0.0))).monospace());
+                ui.label(RichText::new(format!("{:.4}", c.values.get(metric).copied().unwrap_or(0.0))).monospace());
             }
-            let color = if *unjudged > 0 { theme::WARNING } else { ui.visuals().text_color() };
-            ui.colored_label(color, unjudged.to_string());
+            let color = if c.unjudged > 0 { theme::WARNING } else { ui.visuals().text_color() };
+            ui.colored_label(color, c.unjudged.to_string());
             ui.end_row();
         }
     });
@@ -153,7 +159,7 @@ fn study_controls_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             }
         });
         if baseline != ctx.data.baseline {
-            ctx.send(Command::SetBaseline(baseline));
+            ctx.send(Command::Study(StudyCommand::SetBaseline(baseline)));
         }
         let mut correction = ctx.data.correction;
         egui::ComboBox::from_label("Correction").selected_text(correction.name()).show_ui(ui, |ui| {
@@ -162,12 +168,12 @@ fn study_controls_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             }
         });
         if correction != ctx.data.correction {
-            ctx.send(Command::SetCorrection(correction));
+            ctx.send(Command::Study(StudyCommand::SetCorrection(correction)));
         }
         if ctx.jobs.study.is_running() {
             crate::gui::widgets::spinner_ui(ui);
         } else if ui.button("Evaluate every method shown").clicked() {
-            ctx.send(Command::RunStudy);
+            ctx.send(Command::Study(StudyCommand::Run));
         }
     });
 }
@@ -315,9 +321,9 @@ fn open_in_compare(ctx: &ViewContext<'_>, study: &Study, i: usize, qid: &str, qu
         by_grade.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
         by_grade.into_iter().find_map(|(d, _)| corpus.lookup(d))
     };
-    ctx.send(Command::AskQuestion(question.to_string()));
+    ctx.send(Command::Rank(RankCommand::AskQuestion(question.to_string())));
     if let Some(doc) = first_found.or_else(best_judged) {
-        let column = study.methods.get(i).map(|m| m.label.clone());
-        ctx.send(Command::Select { column, doc });
+        let column = study.methods.get(i).map(|m| crate::compare::ColumnId::of(m.kind, &m.label));
+        ctx.send(Command::Rank(RankCommand::Select { column, doc }));
     }
 }

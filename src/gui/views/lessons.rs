@@ -13,11 +13,13 @@ use egui::{RichText, Ui};
 use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points};
 
 use super::View;
-use crate::gui::command::{AssignmentRequest, Command, DialogPurpose};
+use crate::gui::command::FileCommand;
+use crate::gui::command::LessonCommand;
+use crate::gui::command::{AssignmentRequest, Command};
 use crate::gui::context::ViewContext;
+use crate::gui::dialog::DialogPurpose;
 use crate::gui::theme;
 use crate::gui::widgets::labelled_text_ui;
-use crate::lessons::assignment::ASSIGNMENT_LESSONS;
 use crate::lessons::checkpoint::{Answer, AnswerKind, Checkpoint, Verdict};
 use crate::lessons::{Block, IdfBase, LESSONS, Lesson, LessonParams};
 
@@ -71,6 +73,8 @@ pub struct LessonsView {
     pub class_step: usize,
     /// The assignment dialog, while open.
     pub assignment: Option<AssignmentForm>,
+    /// The class report's window, while open.
+    pub class_report: Option<super::class_report::ClassReportForm>,
 }
 
 impl Default for LessonsView {
@@ -83,6 +87,7 @@ impl Default for LessonsView {
             predict_first: true,
             class_step: 0,
             assignment: None,
+            class_report: None,
         }
     }
 }
@@ -90,7 +95,7 @@ impl Default for LessonsView {
 impl LessonsView {
     /// The lesson id shown (the first one by default).
     pub fn current(&self) -> String {
-        self.selected.clone().unwrap_or_else(|| LESSONS[0].0.to_string())
+        self.selected.clone().unwrap_or_else(|| LESSONS[0].id.to_string())
     }
 
     /// Show this lesson.
@@ -110,14 +115,14 @@ impl View for LessonsView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let kit = &ctx.jobs.lesson_kit;
         if !kit.is_running() && kit.ready().is_none() && kit.failure().is_none() {
-            ctx.send(Command::LoadLessonKit);
+            ctx.send(Command::Lessons(LessonCommand::LoadKit));
         }
         let class = ctx.data.class_mode;
         if !class {
             ui.horizontal_wrapped(|ui| {
-                for (id, title) in LESSONS {
-                    if ui.selectable_label(self.current() == id, title).clicked() {
-                        self.select(id);
+                for l in LESSONS {
+                    if ui.selectable_label(self.current() == l.id, l.title).clicked() {
+                        self.select(l.id);
                     }
                 }
             });
@@ -135,14 +140,19 @@ impl View for LessonsView {
         // After the tabs and knobs, so a click or a slider move asks for its rebuild this frame.
         let wanted = (self.current(), self.params.clone(), engine_key);
         if kit.ready().is_some() && self.requested.as_ref() != Some(&wanted) {
-            ctx.send(Command::BuildLesson(wanted.0.clone(), wanted.1.clone()));
+            ctx.send(Command::Lessons(LessonCommand::Build(wanted.0.clone(), wanted.1.clone())));
             self.requested = Some(wanted);
         }
         self.assignment_ui(ui, ctx);
+        if let Some(form) = &mut self.class_report
+            && super::class_report::class_report_ui(ui, ctx, form)
+        {
+            self.class_report = None;
+        }
         if let Some(e) = kit.failure() {
             ui.colored_label(theme::ERROR, format!("The lessons could not load: {}", e.report()));
             if ui.button("Try again").clicked() {
-                ctx.send(Command::LoadLessonKit);
+                ctx.send(Command::Lessons(LessonCommand::LoadKit));
             }
             return;
         }
@@ -184,11 +194,15 @@ impl LessonsView {
                 .on_hover_text("The lesson as printable HTML (or Markdown for .md), answers at the end")
                 .clicked()
             {
-                ctx.send(Command::OpenDialog(DialogPurpose::SaveHandout));
+                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveHandout)));
             }
             if ui.button("Assignment…").clicked() && self.assignment.is_none() {
                 let lesson = self.current();
-                let lesson = if ASSIGNMENT_LESSONS.iter().any(|l| l.0 == lesson) { lesson } else { "tfidf".into() };
+                let lesson = if crate::lessons::with_assignments().any(|(l, _)| l.id == lesson) {
+                    lesson
+                } else {
+                    "tfidf".into()
+                };
                 self.assignment = Some(AssignmentForm {
                     lesson,
                     roster: String::new(),
@@ -197,9 +211,14 @@ impl LessonsView {
                     open_corpus: false,
                 });
             }
+            if ui.button("Class report…").on_hover_text("What the class got wrong in an assignment").clicked()
+                && self.class_report.is_none()
+            {
+                self.class_report = Some(Default::default());
+            }
             let mut class = ctx.data.class_mode;
             if ui.checkbox(&mut class, "Class mode").changed() {
-                ctx.send(Command::SetClassMode(class));
+                ctx.send(Command::Lessons(LessonCommand::SetClassMode(class)));
             }
             if ctx.jobs.assignment.is_running() {
                 crate::gui::widgets::spinner_ui(ui);
@@ -220,8 +239,8 @@ impl LessonsView {
             .show(ui.ctx(), |ui| {
             ui.label("One variant per student — different passages, questions and parameters, drawn with the seed — as DIR/<student>/questions.json and handout.html, and DIR/key.json for `ranklens assignment grade`.");
             egui::ComboBox::from_label("Lesson").selected_text(form.lesson.clone()).show_ui(ui, |ui| {
-                for (id, what) in ASSIGNMENT_LESSONS {
-                    ui.selectable_value(&mut form.lesson, id.to_string(), format!("{id}: {what}"));
+                for (l, a) in crate::lessons::with_assignments() {
+                    ui.selectable_value(&mut form.lesson, l.id.to_string(), format!("{}: {}", l.id, a.asks));
                 }
             });
             labelled_text_ui(ui, "Roster (CSV, first column the name)", &mut form.roster, 320.0);
@@ -238,13 +257,13 @@ impl LessonsView {
             ui.horizontal(|ui| {
                 let ready = !form.roster.trim().is_empty() && !form.out.trim().is_empty();
                 if ui.add_enabled(ready, egui::Button::new("Write the assignment")).clicked() {
-                    ctx.send(Command::MakeAssignment(AssignmentRequest {
+                    ctx.send(Command::Lessons(LessonCommand::MakeAssignment(AssignmentRequest {
                         lesson: form.lesson.clone(),
                         roster: form.roster.trim().into(),
                         seed: form.seed,
                         out: form.out.trim().into(),
                         open_corpus: form.open_corpus,
-                    }));
+                    })));
                     close = true;
                 }
                 if ui.button("Close").clicked() {
@@ -277,6 +296,7 @@ fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
         "mismatch" => {
             labelled_text_ui(ui, "Rewritten question", &mut p.rewrite, 420.0);
             labelled_text_ui(ui, "Drafted answer (HyDE)", &mut p.draft, 520.0);
+            labelled_text_ui(ui, "What answering it needs (reasoning)", &mut p.reasoning, 520.0);
         }
         "chunking" => {
             ui.horizontal(|ui| {
@@ -310,7 +330,7 @@ pub fn lesson_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, predict_first: 
         block_ui(ui, i, b, &l.id, answers);
         if predict_first
             && let Block::Checkpoint(c) = b
-            && !answers.get(&(l.id.clone(), c.id.clone())).is_some_and(CheckpointState::done)
+            && !answers.get(&(l.id.clone(), c.question.id.clone())).is_some_and(CheckpointState::done)
         {
             ui.add_space(6.0);
             ui.label(RichText::new("Answer the checkpoint above (or reveal it) to see what follows.").italics());
@@ -408,7 +428,7 @@ fn block_ui(ui: &mut Ui, i: usize, b: &Block, lesson: &str, answers: &mut Answer
                 });
         }
         Block::Checkpoint(c) => {
-            let state = answers.entry((lesson.to_string(), c.id.clone())).or_default();
+            let state = answers.entry((lesson.to_string(), c.question.id.clone())).or_default();
             checkpoint_ui(ui, c, state);
         }
     }
@@ -420,15 +440,15 @@ pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, state: &mut CheckpointState) {
     ui.add_space(6.0);
     egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, theme::LITERAL)).show(ui, |ui| {
         ui.set_width(ui.available_width().min(900.0));
-        ui.label(RichText::new(format!("Checkpoint · {}", c.id)).strong().color(theme::LITERAL));
-        ui.add(egui::Label::new(RichText::new(&c.prompt).size(15.0).strong()).wrap());
+        ui.label(RichText::new(format!("Checkpoint · {}", c.question.id)).strong().color(theme::LITERAL));
+        ui.add(egui::Label::new(RichText::new(&c.question.prompt).size(15.0).strong()).wrap());
         ui.label(RichText::new(format!("({})", c.tolerance_text())).weak());
-        let label = format!("Your answer to {}", c.id);
+        let label = format!("Your answer to {}", c.question.id);
         let mut submit = false;
-        match c.kind {
+        match c.question.kind {
             AnswerKind::Choice => {
                 ui.horizontal_wrapped(|ui| {
-                    for o in &c.options {
+                    for o in &c.question.options {
                         if ui.selectable_label(state.typed == *o, o).clicked() {
                             state.typed = o.clone();
                             submit = true;
@@ -439,8 +459,8 @@ pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, state: &mut CheckpointState) {
             AnswerKind::Number | AnswerKind::Ordering => {
                 ui.horizontal(|ui| {
                     let l = ui.label(&label);
-                    let hint = if c.kind == AnswerKind::Ordering {
-                        format!("in order, separated by commas: {}", c.options.join(", "))
+                    let hint = if c.question.kind == AnswerKind::Ordering {
+                        format!("in order, separated by commas: {}", c.question.options.join(", "))
                     } else {
                         "a number".into()
                     };
@@ -448,12 +468,12 @@ pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, state: &mut CheckpointState) {
                         .add(egui::TextEdit::singleline(&mut state.typed).hint_text(hint).desired_width(320.0))
                         .labelled_by(l.id);
                     submit |= r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-                    submit |= ui.button(format!("Check {}", c.id)).clicked();
+                    submit |= ui.button(format!("Check {}", c.question.id)).clicked();
                 });
             }
         }
         if submit {
-            state.verdict = Some(match Answer::parse(c.kind, &state.typed) {
+            state.verdict = Some(match Answer::parse(c.question.kind, &state.typed) {
                 Ok(a) => c.check(&a),
                 Err(why) => Verdict { correct: false, mistake: None, message: why },
             });
@@ -464,11 +484,11 @@ pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, state: &mut CheckpointState) {
             ui.colored_label(colour, format!("{mark} {}", v.message));
         }
         if state.revealed {
-            ui.label(RichText::new(format!("Answer: {}", c.answer.to_text())).strong());
-            for s in &c.steps {
+            ui.label(RichText::new(format!("Answer: {}", c.solution.answer.to_text())).strong());
+            for s in &c.solution.steps {
                 ui.label(RichText::new(s).monospace());
             }
-        } else if ui.button(format!("Reveal {}", c.id)).clicked() {
+        } else if ui.button(format!("Reveal {}", c.question.id)).clicked() {
             state.revealed = true;
         }
     });

@@ -9,6 +9,8 @@ use super::{Memo, View};
 use crate::compare::Outcome;
 use crate::corpus::DocId;
 use crate::gui::command::Command;
+use crate::gui::command::ModelCommand;
+use crate::gui::command::RankCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::gui::widgets::ellipsis;
@@ -255,7 +257,7 @@ impl View for MapView {
             neighbours_ui(&mut cols[1], ctx, data);
         });
         if hovered.is_some() && hovered != ctx.data.hovered {
-            ctx.send(Command::Hover(hovered));
+            ctx.send(Command::Rank(RankCommand::Hover(hovered)));
         }
     }
 }
@@ -319,9 +321,12 @@ fn missing_map_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
     let Some(engine) = ctx.engine() else { return };
     let n = engine.neural();
     if n.dense.is_none() {
-        ui.colored_label(theme::WARNING, crate::engine::missing(&n.missing, Role::Dense).lines().next().unwrap_or(""));
+        ui.colored_label(
+            theme::WARNING,
+            crate::workbench::missing(&n.missing, Role::Dense).lines().next().unwrap_or(""),
+        );
         if ui.button("Fetch the dense model").clicked() {
-            ctx.send(Command::FetchModel(Role::Dense));
+            ctx.send(Command::Models(ModelCommand::Fetch(Role::Dense)));
         }
     }
 }
@@ -387,7 +392,7 @@ fn plot_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &MapData) -> Option<DocId> 
         ui.label(RichText::new(format!("{} — {}", d.id, d.title)).strong());
         ui.label(ellipsis(&d.text, 200));
         if response.response.clicked() {
-            ctx.send(Command::Select { column: None, doc });
+            ctx.send(Command::Rank(RankCommand::Select { column: None, doc }));
         }
     }
     hovered
@@ -414,7 +419,7 @@ fn neighbours_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &MapData) {
         ui.horizontal(|ui| {
             let selected = ctx.data.selection.as_ref().is_some_and(|s| s.doc == n.doc);
             if ui.selectable_label(selected, &n.id).clicked() {
-                ctx.send(Command::Select { column: None, doc: n.doc });
+                ctx.send(Command::Rank(RankCommand::Select { column: None, doc: n.doc }));
             }
             ui.label(format!("{:.3}", n.cosine));
         });
@@ -459,9 +464,11 @@ mod tests {
             unranked: kind == MethodKind::Boolean,
             absent: Vec::new(),
             provisional: false,
+            note: None,
             generated: None,
+            agent: None,
         };
-        MethodRun { label: kind.label().into(), kind, outcome: Outcome::Ranked(ranking) }
+        MethodRun { id: Default::default(), label: kind.label().into(), kind, outcome: Outcome::Ranked(ranking) }
     }
 
     #[test]

@@ -7,9 +7,14 @@
 use egui::{RichText, Ui};
 
 use crate::compare::judge::ModelJudgements;
-use crate::generate::tasks::{Agreement, JudgePrompt};
-use crate::gui::command::{Command, DialogPurpose, JudgeRequest, JudgeScope};
+use crate::eval::Agreement;
+use crate::generate::tasks::JudgePrompt;
+use crate::gui::command::FileCommand;
+use crate::gui::command::LlmCommand;
+use crate::gui::command::ShellCommand;
+use crate::gui::command::{Command, JudgeRequest, JudgeScope};
 use crate::gui::context::ViewContext;
+use crate::gui::dialog::DialogPurpose;
 use crate::gui::jobs::JobKind;
 use crate::gui::theme;
 use crate::gui::widgets::ellipsis;
@@ -27,11 +32,13 @@ pub struct JudgePanel {
     pub questions: usize,
     /// The prompt being edited (taken from the settings at the first frame).
     pub prompt: Option<JudgePrompt>,
+    /// Read P(yes) from the model's first answer token, and sweep its threshold.
+    pub probabilities: bool,
 }
 
 impl Default for JudgePanel {
     fn default() -> Self {
-        Self { whole_set: false, column: String::new(), k: 10, questions: 0, prompt: None }
+        Self { whole_set: false, column: String::new(), k: 10, questions: 0, prompt: None, probabilities: false }
     }
 }
 
@@ -69,7 +76,7 @@ impl JudgePanel {
             if running {
                 crate::gui::widgets::spinner_ui(ui);
                 if ui.button("Stop judging").clicked() {
-                    ctx.send(Command::Cancel(JobKind::Judge));
+                    ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::Judge)));
                 }
                 ui.label(RichText::new("what is judged is kept when you stop").small().weak());
             } else {
@@ -77,7 +84,7 @@ impl JudgePanel {
                 if ui.add_enabled(ready, egui::Button::new("Judge with the language model")).clicked()
                     && let Ok(r) = &request
                 {
-                    ctx.send(Command::Judge(r.clone()));
+                    ctx.send(Command::Llm(LlmCommand::Judge(r.clone())));
                 }
                 if let Err(why) = &request {
                     ui.colored_label(theme::WARNING, why);
@@ -87,8 +94,7 @@ impl JudgePanel {
         if let Some(e) = ctx.jobs.judge.failure() {
             ui.colored_label(theme::WARNING, format!("The model could not judge: {}", e.report()));
         }
-        let Ok(judged) = ctx.data.model_judgements.lock() else { return };
-        if let Some(j) = judged.as_ref() {
+        if let Some(j) = ctx.data.model_judgements.as_ref() {
             ui.separator();
             judgements_ui(ui, ctx, j, running);
         }
@@ -135,6 +141,8 @@ impl JudgePanel {
                 let l = ui.label("Questions (0: every judged one)");
                 ui.add(egui::DragValue::new(&mut self.questions).range(0..=100_000)).labelled_by(l.id);
             }
+            ui.checkbox(&mut self.probabilities, "Read P(yes) from the first answer token (a graded judge)")
+                .on_hover_text("The embedded model's logits, or a server's logprobs; then κ at each threshold");
         });
         egui::CollapsingHeader::new("The judge's prompt (editable)").id_salt("judge-prompt").show(ui, |ui| {
             ui.label(
@@ -157,7 +165,11 @@ impl JudgePanel {
         prompt.validate().map_err(|e| e.to_string())?;
         let prompt = prompt.clone();
         if self.whole_set {
-            return Ok(JudgeRequest { scope: JudgeScope::Pool { k: self.k, questions: self.questions }, prompt });
+            return Ok(JudgeRequest {
+                scope: JudgeScope::Pool { k: self.k, questions: self.questions },
+                prompt,
+                probabilities: self.probabilities,
+            });
         }
         let Some(ranked) = ranked else { return Err("Ask a question first: its top k are judged.".into()) };
         let Some((column, _, docs)) = columns.iter().find(|(l, _, _)| *l == self.column) else {
@@ -166,7 +178,11 @@ impl JudgePanel {
         let question = ranked.run.comparison.question.clone();
         let qid = ctx.data.question_id().unwrap_or_else(|| question.clone());
         let docs = docs.iter().take(self.k).copied().collect();
-        Ok(JudgeRequest { scope: JudgeScope::Ranking { column: column.clone(), qid, question, docs }, prompt })
+        Ok(JudgeRequest {
+            scope: JudgeScope::Ranking { column: column.clone(), qid, question, docs },
+            prompt,
+            probabilities: self.probabilities,
+        })
     }
 }
 
@@ -174,6 +190,10 @@ impl JudgePanel {
 /// judgement beside the people's grade.
 fn judgements_ui(ui: &mut Ui, ctx: &ViewContext<'_>, j: &ModelJudgements, running: bool) {
     agreement_ui(ui, &j.agreement());
+    sweep_ui(ui, &j.sweep());
+    for why in &j.skipped {
+        ui.colored_label(crate::gui::theme::WARNING, format!("not pooled: {why}"));
+    }
     let state = if running {
         "judging…"
     } else if j.finished() {
@@ -196,7 +216,7 @@ fn judgements_ui(ui: &mut Ui, ctx: &ViewContext<'_>, j: &ModelJudgements, runnin
             .add_enabled(!j.judgements.is_empty(), egui::Button::new("Export the model's judgements (qrels)…"))
             .clicked()
         {
-            ctx.send(Command::OpenDialog(DialogPurpose::ExportModelQrels));
+            ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::ExportModelQrels)));
         }
         ui.label(
             RichText::new("TREC lines name the model; your grades are exported on their own above").small().weak(),
@@ -274,6 +294,28 @@ fn agreement_ui(ui: &mut Ui, a: &Agreement) {
         ui.label(a.people_only.to_string());
         ui.label(a.neither.to_string());
         ui.end_row();
+    });
+}
+
+/// κ at each threshold of P(yes): where a graded judge agrees with the people best.
+fn sweep_ui(ui: &mut Ui, sweep: &[crate::compare::judge::SweepPoint]) {
+    if sweep.is_empty() {
+        return;
+    }
+    ui.label(RichText::new("P(yes) as a graded judge: κ with the people at each threshold").strong());
+    egui::Grid::new("p-yes-sweep").striped(true).show(ui, |ui| {
+        for h in ["P(yes) ≥", "κ", "agreement", "model: relevant"] {
+            ui.label(RichText::new(h).small().strong());
+        }
+        ui.end_row();
+        for p in sweep {
+            let a = &p.agreement;
+            ui.label(format!("{:.1}", p.threshold));
+            ui.label(RichText::new(a.kappa.map_or_else(|| "—".into(), |k| format!("{k:+.3}"))).monospace());
+            ui.label(RichText::new(format!("{:.3}", a.observed)).monospace());
+            ui.label((a.both + a.model_only).to_string());
+            ui.end_row();
+        }
     });
 }
 

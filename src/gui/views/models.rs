@@ -5,22 +5,12 @@ use egui::{RichText, Ui};
 
 use super::View;
 use crate::gui::command::Command;
+use crate::gui::command::ModelCommand;
+use crate::gui::command::RankCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::models::{PairScorer, Precision, Role, SparseEncoder, TextEncoder, TokenEncoder};
 use crate::retrieve::MethodKind;
-
-/// The model role a method family needs, if any.
-pub fn role_of(kind: MethodKind) -> Option<Role> {
-    match kind {
-        MethodKind::Dense | MethodKind::Fusion => Some(Role::Dense),
-        MethodKind::Splade => Some(Role::Splade),
-        MethodKind::LateInteraction => Some(Role::Dense),
-        MethodKind::Rerank => Some(Role::Reranker),
-        MethodKind::Rewrite | MethodKind::Hyde | MethodKind::HydeText => Some(Role::Generator),
-        _ => None,
-    }
-}
 
 /// The models view, with the chat-server form as typed.
 pub struct ModelsView {
@@ -50,7 +40,7 @@ impl View for ModelsView {
         ui.label(format!("Cache: {}", models.manager.cache_dir().display()));
         let mut off = offline;
         if ui.checkbox(&mut off, "Offline (never download)").changed() {
-            ctx.send(Command::SetOffline(off));
+            ctx.send(Command::Models(ModelCommand::SetOffline(off)));
         }
         let neural = ctx.engine().map(|e| e.neural()).unwrap_or_default();
         let mut precision = ctx.data.persisted.precision;
@@ -63,14 +53,14 @@ impl View for ModelsView {
             ui.label(RichText::new(format!("runs as {}", crate::models::precision::describe(precision))).small());
         });
         if precision != ctx.data.persisted.precision {
-            ctx.send(Command::SetPrecision(precision));
+            ctx.send(Command::Models(ModelCommand::SetPrecision(precision)));
         }
         ui.separator();
         ui.label(RichText::new("Long documents and the token index").strong());
         let mut s = ctx.data.persisted.settings.clone();
         ui.horizontal_wrapped(|ui| long_documents_ui(ui, &mut s));
         if s != ctx.data.persisted.settings {
-            ctx.send(Command::SetSettings(s));
+            ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
         }
         if let Some(i) = &neural.late_index {
             let docs = i.windows.docs().max(1);
@@ -128,7 +118,7 @@ impl View for ModelsView {
                 if ctx.jobs.role_busy(role) {
                     crate::gui::widgets::spinner_ui(ui);
                 } else if ui.add_enabled(!offline, egui::Button::new(format!("Fetch {role} model"))).clicked() {
-                    ctx.send(Command::FetchModel(role));
+                    ctx.send(Command::Models(ModelCommand::Fetch(role)));
                 }
             });
             if let Some(e) = models.errors.get(&role) {
@@ -155,7 +145,27 @@ impl View for ModelsView {
                 }
             }
         }
+        ui.separator();
+        super::model_methods::model_methods_ui(ui, ctx);
+        ui.separator();
+        prompts_ui(ui);
     }
+}
+
+/// Every prompt RankLens sends a language model, as it is sent: the system message, the worked
+/// examples and the template, with its token budget.
+fn prompts_ui(ui: &mut Ui) {
+    egui::CollapsingHeader::new("What the language model is asked").id_salt("prompts").show(ui, |ui| {
+        for p in crate::generate::prompts::ALL {
+            ui.label(RichText::new(format!("{} · at most {} tokens", p.task, p.max_tokens)).strong());
+            ui.label(RichText::new(format!("system: {}", p.system)).small().monospace());
+            for (user, assistant) in p.examples {
+                ui.label(RichText::new(format!("example: {user}  →  {assistant}")).small().monospace().weak());
+            }
+            ui.label(RichText::new(format!("then: {}", p.template)).small().monospace());
+            ui.add_space(4.0);
+        }
+    });
 }
 
 impl ModelsView {
@@ -181,10 +191,10 @@ impl ModelsView {
                 let mut config = crate::generate::ServerConfig::new(self.server_url.trim(), self.server_model.trim());
                 let var = self.server_key_env.trim();
                 config.key_env = (!var.is_empty()).then(|| var.to_string());
-                ctx.send(Command::UseChatServer(Some(config)));
+                ctx.send(Command::Models(ModelCommand::UseChatServer(Some(config))));
             }
             if current.is_some() && ui.button("Back to the embedded model").clicked() {
-                ctx.send(Command::UseChatServer(None));
+                ctx.send(Command::Models(ModelCommand::UseChatServer(None)));
             }
         });
     }

@@ -9,6 +9,8 @@ use egui::{Align2, Color32, FontId, Pos2, RichText, Sense, Stroke, Ui, vec2};
 use super::View;
 use crate::corpus::QueryTemplates;
 use crate::gui::command::Command;
+use crate::gui::command::RankCommand;
+use crate::gui::command::StructuredCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::gui::widgets::{ellipsis, labelled_code_ui};
@@ -18,25 +20,46 @@ use crate::structured::{Fact, KnowledgeGraph};
 #[derive(Default)]
 pub struct StructuredView {
     graph_node: Option<String>,
+    /// The question the model writes SQL for.
+    ask: String,
+    /// Passages the model's graph reads.
+    graph_limit: usize,
+    /// The global-search question.
+    global: String,
 }
 
 impl View for StructuredView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let Some(engine) = ctx.engine() else { return };
-        ui.columns(2, |cols| {
-            sql_ui(ctx, engine, &mut cols[0]);
-            self.graph_ui(ctx, engine, &mut cols[1]);
+        if self.graph_limit == 0 {
+            self.graph_limit = engine.corpus().len().clamp(1, 50);
+        }
+        egui::ScrollArea::vertical().id_salt("structured").show(ui, |ui| {
+            ui.columns(2, |cols| {
+                sql_ui(ctx, engine, &mut cols[0]);
+                if engine.structured().sql.is_some() {
+                    super::model_structured::ask_sql_ui(&mut cols[0], ctx, &mut self.ask);
+                }
+                self.graph_ui(ctx, engine, &mut cols[1]);
+                super::model_structured::model_graph_ui(
+                    &mut cols[1],
+                    ctx,
+                    engine,
+                    &mut self.graph_limit,
+                    &mut self.global,
+                );
+            });
         });
     }
 
     fn corpus_changed(&mut self) {
-        self.graph_node = None;
+        *self = Self::default();
     }
 }
 
 /// The questions that come with a statement or pattern: (question, its SQL or pattern).
 fn templates(
-    engine: &crate::engine::Engine,
+    engine: &crate::workbench::Workbench,
     pick: impl Fn(&QueryTemplates) -> Option<String>,
 ) -> Vec<(String, String)> {
     let corpus = engine.corpus();
@@ -63,13 +86,13 @@ fn template_menu_ui(
         for (q, text) in list {
             if ui.selectable_label(false, ellipsis(q, 60)).clicked() {
                 ctx.send(set(text.clone()));
-                ctx.send(Command::SetQuestion(q.clone()));
+                ctx.send(Command::Rank(RankCommand::SetQuestion(q.clone())));
             }
         }
     });
 }
 
-fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::engine::Engine, ui: &mut Ui) {
+fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::workbench::Workbench, ui: &mut Ui) {
     ui.heading("SQL");
     let Some(db) = &engine.structured().sql else {
         ui.label("This corpus has no tables. Put a .csv file next to the corpus to query it here.");
@@ -83,14 +106,16 @@ fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::engine::Engine, ui: &mut Ui) {
     }
     ui.label(RichText::new("Read-only: SELECT only, 2 s time limit, at most 1000 rows. version_cmp(a, b) and COLLATE version compare 4.10 after 4.9.").small().weak());
     let list = templates(engine, |t| t.sql.clone());
-    template_menu_ui(ui, ctx, "Template", "choose a question's statement", &list, Command::SetSql);
+    template_menu_ui(ui, ctx, "Template", "choose a question's statement", &list, |s| {
+        Command::Structured(StructuredCommand::SetSql(s))
+    });
     let mut sql = ctx.data.persisted.sql.clone();
     if labelled_code_ui(ui, "SQL statement", &mut sql, 4).changed() {
-        ctx.send(Command::SetSql(sql));
+        ctx.send(Command::Structured(StructuredCommand::SetSql(sql)));
     }
     ui.horizontal(|ui| {
         if ui.button("Run SQL").clicked() {
-            ctx.send(Command::RunSql);
+            ctx.send(Command::Structured(StructuredCommand::RunSql));
         }
         if ctx.jobs.sql.is_running() {
             crate::gui::widgets::spinner_ui(ui);
@@ -132,7 +157,7 @@ fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::engine::Engine, ui: &mut Ui) {
 }
 
 impl StructuredView {
-    fn graph_ui(&mut self, ctx: &ViewContext<'_>, engine: &crate::engine::Engine, ui: &mut Ui) {
+    fn graph_ui(&mut self, ctx: &ViewContext<'_>, engine: &crate::workbench::Workbench, ui: &mut Ui) {
         ui.heading("Knowledge graph");
         let Some(graph) = &engine.structured().graph else {
             ui.label("This corpus has no knowledge graph. Put a graph.txt next to it (see the sample's).");
@@ -140,13 +165,15 @@ impl StructuredView {
         };
         ui.label(RichText::new(format!("relations: {}", graph.relations().join(", "))).small());
         let list = templates(engine, |t| t.graph.clone());
-        template_menu_ui(ui, ctx, "Pattern template", "choose a question's pattern", &list, Command::SetPattern);
+        template_menu_ui(ui, ctx, "Pattern template", "choose a question's pattern", &list, |s| {
+            Command::Structured(StructuredCommand::SetPattern(s))
+        });
         let mut pattern = ctx.data.persisted.pattern.clone();
         if labelled_code_ui(ui, "Graph pattern", &mut pattern, 2).changed() {
-            ctx.send(Command::SetPattern(pattern));
+            ctx.send(Command::Structured(StructuredCommand::SetPattern(pattern)));
         }
         if ui.button("Run pattern").clicked() {
-            ctx.send(Command::RunGraph);
+            ctx.send(Command::Structured(StructuredCommand::RunGraph));
         }
         let mut highlighted: Vec<Fact> = Vec::new();
         if let Some(e) = ctx.jobs.graph.failure() {

@@ -1,0 +1,128 @@
+//! Lessons: the lesson corpora and models (loaded once, never downloaded), a lesson built with the
+//! learner's knobs on the open corpus, class mode, writing an assignment, and a printable handout.
+
+use std::sync::Arc;
+
+use super::shell::failed;
+use crate::Error;
+use crate::gui::app::RankLensApp;
+use crate::gui::command::{AssignmentRequest, LessonCommand};
+use crate::gui::jobs::Polled;
+use crate::gui::state::{Message, ViewId};
+
+impl RankLensApp {
+    pub(super) fn apply_lessons(&mut self, command: LessonCommand) {
+        match command {
+            LessonCommand::LoadKit => self.start_lesson_kit(),
+            LessonCommand::Build(id, params) => self.start_lesson(id, params),
+            LessonCommand::Open(id) => {
+                self.views.lessons.select(&id);
+                self.data.persisted.view = ViewId::Lessons;
+            }
+            LessonCommand::SetClassMode(on) => {
+                self.data.class_mode = on;
+                if on {
+                    self.data.persisted.view = ViewId::Lessons;
+                }
+            }
+            LessonCommand::MakeAssignment(request) => self.start_assignment(request),
+            LessonCommand::ClassReport { key, answers } => {
+                self.jobs.class_report.start(self.waker(), move |_| {
+                    let key = crate::lessons::assignment::Key::read(&key)?;
+                    let answers = crate::lessons::assignment::read_answers(&answers)?;
+                    crate::lessons::assignment::class_report(&key, &answers)
+                });
+            }
+            LessonCommand::SaveClassReport(path) => {
+                let Some(report) = self.jobs.class_report.ready() else { return };
+                let m = match crate::fsutil::write_atomic(&path, report.to_html()) {
+                    Ok(()) => Message::warning(format!("class report written to {}", path.display())),
+                    Err(e) => Message::error(e.report()),
+                };
+                self.say(m);
+            }
+        }
+    }
+
+    pub(super) fn poll_lessons(&mut self) {
+        // Lessons are drawn from their jobs, failures included.
+        self.jobs.lesson_kit.poll();
+        self.jobs.lesson.poll();
+        // The class report is drawn from its job, failures included.
+        self.jobs.class_report.poll();
+        match self.jobs.assignment.poll() {
+            Polled::Ready => {
+                if let Some(m) = self.jobs.assignment.take_ready() {
+                    self.say(Message::warning(m));
+                }
+            }
+            Polled::Failed => {
+                let m = failed(self.jobs.assignment.kind(), self.jobs.assignment.failure());
+                self.say(m);
+            }
+            Polled::Same => {}
+        }
+    }
+
+    /// Load the lesson corpora and the models that are here (never downloads).
+    fn start_lesson_kit(&mut self) {
+        if self.jobs.lesson_kit.is_running() || self.jobs.lesson_kit.ready().is_some() {
+            return;
+        }
+        let manager = self.data.models.manager.clone().offline(true);
+        self.jobs.lesson_kit.start(self.waker(), move |p| crate::lessons::LessonKit::load(&manager, p).map(Arc::new));
+    }
+
+    /// Build a lesson (once the kit is loaded).
+    fn start_lesson(&mut self, id: String, params: crate::lessons::LessonParams) {
+        let Some(kit) = self.jobs.lesson_kit.ready().cloned() else { return };
+        let open =
+            self.data.engine.clone().map(|engine| crate::lessons::Open { engine, question: params.question.clone() });
+        self.jobs.lesson.start(self.waker(), move |_| {
+            let lesson = crate::lessons::build(&id, &kit, &params, open.as_ref()).map_err(|e| e.report());
+            Ok((id, params, lesson))
+        });
+    }
+
+    /// Write an assignment in the background: the variants drawn from the open corpus (or the
+    /// sample), the handouts and the key.
+    fn start_assignment(&mut self, r: AssignmentRequest) {
+        let open = if r.open_corpus { self.data.engine.clone() } else { None };
+        let kit = self.jobs.lesson_kit.ready().cloned();
+        self.jobs.assignment.start(self.waker(), move |p| {
+            let roster = crate::lessons::assignment::read_roster(&r.roster)?;
+            let engine = match (open, kit) {
+                (Some(e), _) => e,
+                (None, Some(k)) => k.sample.clone(),
+                (None, None) => return Err(Error::Unavailable("the lessons are still loading".into())),
+            };
+            let made = crate::lessons::make_assignment(&r.lesson, &roster, r.seed, &engine, p)?;
+            let written = made.write(&r.out)?;
+            Ok(format!(
+                "assignment written: {} students, {} files in {} (the key is key.json)",
+                roster.len(),
+                written.len(),
+                r.out.display()
+            ))
+        });
+    }
+
+    /// Write the lesson shown as a handout: Markdown for `.md`, else printable HTML (answers at
+    /// the end, on a page of their own).
+    pub(super) fn save_handout(&mut self, path: &std::path::Path) {
+        let Some((_, _, Ok(lesson))) = self.jobs.lesson.latest() else {
+            self.say(Message::error("there is no lesson to save yet"));
+            return;
+        };
+        let md = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
+        let text = if md {
+            crate::lessons::handout::lesson_markdown(lesson, true)
+        } else {
+            crate::lessons::handout::lesson_html(lesson, true)
+        };
+        match crate::fsutil::write_atomic(path, text) {
+            Ok(()) => self.say(Message::warning(format!("handout written to {}", path.display()))),
+            Err(e) => self.say(Message::error(e.report())),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The analysis tools: one text through every analyzer (the question ranked under each), and one
+//! passage under two states (what moved its rank and score).
+
+use crate::gui::app::RankLensApp;
+use crate::gui::command::ToolCommand;
+
+impl RankLensApp {
+    pub(super) fn apply_tools(&mut self, command: ToolCommand) {
+        let Some(engine) = self.data.engine.clone() else { return };
+        let question = self.data.persisted.question.clone();
+        match command {
+            ToolCommand::CompareAnalyzers(text) => {
+                let settings = self.data.persisted.settings.clone();
+                self.jobs.analyzers.start(self.waker(), move |p| {
+                    crate::compare::analyzers::compare_analyzers(&engine, &settings, &text, &question, 5, p)
+                });
+            }
+            ToolCommand::WhatMoved { doc, before, after } => {
+                self.jobs.moved.start(self.waker(), move |_| {
+                    crate::compare::moved::what_moved(&engine, &question, doc, &before, &after)
+                });
+            }
+        }
+    }
+
+    pub(super) fn poll_tools(&mut self) {
+        // Their views show their results and failures.
+        self.jobs.analyzers.poll();
+        self.jobs.moved.poll();
+    }
+}

@@ -1,0 +1,232 @@
+//! Drawing a student's variant: the passages a student can work by hand, and the questions drawn
+//! from them. Each lesson's own questions are drawn in the lesson's file (its `assignment`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::files::{Assignment, Sheet};
+use super::random::{SplitMix64, student_rng};
+use crate::analysis::{AnalyzerConfig, Preset};
+use crate::corpus::{Corpus, DocId};
+use crate::lessons::checkpoint::Checkpoint;
+use crate::lessons::exercises::TermCounts;
+use crate::progress::{NoProgress, Progress};
+use crate::workbench::Workbench;
+use crate::{Error, Result};
+
+/// How many times a question is drawn again before the corpus is said to have no draw that
+/// meets its rule.
+pub const DRAW_TRIES: usize = 400;
+
+/// Draws one student's questions with their keys (a lesson's `assignment`).
+pub type DrawFn = fn(&Drawer<'_>, &mut SplitMix64) -> Result<Vec<Checkpoint>>;
+
+/// Make an assignment of the lesson `lesson` (titled `title`): one variant per student of its
+/// questions, drawn by `draw` from the workbench's corpus with the seed. No two students get the
+/// same data for a question.
+pub fn make(
+    lesson: &str,
+    title: &str,
+    draw_one: DrawFn,
+    roster: &[String],
+    seed: u64,
+    engine: &Workbench,
+    progress: &dyn Progress,
+) -> Result<Assignment> {
+    let draw = Drawer::new(engine)?;
+    let mut sheets = Vec::new();
+    let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    progress.stage("drawing each student's variant", roster.len() as u64);
+    for student in roster {
+        crate::progress::check_cancel(progress)?;
+        let mut found = None;
+        for attempt in 0..200 {
+            let mut rng = student_rng(seed, student, attempt);
+            let questions = draw_one(&draw, &mut rng)?;
+            let fresh = questions
+                .iter()
+                .all(|c| !seen.get(&c.question.id).is_some_and(|s| s.contains(&c.question.data.to_string())));
+            if fresh {
+                found = Some(questions);
+                break;
+            }
+        }
+        let Some(questions) = found else {
+            return Err(Error::invalid(
+                "corpus",
+                format!(
+                    "{} has too few passages to give {student} data no other student has: use a larger corpus (--corpus)",
+                    engine.corpus().name
+                ),
+            ));
+        };
+        for c in &questions {
+            seen.entry(c.question.id.clone()).or_default().insert(c.question.data.to_string());
+        }
+        sheets.push(Sheet { student: student.clone(), questions });
+        progress.advance(1);
+    }
+    let mut texts = BTreeMap::new();
+    for c in sheets.iter().flat_map(|s| &s.questions) {
+        let d = &c.question.data;
+        let ids = d.get("passage").and_then(|v| v.as_str()).into_iter().chain(
+            d.get("passages").and_then(|p| p.as_array()).into_iter().flatten().filter_map(|p| p.get("id")?.as_str()),
+        );
+        for id in ids {
+            if let Some(doc) = engine.corpus().lookup(id).and_then(|x| engine.corpus().doc(x)) {
+                texts.entry(id.to_string()).or_insert_with(|| doc.full_text());
+            }
+        }
+    }
+    Ok(Assignment {
+        lesson: lesson.to_string(),
+        title: title.to_string(),
+        seed,
+        corpus: engine.corpus().name.clone(),
+        sheets,
+        texts,
+    })
+}
+
+/// What the variants are drawn from: the corpus's analysed passages.
+pub struct Drawer<'a> {
+    pub(crate) engine: &'a Workbench,
+    /// The standard analyzer: words lower-cased, not stemmed, so the data reads as the text.
+    pub(crate) analyzer: AnalyzerConfig,
+    pub(crate) index: std::sync::Arc<crate::index::SparseIndex>,
+    /// Passages a student can work by hand (3 to 40 distinct terms).
+    pub(crate) workable: Vec<DocId>,
+    /// The words a question may use: the terms of the corpus's questions, titles and headings, as
+    /// the standard analyzer makes them, stop words and numbers left out.
+    pub(crate) vocabulary: BTreeSet<String>,
+}
+
+impl<'a> Drawer<'a> {
+    pub(crate) fn new(engine: &'a Workbench) -> Result<Self> {
+        let analyzer = AnalyzerConfig::preset(Preset::Standard);
+        let index = engine.index(analyzer, &NoProgress)?;
+        let mut workable = Vec::new();
+        for (id, doc) in engine.corpus().iter() {
+            let terms: BTreeSet<String> = index.analyzer().terms(&doc.full_text()).into_iter().collect();
+            if (3..=40).contains(&terms.len()) {
+                workable.push(id);
+            }
+        }
+        if workable.len() < 4 {
+            return Err(Error::invalid(
+                "corpus",
+                format!(
+                    "{} has {} passages short enough to work by hand (3 to 40 distinct terms); an assignment needs at least 4",
+                    engine.corpus().name,
+                    workable.len()
+                ),
+            ));
+        }
+        let vocabulary = question_vocabulary(engine.corpus(), index.analyzer());
+        Ok(Drawer { engine, analyzer, index, workable, vocabulary })
+    }
+
+    /// Draw with `f` until it returns a draw that meets its rule (`Some`), at most
+    /// [`DRAW_TRIES`] times; a corpus where none does is an error naming `what`.
+    pub(crate) fn until<T>(
+        &self,
+        rng: &mut SplitMix64,
+        what: &str,
+        mut f: impl FnMut(&mut SplitMix64) -> Result<Option<T>>,
+    ) -> Result<T> {
+        for _ in 0..DRAW_TRIES {
+            if let Some(x) = f(rng)? {
+                return Ok(x);
+            }
+        }
+        Err(Error::invalid(
+            "corpus",
+            format!(
+                "{} gave no draw of {what} that meets its rule in {DRAW_TRIES} tries: use a larger corpus (--corpus)",
+                self.corpus().name
+            ),
+        ))
+    }
+
+    pub(crate) fn corpus(&self) -> &Corpus {
+        self.engine.corpus()
+    }
+
+    pub(crate) fn name(&self, d: DocId) -> String {
+        self.corpus().external_id(d).to_string()
+    }
+
+    pub(crate) fn text(&self, d: DocId) -> String {
+        self.corpus().doc(d).map(|x| x.full_text()).unwrap_or_default()
+    }
+
+    pub(crate) fn counts(&self, text: &str) -> Result<TermCounts> {
+        crate::lessons::exercises::term_counts(&self.index, text)
+    }
+
+    /// `k` distinct workable passages.
+    pub(crate) fn passages(&self, rng: &mut SplitMix64, k: usize) -> Vec<DocId> {
+        let mut all = self.workable.clone();
+        rng.shuffle(&mut all);
+        all.truncate(k);
+        all
+    }
+
+    /// A question of 2–3 words a person would ask with: one or two of `d`'s, one from another
+    /// passage, all from the corpus's own questions, titles and headings ([`Self::vocabulary`]),
+    /// never a stop word. Where `d` has none of those words, any of its terms that is not a stop
+    /// word or a number.
+    pub(crate) fn question(&self, rng: &mut SplitMix64, d: DocId) -> Result<String> {
+        let other = self.workable[rng.below(self.workable.len())];
+        self.question_between(rng, d, other)
+    }
+
+    /// A question of 2–3 askable words: one or two of `d`'s, one of `other`'s (see [`Self::question`]).
+    pub(crate) fn question_between(&self, rng: &mut SplitMix64, d: DocId, other: DocId) -> Result<String> {
+        let askable = |words: Vec<String>| -> Vec<String> {
+            let good: Vec<String> = words.iter().filter(|w| self.vocabulary.contains(*w)).cloned().collect();
+            if good.is_empty() { words.into_iter().filter(|w| is_content_word(w)).collect() } else { good }
+        };
+        let mine = askable(self.counts(&self.text(d))?.into_keys().collect());
+        let theirs = askable(self.counts(&self.text(other))?.into_keys().collect());
+        let mut words: Vec<String> = Vec::new();
+        for _ in 0..(1 + rng.below(2)) {
+            if let Some(w) = rng.pick(&mine)
+                && !words.contains(w)
+            {
+                words.push(w.clone());
+            }
+        }
+        if let Some(w) = rng.pick(&theirs)
+            && !words.contains(w)
+        {
+            words.push(w.clone());
+        }
+        Ok(words.join(" "))
+    }
+}
+
+/// A word worth asking with: not a stop word (the general English list, which holds Lucene's),
+/// not a number, at least two letters.
+pub fn is_content_word(w: &str) -> bool {
+    w.chars().filter(|c| c.is_alphabetic()).count() >= 2
+        && !crate::analysis::GENERAL_ENGLISH.contains(&w)
+        && !crate::analysis::LUCENE_ENGLISH.contains(&w)
+}
+
+/// The terms of the corpus's questions, its passages' titles and its Markdown headings, analysed
+/// as the drawer analyses passages, content words only.
+fn question_vocabulary(corpus: &Corpus, analyzer: &crate::analysis::Analyzer) -> BTreeSet<String> {
+    let mut texts: Vec<String> = corpus.queries.iter().map(|q| q.text.clone()).collect();
+    for d in corpus.docs() {
+        texts.push(d.title.clone());
+        texts.extend(
+            d.text.lines().filter(|l| l.trim_start().starts_with('#')).map(|l| l.trim_start_matches('#').to_string()),
+        );
+    }
+    texts.iter().flat_map(|t| analyzer.terms(t)).filter(|w| is_content_word(w)).collect()
+}
+
+/// A number rounded to four decimals, as the data a student is given prints it.
+pub(crate) fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}

@@ -1,0 +1,178 @@
+//! The grader: every student's answers against the key, with feedback that names the usual
+//! mistake an answer matches.
+
+use serde::{Deserialize, Serialize};
+
+use super::answers::Answers;
+use super::files::Key;
+use crate::lessons::checkpoint::{Answer, AnswerKind, Verdict};
+use crate::{Error, Result};
+
+/// One line of feedback.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Feedback {
+    /// The question.
+    pub question: String,
+    /// What was wrong, and the step that went wrong when a usual mistake matches.
+    pub message: String,
+}
+
+/// A student's grade.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Grade {
+    /// The student.
+    pub student: String,
+    /// Points scored (one per question right).
+    pub score: u32,
+    /// Points possible.
+    pub max: u32,
+    /// One line per question not right.
+    pub feedback: Vec<Feedback>,
+}
+
+/// The gradebook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gradebook {
+    /// One grade per student of the key, in name order.
+    pub students: Vec<Grade>,
+}
+
+/// Read an answer as the question's kind wants it: a number, an option, or options in order.
+fn read_answer(kind: AnswerKind, v: &serde_json::Value, at: &str, question: &str) -> Result<Answer> {
+    use serde_json::Value;
+    let bad = |what: &str| Error::invalid(at, format!("{question}: {what}"));
+    match (kind, v) {
+        (AnswerKind::Number, Value::Number(n)) => n.as_f64().map(Answer::Number).ok_or_else(|| bad("not a number")),
+        (AnswerKind::Ordering, Value::Array(a)) => a
+            .iter()
+            .map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad("an ordering is a list of option names")))
+            .collect::<Result<Vec<_>>>()
+            .map(Answer::Ordering),
+        (_, Value::String(s)) => Answer::parse(kind, s).map_err(|why| match kind {
+            AnswerKind::Number => bad(&format!("wants a number: {why}")),
+            _ => bad(&why),
+        }),
+        (AnswerKind::Number, other) => Err(bad(&format!("wants a number, not {other}"))),
+        (_, other) => Err(bad(&format!("wants text, not {other}"))),
+    }
+}
+
+/// One question of one student's variant, with what they answered and the checker's verdict
+/// (`None` when they left it unanswered).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Item {
+    /// The question's id.
+    pub question: String,
+    /// Its prompt.
+    pub prompt: String,
+    /// The key, as a person writes it.
+    pub key: String,
+    /// The answer as given, and the verdict.
+    pub answer: Option<(String, Verdict)>,
+}
+
+/// Every student's answers checked against the key: student → each question of their variant, in
+/// the key's order. Errors (never a silent zero): answers from a student not in the key, a student
+/// of the key with no answers, an unknown question id, text where a number belongs.
+pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Result<std::collections::BTreeMap<String, Vec<Item>>> {
+    for (student, qs) in &answers.students {
+        let Some(k) = key.students.get(student) else {
+            let at = qs.values().next().map_or_else(|| "answers".to_string(), |(_, at)| at.clone());
+            return Err(Error::invalid(
+                at,
+                format!(
+                    "{student:?} is not a student of this assignment (the key has {})",
+                    key.students.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        };
+        for (q, (_, at)) in qs {
+            if !k.contains_key(q) {
+                return Err(Error::invalid(
+                    at,
+                    format!(
+                        "{student} answers {q:?}, which is not a question of this assignment ({})",
+                        k.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    let missing: Vec<&String> = key.students.keys().filter(|s| !answers.students.contains_key(*s)).collect();
+    if !missing.is_empty() {
+        return Err(Error::invalid(
+            "answers",
+            format!(
+                "no answers from {}: add their file (an empty {{\"answers\": {{}}}} grades them 0 with a note per question)",
+                missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    let mut out = std::collections::BTreeMap::new();
+    for (student, k) in &key.students {
+        let given = answers.students.get(student).cloned().unwrap_or_default();
+        let mut items = Vec::new();
+        for (qid, entry) in k {
+            let answer = match given.get(qid) {
+                None => None,
+                Some((v, at)) => {
+                    let answer = read_answer(entry.question.kind, v, at, qid)?;
+                    Some((answer.to_text(), entry.check(&answer)))
+                }
+            };
+            items.push(Item {
+                question: qid.clone(),
+                prompt: entry.question.prompt.clone(),
+                key: entry.solution.answer.to_text(),
+                answer,
+            });
+        }
+        out.insert(student.clone(), items);
+    }
+    Ok(out)
+}
+
+/// Grade every student of the key (see [`verdicts`] for what stops it). A question left
+/// unanswered scores 0 and its feedback says so.
+pub fn grade(key: &Key, answers: &Answers) -> Result<Gradebook> {
+    let mut students = Vec::new();
+    for (student, items) in verdicts(key, answers)? {
+        let mut score = 0;
+        let mut feedback = Vec::new();
+        for item in &items {
+            match &item.answer {
+                None => feedback.push(Feedback { question: item.question.clone(), message: "not answered".into() }),
+                Some((_, Verdict { correct: true, .. })) => score += 1,
+                Some((_, v)) => feedback.push(Feedback { question: item.question.clone(), message: v.message.clone() }),
+            }
+        }
+        students.push(Grade { student, score, max: items.len() as u32, feedback });
+    }
+    Ok(Gradebook { students })
+}
+
+impl Gradebook {
+    /// As CSV: `student,score,max,feedback` (the feedback lines joined by ` | `).
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let _ = w.write_record(["student", "score", "max", "feedback"]);
+        for g in &self.students {
+            let fb: Vec<String> = g.feedback.iter().map(|f| format!("{}: {}", f.question, f.message)).collect();
+            let _ = w.write_record([g.student.clone(), g.score.to_string(), g.max.to_string(), fb.join(" | ")]);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// As a table for the terminal.
+    pub fn to_table(&self) -> String {
+        let width = self.students.iter().map(|g| g.student.chars().count()).max().unwrap_or(7).max(7);
+        let mut out = format!("{:<width$}  score\n", "student");
+        for g in &self.students {
+            out.push_str(&format!("{:<width$}  {}/{}\n", g.student, g.score, g.max));
+            for f in &g.feedback {
+                out.push_str(&format!("{:<width$}    {}: {}\n", "", f.question, f.message));
+            }
+        }
+        out
+    }
+}

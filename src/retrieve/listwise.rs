@@ -1,0 +1,346 @@
+//! Listwise reranking by a language model (RankGPT, Sun et al. 2023): a first stage's top passages
+//! read in windows of twenty, each window put in order by the model, sliding from the bottom of
+//! the list to the top with a step of ten, so a passage the model likes climbs window by window.
+//!
+//! The model's order is never trusted: repeated, missing and unknown identifiers are mended and
+//! counted ([`crate::generate::permutation`]); a window whose reply is empty, a refusal, names no
+//! passage or fails on the server keeps the order it was given and says why; the other windows go
+//! on. Passages that hold instructions to a model are named beside the window (RankLens acts on
+//! none of them). With three orders, the same list is also given reversed and shuffled, the three
+//! results aggregated by Borda count, and Kendall τ between them shows how far the model's order
+//! depends on the order it read.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{
+    Detail, Explanation, ListOrder, ListWindow, MethodKind, ModelRerank, Prepared, QueryContext, Ranking, Retriever,
+};
+use crate::corpus::{Corpus, DocId};
+use crate::generate::permutation::{self, Repairs};
+use crate::generate::{Generator, prompts};
+use crate::progress::{NoProgress, Progress, check_cancel};
+use crate::{Error, Result};
+
+/// Reorders a first stage's top passages with a language model, window by window.
+#[derive(Clone)]
+pub struct ListwiseRetriever {
+    first: Arc<dyn Retriever>,
+    generator: Arc<dyn Generator>,
+    corpus: Arc<Corpus>,
+    knobs: ModelRerank,
+}
+
+/// The windows of a list of `n` passages, bottom first: `(start, end)` of `window` passages moving
+/// up by `step`, the last one clamped to the top so every passage is read (RankGPT's loop stops
+/// before a window that would start above the top; here it is clamped).
+pub fn windows(n: usize, window: usize, step: usize) -> Vec<(usize, usize)> {
+    let (window, step) = (window.max(1), step.max(1));
+    let mut out = Vec::new();
+    if n == 0 {
+        return out;
+    }
+    let mut end = n;
+    loop {
+        let start = end.saturating_sub(window);
+        out.push((start, end));
+        if start == 0 {
+            break;
+        }
+        end = end.saturating_sub(step);
+    }
+    out
+}
+
+/// A question's list ordered by the model: the final order, every window's trace, and (with three
+/// orders) each order's result.
+struct Ordered {
+    order: Vec<DocId>,
+    windows: Vec<ListWindow>,
+}
+
+impl ListwiseRetriever {
+    /// Reorder `first`'s top `knobs.depth` with `generator`.
+    pub fn new(
+        first: Arc<dyn Retriever>,
+        generator: Arc<dyn Generator>,
+        corpus: Arc<Corpus>,
+        knobs: ModelRerank,
+    ) -> Self {
+        Self { first, generator, corpus, knobs }
+    }
+
+    fn name(&self, d: DocId) -> String {
+        self.corpus.external_id(d).to_string()
+    }
+
+    /// A passage as a window shows it: its first [`prompts::LISTWISE_WORDS`] words, title first.
+    fn shown(&self, d: DocId) -> String {
+        let text = self.corpus.doc(d).map(|x| x.passage_text()).unwrap_or_default();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let mut out = words.iter().take(prompts::LISTWISE_WORDS).copied().collect::<Vec<_>>().join(" ");
+        if words.len() > prompts::LISTWISE_WORDS {
+            out.push_str(" …");
+        }
+        out
+    }
+
+    /// The request that orders `docs` for `question`.
+    pub fn request(&self, question: &str, docs: &[DocId]) -> crate::generate::ChatRequest {
+        let mut passages = String::new();
+        for (i, &d) in docs.iter().enumerate() {
+            passages.push_str(&format!("[{}] {}\n\n", i + 1, self.shown(d)));
+        }
+        let n = docs.len().to_string();
+        let mut r = prompts::LISTWISE.request(&[("n", &n), ("question", question.trim()), ("passages", &passages)]);
+        // About five tokens an identifier (`[12] > `), and a few to spare.
+        r.max_tokens = 5 * docs.len() + 10;
+        r
+    }
+
+    /// Slide the windows over `list` (best first), reordering each with the model.
+    fn order(&self, question: &str, mut list: Vec<DocId>, progress: &dyn Progress) -> Result<Ordered> {
+        let spans = windows(list.len(), self.knobs.window, self.knobs.step);
+        let mut traces = Vec::with_capacity(spans.len());
+        for (w, &(start, end)) in spans.iter().enumerate() {
+            check_cancel(progress)?;
+            progress.stage(
+                &format!("Asking {} to order window {} of {}", self.generator.info().model, w + 1, spans.len()),
+                0,
+            );
+            let docs: Vec<DocId> = list[start..end].to_vec();
+            let started = Instant::now();
+            let instructions: Vec<(String, String)> = docs
+                .iter()
+                .filter_map(|&d| {
+                    let text = self.corpus.doc(d).map(|x| x.passage_text()).unwrap_or_default();
+                    permutation::instruction_in(&text).map(|i| (self.name(d), i))
+                })
+                .collect();
+            let reply = self.generator.chat(&self.request(question, &docs), &mut |_| {}, &Quiet(progress));
+            let (new, repairs, kept, said) = match reply {
+                Err(Error::Cancelled) => return Err(Error::Cancelled),
+                Err(e) => {
+                    (docs.clone(), Repairs::default(), Some(format!("the model failed: {}", e.report())), String::new())
+                }
+                Ok(g) => match permutation::read_order(&g.text, docs.len()) {
+                    Some((order, repairs)) => (order.iter().map(|&i| docs[i]).collect(), repairs, None, g.text),
+                    None if g.text.trim().is_empty() => {
+                        (docs.clone(), Repairs::default(), Some("the model's reply was empty".into()), g.text)
+                    }
+                    None => (
+                        docs.clone(),
+                        Repairs::default(),
+                        Some("the reply named no passage of the window (a refusal, or prose)".into()),
+                        g.text,
+                    ),
+                },
+            };
+            list.splice(start..end, new.iter().copied());
+            traces.push(ListWindow {
+                start,
+                end,
+                input: docs.iter().map(|&d| self.name(d)).collect(),
+                output: new.iter().map(|&d| self.name(d)).collect(),
+                repairs,
+                kept,
+                reply: said.chars().take(300).collect(),
+                instructions,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+        Ok(Ordered { order: list, windows: traces })
+    }
+}
+
+/// Forwards only the cancel button to the generator (its own stages would replace the windows').
+struct Quiet<'a>(&'a dyn Progress);
+
+impl Progress for Quiet<'_> {
+    fn stage(&self, _: &str, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn is_cancelled(&self) -> bool {
+        self.0.is_cancelled()
+    }
+}
+
+impl Retriever for ListwiseRetriever {
+    fn kind(&self) -> MethodKind {
+        MethodKind::Listwise
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "Listwise ({} over {} top {}, windows of {} step {}{})",
+            self.generator.info().model,
+            self.first.kind().label(),
+            self.knobs.depth,
+            self.knobs.window,
+            self.knobs.step,
+            if self.knobs.three_orders { ", three orders aggregated" } else { "" }
+        )
+    }
+
+    fn prepare(&self, query: &QueryContext) -> Result<Arc<dyn Prepared>> {
+        self.prepare_with(query, &NoProgress)
+    }
+
+    fn prepare_with(&self, query: &QueryContext, progress: &dyn Progress) -> Result<Arc<dyn Prepared>> {
+        let first = self.first.search(query, self.knobs.depth)?;
+        let list = first.docs();
+        let question = query.text();
+        let forward = self.order(question, list.clone(), progress)?;
+        let (order, orders, tau) = if self.knobs.three_orders && list.len() > 1 {
+            let mut reversed = list.clone();
+            reversed.reverse();
+            let mut shuffled = list.clone();
+            seeded_shuffle(&mut shuffled, 42);
+            let back = self.order(question, reversed, progress)?;
+            let mixed = self.order(question, shuffled, progress)?;
+            let results = [forward.order.clone(), back.order, mixed.order];
+            let tau: Vec<Vec<f64>> =
+                results.iter().map(|a| results.iter().map(|b| permutation::kendall_tau(a, b)).collect()).collect();
+            let mut summed = permutation::borda(&results);
+            // Most points first; ties keep the first stage's order.
+            let first_rank = |d: &DocId| list.iter().position(|x| x == d).unwrap_or(usize::MAX);
+            summed.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| first_rank(&a.0).cmp(&first_rank(&b.0))));
+            let names = ["as ranked", "reversed", "shuffled (seed 42)"];
+            let orders = names
+                .iter()
+                .zip(&results)
+                .map(|(n, o)| ListOrder { name: n.to_string(), ids: o.iter().map(|&d| self.name(d)).collect() })
+                .collect();
+            (summed.into_iter().map(|(d, _)| d).collect(), orders, tau)
+        } else {
+            (forward.order.clone(), Vec::new(), Vec::new())
+        };
+        let mut repairs = Repairs::default();
+        for w in &forward.windows {
+            repairs.extend(&w.repairs);
+        }
+        Ok(Arc::new(PreparedListwise {
+            label: self.label(),
+            first_label: first.method.clone(),
+            first: list,
+            order,
+            windows: forward.windows,
+            repairs,
+            orders,
+            tau,
+            query: query.clone(),
+        }))
+    }
+}
+
+/// SplitMix64 shuffle: the same order on every machine.
+fn seeded_shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    for i in (1..items.len()).rev() {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        items.swap(i, (z % (i as u64 + 1)) as usize);
+    }
+}
+
+struct PreparedListwise {
+    label: String,
+    first_label: String,
+    /// The first stage's list, best first.
+    first: Vec<DocId>,
+    /// The model's order, best first.
+    order: Vec<DocId>,
+    windows: Vec<ListWindow>,
+    repairs: Repairs,
+    orders: Vec<ListOrder>,
+    tau: Vec<Vec<f64>>,
+    query: QueryContext,
+}
+
+impl PreparedListwise {
+    /// A passage's score: its place in the model's order counted from the bottom (N for the first
+    /// of N, 1 for the last): an order, not a sum.
+    fn score(&self, rank: usize) -> f64 {
+        (self.order.len() + 1 - rank) as f64
+    }
+}
+
+impl Prepared for PreparedListwise {
+    fn search(&self, k: usize) -> Result<Ranking> {
+        let scored =
+            self.order.iter().enumerate().filter(|(_, d)| self.query.allows(**d)).map(|(i, &d)| (d, self.score(i + 1)));
+        Ok(Ranking::top(self.label.clone(), MethodKind::Listwise, scored, k))
+    }
+
+    fn explain(&self, doc: DocId) -> Result<Explanation> {
+        if !self.query.allows(doc) {
+            return Ok(self.query.filtered_explanation(&self.label));
+        }
+        let before = self.first.iter().position(|&d| d == doc).map(|i| i + 1);
+        let after = self.order.iter().position(|&d| d == doc).map(|i| i + 1);
+        let value = after.map_or(0.0, |r| self.score(r));
+        let n = self.order.len();
+        let kept = self.windows.iter().filter(|w| w.kept.is_some()).count();
+        let summary = match (before, after) {
+            (Some(b), Some(a)) => format!(
+                "{} put it {a} of {n} (it was {b} in {}). {} window(s) read; {} kept their order. The model's order is \
+                 a guess to check against the passages.",
+                self.label,
+                self.first_label,
+                self.windows.len(),
+                kept
+            ),
+            _ => format!("Not in {}'s top {n}, so the model never read it: 0.", self.first_label),
+        };
+        let mut e = Explanation::new(
+            self.label.clone(),
+            value,
+            "score = N + 1 − the passage's place in the model's order (N passages reordered)",
+            summary,
+        )
+        .without_split(
+            "the model's order of a list, not a sum of parts: each window's order in and out is the explanation",
+        );
+        e.detail = Detail::Listwise {
+            first_stage: self.first_label.clone(),
+            before,
+            after,
+            windows: self.windows.clone(),
+            repairs: self.repairs.clone(),
+            orders: self.orders.clone(),
+            tau: self.tau.clone(),
+        };
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_slide_from_the_bottom_and_the_last_reaches_the_top() {
+        assert_eq!(windows(100, 20, 10).len(), 9);
+        assert_eq!(windows(100, 20, 10)[0], (80, 100));
+        assert_eq!(*windows(100, 20, 10).last().unwrap(), (0, 20));
+        assert_eq!(windows(20, 20, 10), [(0, 20)]);
+        // RankGPT would stop after (5, 25); the top five are read here in a last window.
+        assert_eq!(windows(25, 20, 10), [(5, 25), (0, 15)]);
+        assert_eq!(windows(3, 20, 10), [(0, 3)]);
+        assert!(windows(0, 20, 10).is_empty(), "no passage, no window, no request");
+    }
+
+    #[test]
+    fn the_shuffle_is_a_permutation_and_the_same_every_time() {
+        let mut a: Vec<u32> = (0..20).collect();
+        let mut b = a.clone();
+        seeded_shuffle(&mut a, 42);
+        seeded_shuffle(&mut b, 42);
+        assert_eq!(a, b);
+        assert_ne!(a, (0..20).collect::<Vec<_>>());
+        a.sort_unstable();
+        assert_eq!(a, (0..20).collect::<Vec<_>>());
+    }
+}
