@@ -948,3 +948,44 @@ fn splade_late_and_fusion_draws_keep_their_rules_and_every_key_is_recomputed_by_
     }
     assert_eq!(checked, 5 * 3 * 30);
 }
+
+/// The grader's gaps, through a real folder of answer files: a question left out is named in the
+/// feedback (not a silent zero), `{"answers": {}}` grades every question "not answered", and a
+/// student who handed in a file that is not JSON is reported missing with that file named.
+#[test]
+fn a_blank_an_empty_file_and_a_file_that_is_not_json_are_each_named() {
+    let made = ranklens::lessons::make_assignment("tfidf", &roster(3), 4, &sample(), &NoProgress).unwrap();
+    let key = made.key();
+    let dir = tempfile::tempdir().unwrap();
+    let answers = answers_from_key(&key);
+    let write = |student: &str, body: &str| std::fs::write(dir.path().join(format!("{student}.json")), body).unwrap();
+    // Student 01 leaves out q2; Student 02 hands in an empty file; Student 03 everything.
+    let mut first: serde_json::Map<String, Value> =
+        answers.students["Student 01"].iter().map(|(q, (v, _))| (q.clone(), v.clone())).collect();
+    first.remove("q2");
+    write("Student 01", &serde_json::json!({ "answers": first }).to_string());
+    write("Student 02", r#"{"answers": {}}"#);
+    let third: serde_json::Map<String, Value> =
+        answers.students["Student 03"].iter().map(|(q, (v, _))| (q.clone(), v.clone())).collect();
+    write("Student 03", &serde_json::json!({ "answers": third }).to_string());
+    let book = assignment::grade(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap();
+    let n = key.students["Student 01"].len() as u32;
+    let by = |s: &str| book.students.iter().find(|g| g.student == s).unwrap();
+    assert_eq!((by("Student 01").score, by("Student 01").max), (n - 1, n));
+    let fb: Vec<(&str, &str)> =
+        by("Student 01").feedback.iter().map(|f| (f.question.as_str(), f.message.as_str())).collect();
+    assert_eq!(fb, [("q2", "not answered")]);
+    assert_eq!(by("Student 02").score, 0);
+    assert_eq!(by("Student 02").feedback.len(), n as usize);
+    assert!(by("Student 02").feedback.iter().all(|f| f.message == "not answered"));
+    assert_eq!(by("Student 03").score, n);
+    // Student 03 hands in a Word file instead: missing, and the file is named.
+    std::fs::remove_file(dir.path().join("Student 03.json")).unwrap();
+    std::fs::write(dir.path().join("Student 03.docx"), b"PK\x03\x04").unwrap();
+    let err = assignment::grade(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap_err().to_string();
+    assert!(err.contains("no answers from Student 03") && err.contains("Student 03.docx"), "{err}");
+    // A .json file that is not JSON stops the reader at its line.
+    std::fs::write(dir.path().join("Student 03.json"), "{\"answers\":\n  {\"q1\": 0.5,,}}").unwrap();
+    let err = assignment::read_answers(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("Student 03.json:2"), "{err}");
+}

@@ -13,6 +13,9 @@ use crate::{Error, Result};
 pub struct Answers {
     /// student → question → (the raw answer, the file and line it came from).
     pub students: BTreeMap<String, BTreeMap<String, (serde_json::Value, String)>>,
+    /// Files of an answers folder that are not `.json` answer files (a student's `notes.txt`, an
+    /// `Ada.docx`): read by no one, and named when a student's answers are missing.
+    pub skipped: Vec<String>,
 }
 
 /// One student's `<student>.json`: `{"answers": {"<question id>": value}}`.
@@ -26,12 +29,14 @@ struct AnswerFile {
 pub fn read_answers(path: &Path) -> Result<Answers> {
     if path.is_dir() {
         let mut out = Answers::default();
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        let (mut entries, skipped): (Vec<PathBuf>, Vec<PathBuf>) = std::fs::read_dir(path)
             .map_err(|e| Error::io(path, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
+            .filter(|p| p.is_file())
+            .partition(|p| p.extension().is_some_and(|x| x == "json"));
         entries.sort();
+        out.skipped = skipped.iter().filter_map(|p| Some(p.file_name()?.to_string_lossy().to_string())).collect();
+        out.skipped.sort();
         if entries.is_empty() {
             return Err(Error::invalid(path.display().to_string(), "no <student>.json answer file in this folder"));
         }

@@ -103,8 +103,13 @@ pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Result<std::collections:
         return Err(Error::invalid(
             "answers",
             format!(
-                "no answers from {}: add their file (an empty {{\"answers\": {{}}}} grades them 0 with a note per question)",
-                missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                "no answers from {}: add their file (an empty {{\"answers\": {{}}}} grades them 0 with a note per question){}",
+                missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                if answers.skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!("; the folder also holds {}, not .json answer files", answers.skipped.join(", "))
+                }
             ),
         ));
     }
