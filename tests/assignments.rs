@@ -1,6 +1,6 @@
 //! Assignments end to end: 30 students get 30 variants with no two alike, the key grades itself
-//! full marks, a wrong answer loses its point with feedback naming its question, one variant's
-//! numbers are recomputed from its questions.json alone with the textbook formulas written here
+//! full marks, a wrong answer loses its point with feedback naming its question, every variant's
+//! numbers of a class of 30 are recomputed from its questions.json alone with the textbook formulas written here
 //! (not the library's), and every reader (roster, answers, key) refuses bad input by name.
 
 mod common;
@@ -136,32 +136,35 @@ fn key_text(key: &Key, student: &str, q: &str) -> String {
     key.students[student][q].solution.answer.to_text()
 }
 
-fn written(lesson: &str, dir: &Path) -> (Key, Value) {
-    let made = ranklens::lessons::make_assignment(
-        lesson,
-        &["Grace Hopper".to_string(), "Alan Turing".into()],
-        11,
-        &sample(),
-        &NoProgress,
-    )
-    .unwrap();
+/// An assignment of `lesson` for Grace Hopper and 29 classmates (seed 11), written to `dir` and
+/// read back: the key, and every student's `questions.json` — what the tests recompute the key
+/// from, student by student.
+fn written(lesson: &str, dir: &Path) -> (Key, Vec<(String, Value)>) {
+    let mut class = vec!["Grace Hopper".to_string()];
+    class.extend(roster(29));
+    let made = ranklens::lessons::make_assignment(lesson, &class, 11, &sample(), &NoProgress).unwrap();
     made.write(dir).unwrap();
     let key = Key::read(&dir.join("key.json")).unwrap();
-    let q: Value = serde_json::from_slice(&std::fs::read(dir.join("Grace Hopper/questions.json")).unwrap()).unwrap();
-    assert_eq!(q["student"], "Grace Hopper");
-    assert_eq!(q["lesson"], lesson);
-    // What the student gets holds no answer.
-    let text = q.to_string();
-    assert!(!text.contains("\"answer\"") && !text.contains("\"steps\"") && !text.contains("mistakes"), "{text}");
-    let html = std::fs::read_to_string(dir.join("Grace Hopper/handout.html")).unwrap();
-    // Self-contained: nothing loaded from the network.
-    for needle in ["src=\"http", "href=\"http", "@import", "url("] {
-        assert!(!html.contains(needle), "{needle}");
+    let mut all = Vec::new();
+    for student in &class {
+        let q: Value =
+            serde_json::from_slice(&std::fs::read(dir.join(student).join("questions.json")).unwrap()).unwrap();
+        assert_eq!(q["student"], student.as_str());
+        assert_eq!(q["lesson"], lesson);
+        // What the student gets holds no answer.
+        let text = q.to_string();
+        assert!(!text.contains("\"answer\"") && !text.contains("\"steps\"") && !text.contains("mistakes"), "{text}");
+        let html = std::fs::read_to_string(dir.join(student).join("handout.html")).unwrap();
+        // Self-contained: nothing loaded from the network.
+        for needle in ["src=\"http", "href=\"http", "@import", "url("] {
+            assert!(!html.contains(needle), "{needle}");
+        }
+        for c in q["questions"].as_array().unwrap() {
+            assert!(html.contains(c["id"].as_str().unwrap()));
+        }
+        all.push((student.clone(), q));
     }
-    for c in q["questions"].as_array().unwrap() {
-        assert!(html.contains(c["id"].as_str().unwrap()));
-    }
-    (key, q)
+    (key, all)
 }
 
 fn question<'a>(q: &'a Value, id: &str) -> &'a Value {
@@ -169,134 +172,145 @@ fn question<'a>(q: &'a Value, id: &str) -> &'a Value {
 }
 
 #[test]
-fn a_bm25_variant_recomputed_from_its_questions_by_hand_gives_the_key() {
+fn every_bm25_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the_key() {
     let dir = tempfile::tempdir().unwrap();
-    let (key, q) = written("bm25", dir.path());
-    let s = "Grace Hopper";
-    let d1 = &question(&q, "q1")["data"];
-    let idf = (1.0 + (num(d1, "N") - num(d1, "n") + 0.5) / (num(d1, "n") + 0.5)).ln();
-    assert!((idf - key_number(&key, s, "q1")).abs() < 1e-9);
-    let d = &question(&q, "q2")["data"];
-    let v = bm25(num(d, "tf"), num(d, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(d, "k1"), num(d, "b"));
-    assert!((v - key_number(&key, s, "q2")).abs() < 1e-9, "{v}");
-    let d = &question(&q, "q3")["data"];
-    let (from, to) = (&d["from"], &d["to"]);
-    let gain = |t: &Value| {
-        let part = |p: &Value| {
-            bm25(num(t, "tf"), num(t, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(p, "k1"), num(p, "b"))
+    let (key, all) = written("bm25", dir.path());
+    for (s, q) in &all {
+        let s = s.as_str();
+        let d1 = &question(&q, "q1")["data"];
+        let idf = (1.0 + (num(d1, "N") - num(d1, "n") + 0.5) / (num(d1, "n") + 0.5)).ln();
+        assert!((idf - key_number(&key, s, "q1")).abs() < 1e-9);
+        let d = &question(&q, "q2")["data"];
+        let v = bm25(num(d, "tf"), num(d, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(d, "k1"), num(d, "b"));
+        assert!((v - key_number(&key, s, "q2")).abs() < 1e-9, "{v}");
+        let d = &question(&q, "q3")["data"];
+        let (from, to) = (&d["from"], &d["to"]);
+        let gain = |t: &Value| {
+            let part = |p: &Value| {
+                bm25(num(t, "tf"), num(t, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(p, "k1"), num(p, "b"))
+            };
+            part(to) - part(from)
         };
-        part(to) - part(from)
-    };
-    let best = d["terms"].as_array().unwrap().iter().max_by(|a, b| gain(a).total_cmp(&gain(b))).unwrap();
-    assert_eq!(best["term"].as_str().unwrap(), key_text(&key, s, "q3"));
-    let d = &question(&q, "q4")["data"];
-    let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
-    let score = |p: &Value| -> f64 {
-        let dl = num(p, "dl");
-        words
-            .iter()
-            .filter_map(|w| p["terms"].get(*w))
-            .map(|t| bm25(num(t, "tf"), num(t, "df"), num(d, "N"), dl, num(d, "avgdl"), num(d, "k1"), num(d, "b")))
-            .sum()
-    };
-    let best = d["passages"].as_array().unwrap().iter().max_by(|a, b| score(a).total_cmp(&score(b))).unwrap();
-    assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
-}
-
-#[test]
-fn a_tfidf_variant_recomputed_from_its_questions_by_hand_gives_the_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, q) = written("tfidf", dir.path());
-    let s = "Grace Hopper";
-    let d = &question(&q, "q1")["data"];
-    assert!(((num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q1")).abs() < 1e-9);
-    let d = &question(&q, "q2")["data"];
-    assert!((num(d, "tf") * (num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q2")).abs() < 1e-9);
-    // Cosine of raw-tf × log2(N/df) vectors (Manning, Raghavan & Schütze, ch. 6).
-    let cosine = |qt: &Value, dt: &Value, n: f64| {
-        let w = |t: &Value| num(t, "tf") * (n / num(t, "df")).log2();
-        let norm = |m: &Value| m.as_object().unwrap().values().map(|t| w(t).powi(2)).sum::<f64>().sqrt();
-        let dot: f64 = qt.as_object().unwrap().iter().filter_map(|(k, t)| dt.get(k).map(|u| w(t) * w(u))).sum();
-        if norm(qt) * norm(dt) > 0.0 { dot / (norm(qt) * norm(dt)) } else { 0.0 }
-    };
-    let d = &question(&q, "q3")["data"];
-    let c = cosine(&d["question"], &d["passage_terms"], num(d, "N"));
-    assert!((c - key_number(&key, s, "q3")).abs() < 1e-9, "{c}");
-    let d = &question(&q, "q4")["data"];
-    let best = d["passages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .max_by(|a, b| {
-            cosine(&d["question_terms"], &a["terms"], num(d, "N")).total_cmp(&cosine(
-                &d["question_terms"],
-                &b["terms"],
-                num(d, "N"),
-            ))
-        })
-        .unwrap();
-    assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
-}
-
-#[test]
-fn a_metrics_variant_recomputed_from_its_questions_by_hand_gives_the_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, q) = written("metrics", dir.path());
-    let s = "Grace Hopper";
-    let d = &question(&q, "q1")["data"];
-    let ranking: Vec<&str> = d["ranking"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
-    let grades: BTreeMap<&str, f64> =
-        d["judgements"].as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_f64().unwrap())).collect();
-    let g = |x: &str| grades.get(x).copied().unwrap_or(0.0);
-    let relevant = grades.values().filter(|&&x| x >= 1.0).count() as f64;
-    let prompt = question(&q, "q1")["prompt"].as_str().unwrap();
-    let k: usize = if prompt.contains("precision at 3") { 3 } else { 5 };
-    let p = ranking.iter().take(k).filter(|x| g(x) >= 1.0).count() as f64 / k as f64;
-    assert!((p - key_number(&key, s, "q1")).abs() < 1e-9);
-    let r = ranking.iter().take(10).filter(|x| g(x) >= 1.0).count() as f64 / relevant;
-    assert!((r - key_number(&key, s, "q2")).abs() < 1e-9);
-    let mut found = 0.0;
-    let mut sum = 0.0;
-    for (i, x) in ranking.iter().enumerate() {
-        if g(x) >= 1.0 {
-            found += 1.0;
-            sum += found / (i + 1) as f64;
-        }
+        let best = d["terms"].as_array().unwrap().iter().max_by(|a, b| gain(a).total_cmp(&gain(b))).unwrap();
+        assert_eq!(best["term"].as_str().unwrap(), key_text(&key, s, "q3"));
+        let d = &question(&q, "q4")["data"];
+        let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
+        let score = |p: &Value| -> f64 {
+            let dl = num(p, "dl");
+            words
+                .iter()
+                .filter_map(|w| p["terms"].get(*w))
+                .map(|t| bm25(num(t, "tf"), num(t, "df"), num(d, "N"), dl, num(d, "avgdl"), num(d, "k1"), num(d, "b")))
+                .sum()
+        };
+        let best = d["passages"].as_array().unwrap().iter().max_by(|a, b| score(a).total_cmp(&score(b))).unwrap();
+        assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
     }
-    assert!((sum / relevant - key_number(&key, s, "q3")).abs() < 1e-9);
-    let dcg: f64 = ranking.iter().take(10).enumerate().map(|(i, x)| g(x) / ((i + 2) as f64).log2()).sum();
-    let mut ideal: Vec<f64> = grades.values().copied().filter(|&x| x > 0.0).collect();
-    ideal.sort_by(|a, b| b.total_cmp(a));
-    let idcg: f64 = ideal.iter().take(10).enumerate().map(|(i, x)| x / ((i + 2) as f64).log2()).sum();
-    assert!((dcg / idcg - key_number(&key, s, "q4")).abs() < 1e-9);
 }
 
 #[test]
-fn an_index_variant_recomputed_from_its_passages_gives_the_key() {
+fn every_tfidf_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the_key() {
     let dir = tempfile::tempdir().unwrap();
-    let (key, q) = written("index", dir.path());
-    let s = "Grace Hopper";
-    let d = &question(&q, "q1")["data"];
-    let passages: Vec<(String, BTreeSet<String>)> = d["passages, in index order"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (p["id"].as_str().unwrap().to_string(), p["terms"].as_str().unwrap().split(' ').map(String::from).collect())
-        })
-        .collect();
-    let holding =
-        |t: &str| passages.iter().filter(|(_, ts)| ts.contains(t)).map(|(id, _)| id.clone()).collect::<Vec<_>>();
-    let t1 = d["question"].as_str().unwrap();
-    assert_eq!(holding(t1).len() as f64, key_number(&key, s, "q1"));
-    let t2 = question(&q, "q2")["data"]["question"].as_str().unwrap();
-    assert_eq!(holding(t2).join(", "), key_text(&key, s, "q2"));
-    let and = question(&q, "q3")["data"]["question"].as_str().unwrap().to_string();
-    let (a, c) = and.split_once(" AND ").unwrap();
-    let both = holding(a).into_iter().filter(|x| holding(c).contains(x)).count();
-    assert_eq!(both as f64, key_number(&key, s, "q3"));
-    let either: BTreeSet<String> = holding(a).into_iter().chain(holding(c)).collect();
-    assert_eq!(either.len() as f64, key_number(&key, s, "q4"));
+    let (key, all) = written("tfidf", dir.path());
+    for (s, q) in &all {
+        let s = s.as_str();
+        let d = &question(&q, "q1")["data"];
+        assert!(((num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q1")).abs() < 1e-9);
+        let d = &question(&q, "q2")["data"];
+        assert!((num(d, "tf") * (num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q2")).abs() < 1e-9);
+        // Cosine of raw-tf × log2(N/df) vectors (Manning, Raghavan & Schütze, ch. 6).
+        let cosine = |qt: &Value, dt: &Value, n: f64| {
+            let w = |t: &Value| num(t, "tf") * (n / num(t, "df")).log2();
+            let norm = |m: &Value| m.as_object().unwrap().values().map(|t| w(t).powi(2)).sum::<f64>().sqrt();
+            let dot: f64 = qt.as_object().unwrap().iter().filter_map(|(k, t)| dt.get(k).map(|u| w(t) * w(u))).sum();
+            if norm(qt) * norm(dt) > 0.0 { dot / (norm(qt) * norm(dt)) } else { 0.0 }
+        };
+        let d = &question(&q, "q3")["data"];
+        let c = cosine(&d["question"], &d["passage_terms"], num(d, "N"));
+        assert!((c - key_number(&key, s, "q3")).abs() < 1e-9, "{c}");
+        let d = &question(&q, "q4")["data"];
+        let best = d["passages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .max_by(|a, b| {
+                cosine(&d["question_terms"], &a["terms"], num(d, "N")).total_cmp(&cosine(
+                    &d["question_terms"],
+                    &b["terms"],
+                    num(d, "N"),
+                ))
+            })
+            .unwrap();
+        assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
+    }
+}
+
+#[test]
+fn every_metrics_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, all) = written("metrics", dir.path());
+    for (s, q) in &all {
+        let s = s.as_str();
+        let d = &question(&q, "q1")["data"];
+        let ranking: Vec<&str> = d["ranking"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+        let grades: BTreeMap<&str, f64> =
+            d["judgements"].as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_f64().unwrap())).collect();
+        let g = |x: &str| grades.get(x).copied().unwrap_or(0.0);
+        let relevant = grades.values().filter(|&&x| x >= 1.0).count() as f64;
+        let prompt = question(&q, "q1")["prompt"].as_str().unwrap();
+        let k: usize = if prompt.contains("precision at 3") { 3 } else { 5 };
+        let p = ranking.iter().take(k).filter(|x| g(x) >= 1.0).count() as f64 / k as f64;
+        assert!((p - key_number(&key, s, "q1")).abs() < 1e-9);
+        let r = ranking.iter().take(10).filter(|x| g(x) >= 1.0).count() as f64 / relevant;
+        assert!((r - key_number(&key, s, "q2")).abs() < 1e-9);
+        let mut found = 0.0;
+        let mut sum = 0.0;
+        for (i, x) in ranking.iter().enumerate() {
+            if g(x) >= 1.0 {
+                found += 1.0;
+                sum += found / (i + 1) as f64;
+            }
+        }
+        assert!((sum / relevant - key_number(&key, s, "q3")).abs() < 1e-9);
+        let dcg: f64 = ranking.iter().take(10).enumerate().map(|(i, x)| g(x) / ((i + 2) as f64).log2()).sum();
+        let mut ideal: Vec<f64> = grades.values().copied().filter(|&x| x > 0.0).collect();
+        ideal.sort_by(|a, b| b.total_cmp(a));
+        let idcg: f64 = ideal.iter().take(10).enumerate().map(|(i, x)| x / ((i + 2) as f64).log2()).sum();
+        assert!((dcg / idcg - key_number(&key, s, "q4")).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn every_index_variant_of_a_class_recomputed_from_its_passages_gives_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, all) = written("index", dir.path());
+    for (s, q) in &all {
+        let s = s.as_str();
+        let d = &question(&q, "q1")["data"];
+        let passages: Vec<(String, BTreeSet<String>)> = d["passages, in index order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_str().unwrap().to_string(),
+                    p["terms"].as_str().unwrap().split(' ').map(String::from).collect(),
+                )
+            })
+            .collect();
+        let holding =
+            |t: &str| passages.iter().filter(|(_, ts)| ts.contains(t)).map(|(id, _)| id.clone()).collect::<Vec<_>>();
+        let t1 = d["question"].as_str().unwrap();
+        assert_eq!(holding(t1).len() as f64, key_number(&key, s, "q1"));
+        let t2 = question(&q, "q2")["data"]["question"].as_str().unwrap();
+        assert_eq!(holding(t2).join(", "), key_text(&key, s, "q2"));
+        let and = question(&q, "q3")["data"]["question"].as_str().unwrap().to_string();
+        let (a, c) = and.split_once(" AND ").unwrap();
+        let both = holding(a).into_iter().filter(|x| holding(c).contains(x)).count();
+        assert_eq!(both as f64, key_number(&key, s, "q3"));
+        let either: BTreeSet<String> = holding(a).into_iter().chain(holding(c)).collect();
+        assert_eq!(either.len() as f64, key_number(&key, s, "q4"));
+    }
 }
 
 // ---- Bad input: errors that name the file, the line and the field ------------------------------
