@@ -177,13 +177,13 @@ fn every_bm25_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the
     let (key, all) = written("bm25", dir.path());
     for (s, q) in &all {
         let s = s.as_str();
-        let d1 = &question(&q, "q1")["data"];
+        let d1 = &question(q, "q1")["data"];
         let idf = (1.0 + (num(d1, "N") - num(d1, "n") + 0.5) / (num(d1, "n") + 0.5)).ln();
         assert!((idf - key_number(&key, s, "q1")).abs() < 1e-9);
-        let d = &question(&q, "q2")["data"];
+        let d = &question(q, "q2")["data"];
         let v = bm25(num(d, "tf"), num(d, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(d, "k1"), num(d, "b"));
         assert!((v - key_number(&key, s, "q2")).abs() < 1e-9, "{v}");
-        let d = &question(&q, "q3")["data"];
+        let d = &question(q, "q3")["data"];
         let (from, to) = (&d["from"], &d["to"]);
         let gain = |t: &Value| {
             let part = |p: &Value| {
@@ -193,7 +193,7 @@ fn every_bm25_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the
         };
         let best = d["terms"].as_array().unwrap().iter().max_by(|a, b| gain(a).total_cmp(&gain(b))).unwrap();
         assert_eq!(best["term"].as_str().unwrap(), key_text(&key, s, "q3"));
-        let d = &question(&q, "q4")["data"];
+        let d = &question(q, "q4")["data"];
         let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
         let score = |p: &Value| -> f64 {
             let dl = num(p, "dl");
@@ -214,9 +214,9 @@ fn every_tfidf_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_th
     let (key, all) = written("tfidf", dir.path());
     for (s, q) in &all {
         let s = s.as_str();
-        let d = &question(&q, "q1")["data"];
+        let d = &question(q, "q1")["data"];
         assert!(((num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q1")).abs() < 1e-9);
-        let d = &question(&q, "q2")["data"];
+        let d = &question(q, "q2")["data"];
         assert!((num(d, "tf") * (num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q2")).abs() < 1e-9);
         // Cosine of raw-tf × log2(N/df) vectors (Manning, Raghavan & Schütze, ch. 6).
         let cosine = |qt: &Value, dt: &Value, n: f64| {
@@ -225,10 +225,10 @@ fn every_tfidf_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_th
             let dot: f64 = qt.as_object().unwrap().iter().filter_map(|(k, t)| dt.get(k).map(|u| w(t) * w(u))).sum();
             if norm(qt) * norm(dt) > 0.0 { dot / (norm(qt) * norm(dt)) } else { 0.0 }
         };
-        let d = &question(&q, "q3")["data"];
+        let d = &question(q, "q3")["data"];
         let c = cosine(&d["question"], &d["passage_terms"], num(d, "N"));
         assert!((c - key_number(&key, s, "q3")).abs() < 1e-9, "{c}");
-        let d = &question(&q, "q4")["data"];
+        let d = &question(q, "q4")["data"];
         let best = d["passages"]
             .as_array()
             .unwrap()
@@ -251,13 +251,13 @@ fn every_metrics_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_
     let (key, all) = written("metrics", dir.path());
     for (s, q) in &all {
         let s = s.as_str();
-        let d = &question(&q, "q1")["data"];
+        let d = &question(q, "q1")["data"];
         let ranking: Vec<&str> = d["ranking"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
         let grades: BTreeMap<&str, f64> =
             d["judgements"].as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_f64().unwrap())).collect();
         let g = |x: &str| grades.get(x).copied().unwrap_or(0.0);
         let relevant = grades.values().filter(|&&x| x >= 1.0).count() as f64;
-        let prompt = question(&q, "q1")["prompt"].as_str().unwrap();
+        let prompt = question(q, "q1")["prompt"].as_str().unwrap();
         let k: usize = if prompt.contains("precision at 3") { 3 } else { 5 };
         let p = ranking.iter().take(k).filter(|x| g(x) >= 1.0).count() as f64 / k as f64;
         assert!((p - key_number(&key, s, "q1")).abs() < 1e-9);
@@ -286,7 +286,7 @@ fn every_index_variant_of_a_class_recomputed_from_its_passages_gives_the_key() {
     let (key, all) = written("index", dir.path());
     for (s, q) in &all {
         let s = s.as_str();
-        let d = &question(&q, "q1")["data"];
+        let d = &question(q, "q1")["data"];
         let passages: Vec<(String, BTreeSet<String>)> = d["passages, in index order"]
             .as_array()
             .unwrap()
@@ -302,9 +302,9 @@ fn every_index_variant_of_a_class_recomputed_from_its_passages_gives_the_key() {
             |t: &str| passages.iter().filter(|(_, ts)| ts.contains(t)).map(|(id, _)| id.clone()).collect::<Vec<_>>();
         let t1 = d["question"].as_str().unwrap();
         assert_eq!(holding(t1).len() as f64, key_number(&key, s, "q1"));
-        let t2 = question(&q, "q2")["data"]["question"].as_str().unwrap();
+        let t2 = question(q, "q2")["data"]["question"].as_str().unwrap();
         assert_eq!(holding(t2).join(", "), key_text(&key, s, "q2"));
-        let and = question(&q, "q3")["data"]["question"].as_str().unwrap().to_string();
+        let and = question(q, "q3")["data"]["question"].as_str().unwrap().to_string();
         let (a, c) = and.split_once(" AND ").unwrap();
         let both = holding(a).into_iter().filter(|x| holding(c).contains(x)).count();
         assert_eq!(both as f64, key_number(&key, s, "q3"));
