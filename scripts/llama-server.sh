@@ -20,7 +20,7 @@ bin="$root/target/release/ranklens"
 gguf="$(ls "${XDG_CACHE_HOME:-$HOME/.cache}"/ranklens/models/HuggingFaceTB--SmolLM2-135M-Instruct/*.gguf | head -1)"
 log="$(mktemp)"
 "$python" -m llama_cpp.server --model "$gguf" --model_alias smollm2 --host 127.0.0.1 --port "$port" \
-    --n_ctx 4096 --n_threads "$(nproc)" >"$log" 2>&1 &
+    --n_ctx 8192 --n_threads "$(nproc)" >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 1 120); do
