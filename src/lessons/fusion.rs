@@ -129,13 +129,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     let bm25 = draw.engine.retriever(MethodKind::Bm25, &settings)?;
     let dense = draw.engine.retriever(MethodKind::Dense, &settings)?;
     let (question, k, lists, fused) = draw.until(rng, "two top-5 lists that disagree", |rng| {
-        let question = match rng.pick(&draw.corpus().queries) {
-            Some(q) if rng.below(2) == 0 => q.text.clone(),
-            _ => {
-                let d = draw.workable[rng.below(draw.workable.len())];
-                draw.question(rng, d)?
-            }
-        };
+        let question = draw.asked_question(rng)?;
         let k = RRF_KS[rng.below(RRF_KS.len())];
         let fusion = FusionRetriever::new(
             vec![bm25.clone(), dense.clone()],

@@ -283,13 +283,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     let late = retriever(draw.engine)?;
     let (question, passage, table, row, column, data, scored) =
         draw.until(rng, "a passage whose MaxSim table fits a page", |rng| {
-            let question = match rng.pick(&draw.corpus().queries) {
-                Some(q) if rng.below(2) == 0 => q.text.clone(),
-                _ => {
-                    let d = draw.workable[rng.below(draw.workable.len())];
-                    draw.question(rng, d)?
-                }
-            };
+            let question = draw.asked_question(rng)?;
             let prepared = late.prepare(&QueryContext::new(&question))?;
             let mut ds = draw.passages(rng, 3);
             ds.sort_by_key(|&d| draw.name(d));

@@ -256,13 +256,7 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
 pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
     let splade = retriever(draw.engine)?;
     let (question, a, b) = draw.until(rng, "a passage whose SPLADE score is worth working by hand", |rng| {
-        let question = match rng.pick(&draw.corpus().queries) {
-            Some(q) if rng.below(2) == 0 => q.text.clone(),
-            _ => {
-                let d = draw.workable[rng.below(draw.workable.len())];
-                draw.question(rng, d)?
-            }
-        };
+        let question = draw.asked_question(rng)?;
         let prepared = splade.prepare(&QueryContext::new(&question))?;
         let hits: Vec<DocId> = prepared.search(8)?.hits.iter().map(|h| h.doc).collect();
         if hits.len() < 2 {

@@ -180,6 +180,18 @@ impl<'a> Drawer<'a> {
         self.question_between(rng, d, other)
     }
 
+    /// A question to rank with: one of the corpus's own questions half the time, else one drawn
+    /// from a workable passage ([`Self::question`]).
+    pub(crate) fn asked_question(&self, rng: &mut SplitMix64) -> Result<String> {
+        match rng.pick(&self.corpus().queries) {
+            Some(q) if rng.below(2) == 0 => Ok(q.text.clone()),
+            _ => {
+                let d = self.workable[rng.below(self.workable.len())];
+                self.question(rng, d)
+            }
+        }
+    }
+
     /// A question of 2–3 askable words: one or two of `d`'s, one of `other`'s (see [`Self::question`]).
     pub(crate) fn question_between(&self, rng: &mut SplitMix64, d: DocId, other: DocId) -> Result<String> {
         let askable = |words: Vec<String>| -> Vec<String> {
