@@ -139,10 +139,13 @@ fn key_text(key: &Key, student: &str, q: &str) -> String {
 /// An assignment of `lesson` for Grace Hopper and 29 classmates (seed 11), written to `dir` and
 /// read back: the key, and every student's `questions.json` — what the tests recompute the key
 /// from, student by student.
-fn written(lesson: &str, dir: &Path) -> (Key, Vec<(String, Value)>) {
+/// The seeds every class is drawn with: each lesson's keys are recomputed for 30 students at each.
+const SEEDS: [u64; 3] = [11, 2026, 0x5eed];
+
+fn written(lesson: &str, seed: u64, dir: &Path) -> (Key, Vec<(String, Value)>) {
     let mut class = vec!["Grace Hopper".to_string()];
     class.extend(roster(29));
-    let made = ranklens::lessons::make_assignment(lesson, &class, 11, &sample(), &NoProgress).unwrap();
+    let made = ranklens::lessons::make_assignment(lesson, &class, seed, &sample(), &NoProgress).unwrap();
     made.write(dir).unwrap();
     let key = Key::read(&dir.join("key.json")).unwrap();
     let mut all = Vec::new();
@@ -173,143 +176,163 @@ fn question<'a>(q: &'a Value, id: &str) -> &'a Value {
 
 #[test]
 fn every_bm25_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, all) = written("bm25", dir.path());
-    for (s, q) in &all {
-        let s = s.as_str();
-        let d1 = &question(q, "q1")["data"];
-        let idf = (1.0 + (num(d1, "N") - num(d1, "n") + 0.5) / (num(d1, "n") + 0.5)).ln();
-        assert!((idf - key_number(&key, s, "q1")).abs() < 1e-9);
-        let d = &question(q, "q2")["data"];
-        let v = bm25(num(d, "tf"), num(d, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(d, "k1"), num(d, "b"));
-        assert!((v - key_number(&key, s, "q2")).abs() < 1e-9, "{v}");
-        let d = &question(q, "q3")["data"];
-        let (from, to) = (&d["from"], &d["to"]);
-        let gain = |t: &Value| {
-            let part = |p: &Value| {
-                bm25(num(t, "tf"), num(t, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(p, "k1"), num(p, "b"))
+    for seed in SEEDS {
+        let dir = tempfile::tempdir().unwrap();
+        let (key, all) = written("bm25", seed, dir.path());
+        for (s, q) in &all {
+            let s = s.as_str();
+            let d1 = &question(q, "q1")["data"];
+            let idf = (1.0 + (num(d1, "N") - num(d1, "n") + 0.5) / (num(d1, "n") + 0.5)).ln();
+            assert!((idf - key_number(&key, s, "q1")).abs() < 1e-9);
+            let d = &question(q, "q2")["data"];
+            let v =
+                bm25(num(d, "tf"), num(d, "n"), num(d, "N"), num(d, "dl"), num(d, "avgdl"), num(d, "k1"), num(d, "b"));
+            assert!((v - key_number(&key, s, "q2")).abs() < 1e-9, "{v}");
+            let d = &question(q, "q3")["data"];
+            let (from, to) = (&d["from"], &d["to"]);
+            let gain = |t: &Value| {
+                let part = |p: &Value| {
+                    bm25(
+                        num(t, "tf"),
+                        num(t, "n"),
+                        num(d, "N"),
+                        num(d, "dl"),
+                        num(d, "avgdl"),
+                        num(p, "k1"),
+                        num(p, "b"),
+                    )
+                };
+                part(to) - part(from)
             };
-            part(to) - part(from)
-        };
-        let best = d["terms"].as_array().unwrap().iter().max_by(|a, b| gain(a).total_cmp(&gain(b))).unwrap();
-        assert_eq!(best["term"].as_str().unwrap(), key_text(&key, s, "q3"));
-        let d = &question(q, "q4")["data"];
-        let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
-        let score = |p: &Value| -> f64 {
-            let dl = num(p, "dl");
-            words
-                .iter()
-                .filter_map(|w| p["terms"].get(*w))
-                .map(|t| bm25(num(t, "tf"), num(t, "df"), num(d, "N"), dl, num(d, "avgdl"), num(d, "k1"), num(d, "b")))
-                .sum()
-        };
-        let best = d["passages"].as_array().unwrap().iter().max_by(|a, b| score(a).total_cmp(&score(b))).unwrap();
-        assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
+            let best = d["terms"].as_array().unwrap().iter().max_by(|a, b| gain(a).total_cmp(&gain(b))).unwrap();
+            assert_eq!(best["term"].as_str().unwrap(), key_text(&key, s, "q3"));
+            let d = &question(q, "q4")["data"];
+            let words: Vec<&str> = d["question"].as_str().unwrap().split_whitespace().collect();
+            let score = |p: &Value| -> f64 {
+                let dl = num(p, "dl");
+                words
+                    .iter()
+                    .filter_map(|w| p["terms"].get(*w))
+                    .map(|t| {
+                        bm25(num(t, "tf"), num(t, "df"), num(d, "N"), dl, num(d, "avgdl"), num(d, "k1"), num(d, "b"))
+                    })
+                    .sum()
+            };
+            let best = d["passages"].as_array().unwrap().iter().max_by(|a, b| score(a).total_cmp(&score(b))).unwrap();
+            assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
+        }
     }
 }
 
 #[test]
 fn every_tfidf_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, all) = written("tfidf", dir.path());
-    for (s, q) in &all {
-        let s = s.as_str();
-        let d = &question(q, "q1")["data"];
-        assert!(((num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q1")).abs() < 1e-9);
-        let d = &question(q, "q2")["data"];
-        assert!((num(d, "tf") * (num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q2")).abs() < 1e-9);
-        // Cosine of raw-tf × log2(N/df) vectors (Manning, Raghavan & Schütze, ch. 6).
-        let cosine = |qt: &Value, dt: &Value, n: f64| {
-            let w = |t: &Value| num(t, "tf") * (n / num(t, "df")).log2();
-            let norm = |m: &Value| m.as_object().unwrap().values().map(|t| w(t).powi(2)).sum::<f64>().sqrt();
-            let dot: f64 = qt.as_object().unwrap().iter().filter_map(|(k, t)| dt.get(k).map(|u| w(t) * w(u))).sum();
-            if norm(qt) * norm(dt) > 0.0 { dot / (norm(qt) * norm(dt)) } else { 0.0 }
-        };
-        let d = &question(q, "q3")["data"];
-        let c = cosine(&d["question"], &d["passage_terms"], num(d, "N"));
-        assert!((c - key_number(&key, s, "q3")).abs() < 1e-9, "{c}");
-        let d = &question(q, "q4")["data"];
-        let best = d["passages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .max_by(|a, b| {
-                cosine(&d["question_terms"], &a["terms"], num(d, "N")).total_cmp(&cosine(
-                    &d["question_terms"],
-                    &b["terms"],
-                    num(d, "N"),
-                ))
-            })
-            .unwrap();
-        assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
+    for seed in SEEDS {
+        let dir = tempfile::tempdir().unwrap();
+        let (key, all) = written("tfidf", seed, dir.path());
+        for (s, q) in &all {
+            let s = s.as_str();
+            let d = &question(q, "q1")["data"];
+            assert!(((num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q1")).abs() < 1e-9);
+            let d = &question(q, "q2")["data"];
+            assert!((num(d, "tf") * (num(d, "N") / num(d, "df")).log2() - key_number(&key, s, "q2")).abs() < 1e-9);
+            // Cosine of raw-tf × log2(N/df) vectors (Manning, Raghavan & Schütze, ch. 6).
+            let cosine = |qt: &Value, dt: &Value, n: f64| {
+                let w = |t: &Value| num(t, "tf") * (n / num(t, "df")).log2();
+                let norm = |m: &Value| m.as_object().unwrap().values().map(|t| w(t).powi(2)).sum::<f64>().sqrt();
+                let dot: f64 = qt.as_object().unwrap().iter().filter_map(|(k, t)| dt.get(k).map(|u| w(t) * w(u))).sum();
+                if norm(qt) * norm(dt) > 0.0 { dot / (norm(qt) * norm(dt)) } else { 0.0 }
+            };
+            let d = &question(q, "q3")["data"];
+            let c = cosine(&d["question"], &d["passage_terms"], num(d, "N"));
+            assert!((c - key_number(&key, s, "q3")).abs() < 1e-9, "{c}");
+            let d = &question(q, "q4")["data"];
+            let best = d["passages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .max_by(|a, b| {
+                    cosine(&d["question_terms"], &a["terms"], num(d, "N")).total_cmp(&cosine(
+                        &d["question_terms"],
+                        &b["terms"],
+                        num(d, "N"),
+                    ))
+                })
+                .unwrap();
+            assert_eq!(best["id"].as_str().unwrap(), key_text(&key, s, "q4"));
+        }
     }
 }
 
 #[test]
 fn every_metrics_variant_of_a_class_recomputed_from_its_questions_by_hand_gives_the_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, all) = written("metrics", dir.path());
-    for (s, q) in &all {
-        let s = s.as_str();
-        let d = &question(q, "q1")["data"];
-        let ranking: Vec<&str> = d["ranking"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
-        let grades: BTreeMap<&str, f64> =
-            d["judgements"].as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_f64().unwrap())).collect();
-        let g = |x: &str| grades.get(x).copied().unwrap_or(0.0);
-        let relevant = grades.values().filter(|&&x| x >= 1.0).count() as f64;
-        let prompt = question(q, "q1")["prompt"].as_str().unwrap();
-        let k: usize = if prompt.contains("precision at 3") { 3 } else { 5 };
-        let p = ranking.iter().take(k).filter(|x| g(x) >= 1.0).count() as f64 / k as f64;
-        assert!((p - key_number(&key, s, "q1")).abs() < 1e-9);
-        let r = ranking.iter().take(10).filter(|x| g(x) >= 1.0).count() as f64 / relevant;
-        assert!((r - key_number(&key, s, "q2")).abs() < 1e-9);
-        let mut found = 0.0;
-        let mut sum = 0.0;
-        for (i, x) in ranking.iter().enumerate() {
-            if g(x) >= 1.0 {
-                found += 1.0;
-                sum += found / (i + 1) as f64;
+    for seed in SEEDS {
+        let dir = tempfile::tempdir().unwrap();
+        let (key, all) = written("metrics", seed, dir.path());
+        for (s, q) in &all {
+            let s = s.as_str();
+            let d = &question(q, "q1")["data"];
+            let ranking: Vec<&str> = d["ranking"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+            let grades: BTreeMap<&str, f64> =
+                d["judgements"].as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_f64().unwrap())).collect();
+            let g = |x: &str| grades.get(x).copied().unwrap_or(0.0);
+            let relevant = grades.values().filter(|&&x| x >= 1.0).count() as f64;
+            let prompt = question(q, "q1")["prompt"].as_str().unwrap();
+            let k: usize = if prompt.contains("precision at 3") { 3 } else { 5 };
+            let p = ranking.iter().take(k).filter(|x| g(x) >= 1.0).count() as f64 / k as f64;
+            assert!((p - key_number(&key, s, "q1")).abs() < 1e-9);
+            let r = ranking.iter().take(10).filter(|x| g(x) >= 1.0).count() as f64 / relevant;
+            assert!((r - key_number(&key, s, "q2")).abs() < 1e-9);
+            let mut found = 0.0;
+            let mut sum = 0.0;
+            for (i, x) in ranking.iter().enumerate() {
+                if g(x) >= 1.0 {
+                    found += 1.0;
+                    sum += found / (i + 1) as f64;
+                }
             }
+            assert!((sum / relevant - key_number(&key, s, "q3")).abs() < 1e-9);
+            let dcg: f64 = ranking.iter().take(10).enumerate().map(|(i, x)| g(x) / ((i + 2) as f64).log2()).sum();
+            let mut ideal: Vec<f64> = grades.values().copied().filter(|&x| x > 0.0).collect();
+            ideal.sort_by(|a, b| b.total_cmp(a));
+            let idcg: f64 = ideal.iter().take(10).enumerate().map(|(i, x)| x / ((i + 2) as f64).log2()).sum();
+            assert!((dcg / idcg - key_number(&key, s, "q4")).abs() < 1e-9);
         }
-        assert!((sum / relevant - key_number(&key, s, "q3")).abs() < 1e-9);
-        let dcg: f64 = ranking.iter().take(10).enumerate().map(|(i, x)| g(x) / ((i + 2) as f64).log2()).sum();
-        let mut ideal: Vec<f64> = grades.values().copied().filter(|&x| x > 0.0).collect();
-        ideal.sort_by(|a, b| b.total_cmp(a));
-        let idcg: f64 = ideal.iter().take(10).enumerate().map(|(i, x)| x / ((i + 2) as f64).log2()).sum();
-        assert!((dcg / idcg - key_number(&key, s, "q4")).abs() < 1e-9);
     }
 }
 
 #[test]
 fn every_index_variant_of_a_class_recomputed_from_its_passages_gives_the_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let (key, all) = written("index", dir.path());
-    for (s, q) in &all {
-        let s = s.as_str();
-        let d = &question(q, "q1")["data"];
-        let passages: Vec<(String, BTreeSet<String>)> = d["passages, in index order"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| {
-                (
-                    p["id"].as_str().unwrap().to_string(),
-                    p["terms"].as_str().unwrap().split(' ').map(String::from).collect(),
-                )
-            })
-            .collect();
-        let holding =
-            |t: &str| passages.iter().filter(|(_, ts)| ts.contains(t)).map(|(id, _)| id.clone()).collect::<Vec<_>>();
-        let t1 = d["question"].as_str().unwrap();
-        assert_eq!(holding(t1).len() as f64, key_number(&key, s, "q1"));
-        let t2 = question(q, "q2")["data"]["question"].as_str().unwrap();
-        assert_eq!(holding(t2).join(", "), key_text(&key, s, "q2"));
-        let and = question(q, "q3")["data"]["question"].as_str().unwrap().to_string();
-        let (a, c) = and.split_once(" AND ").unwrap();
-        let both = holding(a).into_iter().filter(|x| holding(c).contains(x)).count();
-        assert_eq!(both as f64, key_number(&key, s, "q3"));
-        let either: BTreeSet<String> = holding(a).into_iter().chain(holding(c)).collect();
-        assert_eq!(either.len() as f64, key_number(&key, s, "q4"));
+    for seed in SEEDS {
+        let dir = tempfile::tempdir().unwrap();
+        let (key, all) = written("index", seed, dir.path());
+        for (s, q) in &all {
+            let s = s.as_str();
+            let d = &question(q, "q1")["data"];
+            let passages: Vec<(String, BTreeSet<String>)> = d["passages, in index order"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    (
+                        p["id"].as_str().unwrap().to_string(),
+                        p["terms"].as_str().unwrap().split(' ').map(String::from).collect(),
+                    )
+                })
+                .collect();
+            let holding = |t: &str| {
+                passages.iter().filter(|(_, ts)| ts.contains(t)).map(|(id, _)| id.clone()).collect::<Vec<_>>()
+            };
+            let t1 = d["question"].as_str().unwrap();
+            assert_eq!(holding(t1).len() as f64, key_number(&key, s, "q1"));
+            let t2 = question(q, "q2")["data"]["question"].as_str().unwrap();
+            assert_eq!(holding(t2).join(", "), key_text(&key, s, "q2"));
+            let and = question(q, "q3")["data"]["question"].as_str().unwrap().to_string();
+            let (a, c) = and.split_once(" AND ").unwrap();
+            let both = holding(a).into_iter().filter(|x| holding(c).contains(x)).count();
+            assert_eq!(both as f64, key_number(&key, s, "q3"));
+            let either: BTreeSet<String> = holding(a).into_iter().chain(holding(c)).collect();
+            assert_eq!(either.len() as f64, key_number(&key, s, "q4"));
+        }
     }
 }
 
@@ -1002,4 +1025,80 @@ fn a_blank_an_empty_file_and_a_file_that_is_not_json_are_each_named() {
     std::fs::write(dir.path().join("Student 03.json"), "{\"answers\":\n  {\"q1\": 0.5,,}}").unwrap();
     let err = assignment::read_answers(dir.path()).unwrap_err().to_string();
     assert!(err.contains("Student 03.json:2"), "{err}");
+}
+
+/// 30 students × the dense lesson × 3 seeds: which passage BM25 puts first, recomputed with
+/// Lucene's BM25 written here over the corpus's own counts (k1 = 1.2, b = 0.75, the standard
+/// analyzer's terms; exact lengths, where the index stores Lucene's one-byte norms — the draw's
+/// margin of 5 % covers that); which the dense model puts first, from the model's vectors of the
+/// question and of each passage with the cosine computed here; the cosine from its parts,
+/// S / (n·|h̄|), from the data as printed.
+#[test]
+fn every_dense_variant_of_a_class_recomputed_gives_the_key() {
+    use ranklens::analysis::{Analyzer, AnalyzerConfig, Preset};
+    use ranklens::models::{InputKind, TextEncoder};
+    let engine = sample_with_models();
+    let encoder = engine.neural().dense.expect("the dense model loads").encoder;
+    let analyzer = Analyzer::new(AnalyzerConfig::preset(Preset::Standard));
+    let corpus = engine.corpus();
+    let mut df: BTreeMap<String, f64> = BTreeMap::new();
+    let mut lengths = Vec::new();
+    for (_, doc) in corpus.iter() {
+        let terms = analyzer.terms(&doc.full_text());
+        lengths.push(terms.len() as f64);
+        for t in terms.into_iter().collect::<BTreeSet<_>>() {
+            *df.entry(t).or_default() += 1.0;
+        }
+    }
+    let n = lengths.len() as f64;
+    let avgdl = lengths.iter().sum::<f64>() / n;
+    let bm25_of = |question: &str, text: &str| -> f64 {
+        let terms = analyzer.terms(text);
+        let dl = terms.len() as f64;
+        let mut tf: BTreeMap<&str, f64> = BTreeMap::new();
+        for t in &terms {
+            *tf.entry(t.as_str()).or_default() += 1.0;
+        }
+        analyzer
+            .terms(question)
+            .iter()
+            .filter_map(|t| tf.get(t.as_str()).map(|&f| bm25(f, df[t], n, dl, avgdl, 1.2, 0.75)))
+            .sum()
+    };
+    let cosine = |a: &[f32], b: &[f32]| -> f64 {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+        let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+        dot / (norm(a) * norm(b))
+    };
+    let mut checked = 0;
+    for seed in SEEDS {
+        let made = ranklens::lessons::make_assignment("dense", &roster(30), seed, &engine, &NoProgress).unwrap();
+        let key = made.key();
+        for sheet in &made.sheets {
+            let qs = serde_json::to_value(made.questions(sheet)).unwrap();
+            let s = &sheet.student;
+            let at = format!("dense seed {seed} {s}");
+            let d = &question(&qs, "q1")["data"];
+            let asked = d["question"].as_str().unwrap();
+            let passages: Vec<(&str, &str)> =
+                rows(d, "passages").iter().map(|p| (p["id"].as_str().unwrap(), p["text"].as_str().unwrap())).collect();
+            assert_eq!(passages.len(), 3, "{at}");
+            let first = |scores: Vec<(&str, f64)>| {
+                scores.into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|(id, _)| id.to_string()).unwrap()
+            };
+            let by_bm25 = first(passages.iter().map(|&(id, text)| (id, bm25_of(asked, text))).collect());
+            assert_eq!(by_bm25, key_text(&key, s, "q1"), "{at} q1");
+            let q = encoder.encode(&[asked], InputKind::Query).unwrap().remove(0);
+            let texts: Vec<&str> = passages.iter().map(|p| p.1).collect();
+            let vectors = encoder.encode(&texts, InputKind::Document).unwrap();
+            let by_dense = first(passages.iter().zip(&vectors).map(|(p, v)| (p.0, cosine(&q, v))).collect());
+            assert_eq!(by_dense, key_text(&key, s, "q2"), "{at} q2");
+            let d = &question(&qs, "q3")["data"];
+            let by_hand = num(d, "S") / (num(d, "n") * num(d, "mean_norm"));
+            let k = key_number(&key, s, "q3");
+            assert!((k - by_hand).abs() < 1e-9, "{at} q3: key {k}, by hand {by_hand}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, SEEDS.len() * 30);
 }

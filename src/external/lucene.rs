@@ -664,6 +664,27 @@ mod tests {
     }
 
     #[test]
+    fn a_one_child_sum_under_rrf_is_an_input_not_a_broken_sum() {
+        // The shape of the recorded bool-with-phrase response inside an RRF retriever: the query's
+        // score is a `sum of:` holding one weight. Under RRF its rows are inputs (no multiplier),
+        // and a one-child sum passes that through like any sum: the RRF total still holds.
+        let one_child_sum = node(2.0, "sum of:", vec![es7_weight("a", 2.0, 1.0, 1.0, 3.0)]);
+        let rrf = node(
+            1.0 / 61.0,
+            "rrf score: [0.016393442] computed for initial ranks [1] with rankConstant: [60] as sum of [1 / (rank + rankConstant)] for each query",
+            vec![node(
+                2.0,
+                "rrf score: [0.016393442], for rank [1] in query at index [0] computed as [1 / (1 + 60)], for matching query with score",
+                vec![one_child_sum],
+            )],
+        );
+        let bd = breakdown(&rrf);
+        assert_eq!(bd.not_a_sum, None, "{bd:?}");
+        assert_eq!((bd.rows.len(), bd.rows[0].contribution), (1, None));
+        assert!((bd.total().unwrap() - 1.0 / 61.0).abs() < 1e-8, "{bd:?}");
+    }
+
+    #[test]
     fn targets_of_terms_phrases_and_synonyms() {
         assert_eq!(
             weight_target("weight(title:sync in 7) [BM25], result of:"),

@@ -324,3 +324,40 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
         ),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::checkpoint::Answer;
+
+    fn named(c: &Checkpoint, given: f64, name: &str) {
+        let v = c.check(&Answer::Number(given));
+        assert!(!v.correct, "{}: {given}", c.question.id);
+        assert_eq!(v.mistake.as_deref(), Some(name), "{}: {given}: {}", c.question.id, v.message);
+    }
+
+    #[test]
+    fn maxsim_and_a_struck_column_by_hand_and_each_mistake_from_a_wrong_value_worked_by_hand() {
+        // sync:  A 0.9  B 0.2  C 0.1
+        // token: A 0.3  B 0.7  C 0.6
+        let t = SimTable {
+            rows: vec!["sync".into(), "token".into()],
+            columns: vec!["A: sync".into(), "B: token".into(), "C: tokens".into()],
+            cells: vec![0.9, 0.2, 0.1, 0.3, 0.7, 0.6],
+        };
+        // MaxSim = 0.9 + 0.7 = 1.6. Mean of the maxima 0.8; every cell 2.8; the columns'
+        // maxima 0.9 + 0.7 + 0.6 = 2.2; the largest cell 0.9.
+        let c = maxsim("q1", "d1", "sync token", &t);
+        assert!(c.check(&Answer::Number(1.6)).correct);
+        named(&c, 0.8, "the mean of the rows' maxima, not their sum");
+        named(&c, 2.8, "every cosine of the table added");
+        named(&c, 2.2, "the columns' maxima added (the passage's side)");
+        named(&c, 0.9, "the largest cosine of the table only");
+        // B struck out: sync keeps A's 0.9, token falls to C's 0.6: 1.5. Token's row counted as
+        // 0: 1.6 − 0.7 = 0.9; B's whole column taken away: 1.6 − (0.2 + 0.7) = 0.7.
+        let c = struck("q3", "d1", "sync token", &t, 1);
+        assert!(c.check(&Answer::Number(1.5)).correct);
+        named(&c, 0.9, "the rows that matched it counted as 0");
+        named(&c, 0.7, "the whole column taken away from the score");
+    }
+}

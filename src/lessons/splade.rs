@@ -286,3 +286,46 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
         which_first("q4", &question, (&a.0, &a.1), (&b.0, &b.1)),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::checkpoint::Answer;
+
+    fn named(c: &Checkpoint, given: f64, name: &str) {
+        let v = c.check(&Answer::Number(given));
+        assert!(!v.correct, "{}: {given}", c.question.id);
+        assert_eq!(v.mistake.as_deref(), Some(name), "{}: {given}: {}", c.question.id, v.message);
+    }
+
+    #[test]
+    fn a_score_and_its_expansion_part_by_hand_and_each_mistake_from_a_wrong_value_worked_by_hand() {
+        let term = |t: &str, q: f64, p: f64, in_question: bool, in_passage: bool| SharedTerm {
+            term: t.into(),
+            question: q,
+            passage: p,
+            in_question,
+            in_passage,
+        };
+        // sync 1.2 × 0.5 = 0.6 (written in both), conflict 0.9 × 1.0 = 0.9 (the question's word,
+        // added to the passage), merge 0.3 × 0.4 = 0.12 (the passage's word, added to the question).
+        let rows = [
+            term("sync", 1.2, 0.5, true, true),
+            term("conflict", 0.9, 1.0, true, false),
+            term("merge", 0.3, 0.4, false, true),
+        ];
+        // Score 0.6 + 0.9 + 0.12 = 1.62. Written in both only: 0.6; weights added:
+        // 1.7 + 1.9 + 0.7 = 4.3; the largest product: 0.9.
+        let c = score("q1", "d1", "sync conflict", &rows);
+        assert!(c.check(&Answer::Number(1.62)).correct);
+        named(&c, 0.6, "only the terms written in both texts (the model's expansions left out)");
+        named(&c, 4.3, "the weights added, not multiplied");
+        named(&c, 0.9, "the largest product only");
+        // From terms the passage does not write: conflict, 0.9. The question's additions
+        // instead: merge, 0.12; the passage's own words: 0.6 + 0.12 = 0.72.
+        let c = expansion_part("q3", "d1", "sync conflict", &rows);
+        assert!(c.check(&Answer::Number(0.9)).correct);
+        named(&c, 0.12, "the terms the question's text does not contain instead");
+        named(&c, 0.72, "the terms the passage's text does contain");
+    }
+}
