@@ -477,3 +477,59 @@ pub fn load_embedded(
     let llm = EmbeddedLlm::load(&path, &name, super::caveat_for(&name), progress)?;
     Ok((llm, model))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{ChatRequest, Message};
+
+    #[test]
+    fn chatml_is_smollm2_s_template_ending_where_the_answer_starts() {
+        // SmolLM2's chat template (its tokenizer_config.json): each turn
+        // `<|im_start|>{role}\n{content}<|im_end|>\n`, then the assistant's opening.
+        let r = ChatRequest::new(vec![Message::system("Be brief."), Message::user("  What is E140?\n")], 8);
+        assert_eq!(
+            EmbeddedLlm::chatml(&r),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is E140?<|im_end|>\n<|im_start|>assistant\n"
+        );
+    }
+
+    #[test]
+    fn top_choices_are_log_softmax_best_first_and_skip_what_is_not_finite() {
+        // Logits ln 1, ln 2, ln 5 (and a NaN and −∞ left out): probabilities 1/8, 2/8, 5/8.
+        let logits = [0.0f32, 2f32.ln(), f32::NAN, 5f32.ln(), f32::NEG_INFINITY];
+        let top = top_choices(&logits, 2, |i| format!("t{i}"));
+        let got: Vec<(&str, f64)> = top.iter().map(|c| (c.token.as_str(), c.logprob)).collect();
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[0].0, got[1].0), ("t3", "t1"));
+        assert!((got[0].1 - (5.0f64 / 8.0).ln()).abs() < 1e-6, "{got:?}");
+        assert!((got[1].1 - (2.0f64 / 8.0).ln()).abs() < 1e-6, "{got:?}");
+        // Equal logits: the lower index first.
+        let tie = top_choices(&[1.0, 1.0], 2, |i| i.to_string());
+        assert_eq!((tie[0].token.as_str(), tie[1].token.as_str()), ("0", "1"));
+        assert!((tie[0].logprob - 0.5f64.ln()).abs() < 1e-9);
+        assert!(top_choices(&[f32::NAN], 3, |i| i.to_string()).is_empty());
+    }
+
+    #[test]
+    fn the_f32_copy_reads_long_prompts_and_the_quantised_weights_write() {
+        // 4 × 64 = 256: a prompt of 257 tokens before 64 new ones reads on the f32 copy.
+        assert!(uses_f32_copy(257, 64) && !uses_f32_copy(256, 64));
+        // A judgement writes 1 token: any prompt over 4 tokens; 0 counts as 1.
+        assert!(uses_f32_copy(5, 1) && uses_f32_copy(5, 0) && !uses_f32_copy(4, 1));
+        assert_eq!(human_count(134_515_008), "135M");
+        assert_eq!(human_count(1_711_376_384), "1.7B");
+        assert!(slow(GgmlDType::Q4_1) && !slow(GgmlDType::Q8_0) && !slow(GgmlDType::F32));
+    }
+
+    #[test]
+    fn a_file_that_is_not_gguf_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.gguf");
+        std::fs::write(&path, b"<html>not a model</html>").unwrap();
+        let e = open_gguf(&path).err().map(|e| e.report()).unwrap_or_default();
+        assert!(e.contains("model.gguf") && e.contains("not a GGUF model file"), "{e}");
+        let missing = open_gguf(&dir.path().join("absent.gguf")).err().map(|e| e.report()).unwrap_or_default();
+        assert!(missing.contains("absent.gguf"), "{missing}");
+    }
+}

@@ -224,6 +224,8 @@ impl ChatServer {
             .timeout_connect(Some(Duration::from_secs(10)))
             .timeout_recv_response(Some(wait))
             .timeout_recv_body(Some(wait * 10))
+            // A redirect is reported, not followed: the key was meant for the host the user named.
+            .max_redirects(0)
             .http_status_as_error(false)
             .build()
             .into();
@@ -287,6 +289,54 @@ impl ChatServer {
             format!("not a chat completion ({why}); it began {seen:?}"),
         )
     }
+}
+
+/// Longest line of a stream read: an event (one delta) is a few hundred bytes; a line that runs on
+/// past this is refused, not held in memory.
+pub const MAX_EVENT_BYTES: usize = 1 << 20;
+/// Longest answer a stream may build (a plain answer is held to ureq's 10 MB body limit).
+pub const MAX_ANSWER_BYTES: usize = 8 << 20;
+
+/// Read one line (through its `\n`, which is dropped) into `line`, at most `cap` bytes: a longer
+/// line is an `InvalidData` error. Ok(0) at the end of the stream.
+fn read_line_capped(reader: &mut impl BufRead, line: &mut Vec<u8>, cap: usize) -> std::io::Result<usize> {
+    line.clear();
+    let mut read = 0;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(read);
+        }
+        let (take, end) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if line.len() + take > cap + 1 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a line of the stream runs past {} KiB with no end", cap >> 10),
+            ));
+        }
+        line.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        read += take;
+        if end {
+            line.pop();
+            return Ok(read);
+        }
+    }
+}
+
+/// Whether a read failed because ureq's time for the body ran out.
+fn is_timeout(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::TimedOut
+        || e.get_ref()
+            .and_then(|x| x.downcast_ref::<ureq::Error>())
+            .is_some_and(|u| matches!(u, ureq::Error::Timeout(_)))
 }
 
 /// The message of an error body: OpenAI's `{"error": {"message"}}`, or `{"error": "…"}`.
@@ -452,6 +502,15 @@ impl ChatServer {
             .get("content-type")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
+        if (300..400).contains(&status) {
+            let to = resp.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or("nowhere it named");
+            return Err(Error::Unavailable(format!(
+                "{server}: the server redirected the request (HTTP {status}) to {to}; RankLens does not follow \
+                 redirects, so neither the question nor the API key goes to another address — if that address \
+                 is the server's, set it as the {}",
+                setting::URL
+            )));
+        }
         let mut body = resp.into_body();
         if !(200..300).contains(&status) {
             let text = body.read_to_string().unwrap_or_default();
@@ -475,12 +534,30 @@ impl ChatServer {
         started: Instant,
     ) -> Result<Generated> {
         let server = &self.info.place;
-        let reader = BufReader::new(body.into_reader());
+        let mut reader = BufReader::new(body.into_reader());
         let (mut text, mut finish, mut pieces, mut done) = (String::new(), Finish::Stop, 0usize, false);
         let (mut prompt_tokens, mut completion_tokens) = (0, 0);
-        for line in reader.lines() {
+        let total = Duration::from_secs(self.config.timeout_secs.max(1)) * 10;
+        let mut bytes = Vec::new();
+        loop {
             check_cancel(progress)?;
-            let line = line.map_err(|e| Error::caused(format!("{server}: reading the stream"), e))?;
+            match read_line_capped(&mut reader, &mut bytes, MAX_EVENT_BYTES) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if is_timeout(&e) => {
+                    return Err(Error::Unavailable(format!(
+                        "{server}: the answer did not finish within {} s (the server kept the stream open); \
+                         {} words had arrived",
+                        total.as_secs(),
+                        text.split_whitespace().count()
+                    )));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    return Err(self.not_a_completion(&e.to_string(), &String::from_utf8_lossy(&bytes)));
+                }
+                Err(e) => return Err(Error::caused(format!("{server}: reading the stream"), e)),
+            }
+            let line = String::from_utf8_lossy(&bytes);
             let line = line.trim_end();
             let Some(data) = line.strip_prefix("data:") else { continue };
             let data = data.trim();
@@ -501,6 +578,12 @@ impl ChatServer {
                         return Err(self.not_a_completion("an event has no choices[0].delta", data));
                     };
                     if let Some(piece) = delta.content.as_deref() {
+                        if text.len() + piece.len() > MAX_ANSWER_BYTES {
+                            return Err(self.not_a_completion(
+                                &format!("the answer is longer than {} MiB", MAX_ANSWER_BYTES >> 20),
+                                &text,
+                            ));
+                        }
                         text.push_str(piece);
                         sink(piece);
                         pieces += 1;
@@ -528,5 +611,74 @@ impl ChatServer {
             completion_tokens: if completion_tokens > 0 { completion_tokens } else { pieces },
             seconds: started.elapsed().as_secs_f64(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Message;
+
+    fn lines(input: &[u8], cap: usize) -> Vec<std::result::Result<String, String>> {
+        // A reader that hands out 3 bytes at a time, so lines cross its buffer's edges.
+        let mut r = std::io::BufReader::with_capacity(3, input);
+        let mut out = Vec::new();
+        let mut line = Vec::new();
+        loop {
+            match read_line_capped(&mut r, &mut line, cap) {
+                Ok(0) => return out,
+                Ok(_) => out.push(Ok(String::from_utf8_lossy(&line).into_owned())),
+                Err(e) => {
+                    out.push(Err(e.to_string()));
+                    return out;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_read_whole_across_buffers_and_a_line_past_the_cap_is_refused() {
+        let ok = |s: &str| Ok(s.to_string());
+        assert_eq!(
+            lines(b"data: a\n\ndata: bcdefg\nlast", 16),
+            [ok("data: a"), ok(""), ok("data: bcdefg"), ok("last")]
+        );
+        // Exactly the cap, and its newline, is a line; one byte more is not.
+        assert_eq!(lines(b"12345678\nx", 8), [ok("12345678"), ok("x")]);
+        let cut = lines(b"123456789\n", 8);
+        assert_eq!(cut.len(), 1);
+        assert!(cut[0].as_ref().is_err_and(|e| e.contains("runs past")), "{cut:?}");
+        // An endless line with no newline at all stops at the cap too.
+        let endless = vec![b'x'; 5000];
+        assert!(lines(&endless, 2048).last().unwrap().is_err());
+        assert!(lines(b"", 8).is_empty());
+    }
+
+    #[test]
+    fn error_bodies_are_read_in_both_of_their_shapes() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"no such model","type":"x"}}"#).as_deref(),
+            Some("no such model")
+        );
+        assert_eq!(error_message(r#"{"error":"slow down"}"#).as_deref(), Some("slow down"));
+        assert_eq!(error_message("<html>gateway</html>"), None);
+        assert_eq!(error_message(r#"{"choices":[]}"#), None);
+    }
+
+    #[test]
+    fn the_body_is_openai_s_chat_completion_request() {
+        let mut config = ServerConfig::new("http://127.0.0.1:9/v1/", "smollm2");
+        config.stream = true;
+        let c = ChatServer::new(config).unwrap();
+        let mut r = ChatRequest::new(vec![Message::system("s"), Message::user("u")], 12);
+        r.temperature = 0.7;
+        r.seed = 7;
+        let body = c.body(&r);
+        assert_eq!(
+            body,
+            json!({"model": "smollm2", "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
+                   "temperature": 0.7, "seed": 7, "max_tokens": 12, "stream": true})
+        );
+        assert_eq!(c.info().place, "http://127.0.0.1:9/v1");
     }
 }
