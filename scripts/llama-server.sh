@@ -6,6 +6,9 @@
 #
 #   scripts/llama-server.sh            # build (once), serve, test, compare, stop
 #   PORT=8093 scripts/llama-server.sh
+#
+# It also records llama.cpp's token ids and first-token log-probabilities as the fixtures of
+# tests/generator.rs (git diff shows whether a new llama.cpp reads the file differently).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -18,6 +21,10 @@ cargo build --release --quiet
 bin="$root/target/release/ranklens"
 "$bin" models fetch --role generator >&2
 gguf="$(ls "${XDG_CACHE_HOME:-$HOME/.cache}"/ranklens/models/HuggingFaceTB--SmolLM2-135M-Instruct/*.gguf | head -1)"
+# llama.cpp's own readings of the same file, recorded as the fixtures tests/generator.rs compares
+# the embedded model with: its token ids, and the first answer token's log-probabilities.
+"$python" "$here/llama_tokens.py" "$gguf" >"$root/tests/fixtures/generator/smollm2-tokens.json"
+"$python" "$here/llama_logits.py" "$gguf" 2>/dev/null >"$root/tests/fixtures/generator/smollm2-first-token.json"
 log="$(mktemp)"
 "$python" -m llama_cpp.server --model "$gguf" --model_alias smollm2 --host 127.0.0.1 --port "$port" \
     --n_ctx 8192 --n_threads "$(nproc)" >"$log" 2>&1 &
