@@ -159,3 +159,42 @@ fn counts_and_dimensions_that_do_not_fit_are_named() {
     assert_eq!(code, Some(2));
     assert!(err.contains("the query vectors have 3 dimensions and the passage vectors 4"), "{err}");
 }
+
+/// Files written by NumPy (`np.save`, `write_array` version 2) and by Python's `json` module
+/// (`scripts/vector_fixtures.py`), read by the loaders: the values NumPy stored, each worked out
+/// here — float16 keeps 0.1 as 1638/16384 and 1e-8 (below its smallest subnormal, 2^-24 ≈ 6e-8)
+/// as 0 — and the layouts RankLens does not read refused by name.
+#[test]
+fn files_written_by_numpy_and_python_are_read_as_they_were_written() {
+    use ranklens::external::vectors::VectorFile;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vectors");
+    let load = |name: &str| VectorFile::load(&dir.join(name));
+    // float32: the nearest float32 to each decimal, as NumPy rounded it; the ids from the .ids.txt.
+    let f32s = load("f32.npy").unwrap();
+    assert_eq!((f32s.dim, f32s.ids.clone()), (3, Some(vec!["d1".to_string(), "d2".to_string()])));
+    assert_eq!(f32s.data, [0.1f32, -0.5, 2.0, 1e-8, 3.25, -7.0]);
+    // Version 2 of the format (a four-byte header length), the same values, no ids beside it.
+    let v2 = load("f32-v2.npy").unwrap();
+    assert_eq!((v2.ids, v2.data), (None, f32s.data.clone()));
+    // float16: 0.1 → 0x2E66 = 1638/16384 = 0.0999755859375; 1e-8 → 0; the others exact.
+    let halves = load("f16.npy").unwrap();
+    assert_eq!(halves.data, [0.099_975_585_937_5f32, -0.5, 2.0, 0.0, 3.25, -7.0]);
+    // float64 read as float32: the same nearest float32s.
+    assert_eq!(load("f64.npy").unwrap().data, f32s.data);
+    // Python's json: an id written as a number is read as its text; 1e-08 as Python spells it.
+    let lines = load("python.jsonl").unwrap();
+    assert_eq!(lines.ids, Some(vec!["d1".to_string(), "2".to_string()]));
+    assert_eq!(lines.data, f32s.data);
+    let beir = load("beir-style.jsonl").unwrap();
+    assert_eq!((beir.ids, beir.data), (Some(vec!["doc-0".to_string(), "doc-1".to_string()]), f32s.data.clone()));
+    // Refused, each naming the file and what to do.
+    for (name, says) in [
+        ("big-endian.npy", "\">f4\" is not supported: save as float32"),
+        ("fortran.npy", "Fortran-ordered arrays are not supported"),
+        ("one-row.npy", "expected a 2-D array (vectors × dimensions), found shape [3]"),
+        ("int.npy", "\"<i8\" is not supported"),
+    ] {
+        let e = load(name).unwrap_err().report();
+        assert!(e.contains(name) && e.contains(says), "{name}: {e}");
+    }
+}
