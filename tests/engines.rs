@@ -555,3 +555,65 @@ fn the_response_command_puts_each_hit_beside_ranklens_bm25() {
         assert_eq!(h["beside"]["differences"].as_array().map(Vec::len), Some(0));
     }
 }
+
+/// Shapes real Lucene 9.9.1 prints that the first recordings did not hold
+/// (`scripts/lucene/RecordResponses.java`): a length its one-byte norm keeps only approximately,
+/// `combined_fields` (CombinedFieldQuery: BM25F over title and text), a synonym, and an RRF
+/// retriever whose part for a passage holding one word of the question is a one-child `sum of:`.
+#[test]
+fn lucene_s_approximate_lengths_combined_fields_synonyms_and_rrf_over_one_child_sums() {
+    let sums = |name: &str| {
+        let r = response(name);
+        assert!(!r.hits.is_empty(), "{name}");
+        for h in &r.hits {
+            let bd = breakdown(h.explanation.as_ref().unwrap());
+            let total = bd.total().unwrap_or_else(|| panic!("{name}: {} not a sum ({:?})", h.id, bd.not_a_sum));
+            assert!((total - h.score.unwrap()).abs() < 1e-4, "{name} {}: {total} vs {:?}", h.id, h.score);
+        }
+        r
+    };
+    // Each text three times over: caching-1 holds `result` 7 times in 50 terms (so Lucene says),
+    // the field's mean 52.148148; Elasticsearch's boost 2.2.
+    let r = sums("recorded/elasticsearch-8-approximate-length.json");
+    let hit = r.hits.iter().find(|h| h.id == "caching-1").unwrap();
+    let bd = breakdown(hit.explanation.as_ref().unwrap());
+    let row = bd.rows.iter().find(|r| r.term == "result").unwrap();
+    assert!(row.dl_approximate, "{row:?}");
+    assert_eq!((row.tf, row.dl), (Some(7.0), Some(50.0)));
+    let by_hand = lucene(2.2, 1.0, 27.0, 7.0, 50.0, 52.148148);
+    assert!((row.weight - by_hand).abs() < 1e-5, "{} vs {by_hand}", row.weight);
+    // combined_fields: one BM25 over both fields' frequencies and lengths (title + text), with no
+    // k1 + 1 in a boost (Lucene's own BM25Similarity): `result` 3 times in 18 terms, mean 18.74074.
+    let r = sums("recorded/elasticsearch-8-combined-fields.json");
+    let hit = r.hits.iter().find(|h| h.id == "caching-1").unwrap();
+    let bd = breakdown(hit.explanation.as_ref().unwrap());
+    assert_eq!(bd.rows.len(), 1, "{bd:?}");
+    let row = &bd.rows[0];
+    assert_eq!(
+        (row.field.as_str(), row.term.as_str(), row.tf, row.dl),
+        ("text+title", "result", Some(3.0), Some(18.0)),
+        "{row:?}"
+    );
+    let by_hand = lucene(1.0, 1.0, 27.0, 3.0, 18.0, 18.74074);
+    assert!((row.weight - by_hand).abs() < 1e-5, "{} vs {by_hand}", row.weight);
+    // A synonym: `end` and `expir` scored as one term of the text field.
+    let r = sums("recorded/elasticsearch-8-synonym.json");
+    let synonym: Vec<_> = r
+        .hits
+        .iter()
+        .flat_map(|h| breakdown(h.explanation.as_ref().unwrap()).rows)
+        .filter(|row| row.term.contains('|'))
+        .collect();
+    assert_eq!(synonym.len(), 3);
+    assert!(synonym.iter().all(|row| row.field == "text" && row.term == "end|expir"), "{synonym:?}");
+    // RRF: 1/(60 + rank) per query from the ranks the node names; the BM25 rows are inputs only.
+    let r = response("recorded/elasticsearch-8-rrf-recorded.json");
+    let want = [("caching-1", 1.0 / 61.0 + 1.0 / 61.0), ("sync-2", 1.0 / 63.0 + 1.0 / 64.0)];
+    assert_eq!(r.hits.len(), want.len());
+    for (h, (id, by_hand)) in r.hits.iter().zip(want) {
+        let bd = breakdown(h.explanation.as_ref().unwrap());
+        assert_eq!((h.id.as_str(), bd.not_a_sum.as_deref()), (id, None), "{bd:?}");
+        assert!((bd.total().unwrap() - by_hand).abs() < 1e-7, "{id}: {:?} vs {by_hand}", bd.total());
+        assert!(!bd.rows.is_empty() && bd.rows.iter().all(|row| row.contribution.is_none()), "{bd:?}");
+    }
+}

@@ -48,7 +48,11 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.search.similarities.PerFieldSimilarityWrapper;
 import org.apache.lucene.search.similarities.Similarity;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.sandbox.search.CombinedFieldQuery;
+import org.apache.lucene.search.SynonymQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.QueryBuilder;
 
 public class RecordResponses {
@@ -217,6 +221,59 @@ public class RecordResponses {
     return r;
   }
 
+  /**
+   * An Elasticsearch 8.16 RRF retriever's response over two standard retrievers, each hit's
+   * explanation Elasticsearch's RRF wording (as in its RRFRankDoc) around the real Lucene
+   * explanation of each query. Only documents both queries return are kept, so every part is a
+   * "matching query" part.
+   */
+  static ObjectNode rrf(IndexSearcher s, Query q0, Query q1, String index) throws Exception {
+    TopDocs a = s.search(q0, 10), b = s.search(q1, 10);
+    record Hit(int doc, int r0, int r1, double score) {}
+    List<Hit> both = new ArrayList<>();
+    for (int i = 0; i < a.scoreDocs.length; i++) {
+      for (int j = 0; j < b.scoreDocs.length; j++) {
+        if (a.scoreDocs[i].doc == b.scoreDocs[j].doc) {
+          both.add(new Hit(a.scoreDocs[i].doc, i + 1, j + 1, 1.0 / (i + 1 + 60) + 1.0 / (j + 1 + 60)));
+        }
+      }
+    }
+    both.sort((x, y) -> Double.compare(y.score(), x.score()));
+    ObjectNode r = JSON.createObjectNode();
+    r.put("took", 3);
+    r.put("timed_out", false);
+    ObjectNode shards = r.putObject("_shards");
+    shards.put("total", 1).put("successful", 1).put("skipped", 0).put("failed", 0);
+    ObjectNode hits = r.putObject("hits");
+    hits.putObject("total").put("value", both.size()).put("relation", "eq");
+    hits.put("max_score", both.isEmpty() ? 0f : (float) both.get(0).score());
+    ArrayNode list = hits.putArray("hits");
+    int rank = 0;
+    for (Hit h : both) {
+      ObjectNode o = list.addObject();
+      o.put("_index", index);
+      o.put("_id", id(s, h.doc()));
+      o.put("_score", (float) h.score());
+      o.put("_rank", ++rank);
+      ObjectNode e = JSON.createObjectNode();
+      e.put("value", (float) h.score());
+      e.put("description", "rrf score: [" + (float) h.score() + "] computed for initial ranks [" + h.r0() + ", " + h.r1()
+          + "] with rankConstant: [60] as sum of [1 / (rank + rankConstant)] for each query");
+      ArrayNode parts = e.putArray("details");
+      int[] ranks = {h.r0(), h.r1()};
+      Query[] queries = {q0, q1};
+      for (int i = 0; i < 2; i++) {
+        ObjectNode part = parts.addObject();
+        part.put("value", (float) ranks[i]);
+        part.put("description", "rrf score: [" + (float) (1.0 / (ranks[i] + 60)) + "], for rank [" + ranks[i]
+            + "] in query at index [" + i + "] computed as [1 / (" + ranks[i] + " + 60)], for matching query with score");
+        part.putArray("details").add(tree(s.explain(queries[i], h.doc()), false));
+      }
+      o.set("_explanation", e);
+    }
+    return r;
+  }
+
   static void write(Path out, String name, JsonNode body) throws Exception {
     Files.writeString(out.resolve(name), JSON.writeValueAsString(body) + "\n", StandardCharsets.UTF_8);
   }
@@ -274,5 +331,57 @@ public class RecordResponses {
     String flatParams = "q=" + QUESTION + "&defType=lucene&df=text&q.op=OR";
     write(out, "solr-9-match-structured.json", solr(solrFlat, match("text", QUESTION), flatParams, true));
     write(out, "solr-9-match-text.json", solr(solrFlat, match("text", QUESTION), flatParams, false));
+
+    // Lengths Lucene's one-byte norm cannot keep exactly: each passage's text three times over
+    // (45 to 72 terms), so the explanation says `dl, length of field (approximate)`.
+    List<Doc> sample = docs;
+    List<Doc> longer = new ArrayList<>();
+    for (Doc d : sample) longer.add(new Doc(d.id(), d.title(), d.text() + " " + d.text() + " " + d.text()));
+    docs = longer;
+    IndexSearcher esLong = index(longer, true, new PerFieldSimilarity());
+    write(out, "elasticsearch-8-approximate-length.json", elasticsearch(esLong, match("text", QUESTION), "acme-long"));
+    docs = sample;
+    // combined_fields over title and text (Lucene's CombinedFieldQuery, BM25F: one BM25 over the
+    // fields' summed frequencies and lengths), one clause per analysed word. It asks for Lucene's
+    // own BM25Similarity (Elasticsearch's combined_fields refuses any other).
+    IndexSearcher plain = index(docs, false, new BM25Similarity(1.2f, 0.75f));
+    BooleanQuery.Builder combined = new BooleanQuery.Builder();
+    for (String term : new EnglishAnalyzerTerms().terms(QUESTION)) {
+      combined.add(new CombinedFieldQuery.Builder().addField("title").addField("text").addTerm(new BytesRef(term)).build(),
+          BooleanClause.Occur.SHOULD);
+    }
+    write(out, "elasticsearch-8-combined-fields.json", elasticsearch(plain, combined.build(), "acme"));
+    // A synonym (an index-time or query-time synonym filter makes a SynonymQuery): `expire`
+    // and `end` as one term, beside the question's other words.
+    BooleanQuery.Builder synonyms = new BooleanQuery.Builder();
+    for (String term : new EnglishAnalyzerTerms().terms(QUESTION)) {
+      if (term.equals("expir")) {
+        synonyms.add(new SynonymQuery.Builder("text").addTerm(new Term("text", "expir")).addTerm(new Term("text", "end")).build(),
+            BooleanClause.Occur.SHOULD);
+      } else {
+        synonyms.add(new org.apache.lucene.search.TermQuery(new Term("text", term)), BooleanClause.Occur.SHOULD);
+      }
+    }
+    write(out, "elasticsearch-8-synonym.json", elasticsearch(esFlat, synonyms.build(), "acme-flat"));
+    // RRF over two matches on the flat field; a passage holding one word of a question has a
+    // `sum of:` with one child under its RRF part.
+    write(out, "elasticsearch-8-rrf-recorded.json",
+        rrf(esFlat, match("text", QUESTION), match("text", "saved results kept in the cache"), "acme-flat"));
+  }
+
+  /** The english analyzer's terms of a text, in order. */
+  static final class EnglishAnalyzerTerms {
+    List<String> terms(String text) throws Exception {
+      List<String> out = new ArrayList<>();
+      try (EnglishAnalyzer a = new EnglishAnalyzer();
+          org.apache.lucene.analysis.TokenStream ts = a.tokenStream("text", text)) {
+        org.apache.lucene.analysis.tokenattributes.CharTermAttribute t =
+            ts.addAttribute(org.apache.lucene.analysis.tokenattributes.CharTermAttribute.class);
+        ts.reset();
+        while (ts.incrementToken()) out.add(t.toString());
+        ts.end();
+      }
+      return out;
+    }
   }
 }

@@ -118,6 +118,14 @@ pub fn weight_target(description: &str) -> Option<(String, String, String)> {
         let term = parts.iter().map(|(_, t)| *t).collect::<Vec<_>>().join("|");
         return Some((field, term, similarity));
     }
+    // CombinedFieldQuery((title text)(term)) — Elasticsearch's combined_fields, BM25F over the
+    // fields as one: one row, its field the fields joined by `+`.
+    if let Some(inner) = target.strip_prefix("CombinedFieldQuery((").and_then(|t| t.strip_suffix("))")) {
+        let (fields, terms) = inner.split_once(")(")?;
+        let field = fields.split_whitespace().collect::<Vec<_>>().join("+");
+        let term = terms.split_whitespace().collect::<Vec<_>>().join("|");
+        return (!field.is_empty() && !term.is_empty()).then_some((field, term, similarity));
+    }
     let (field, term) = target.split_once(':')?;
     Some((field.to_string(), term.to_string(), similarity))
 }
@@ -699,6 +707,11 @@ mod tests {
             Some(("body".into(), "car|auto".into()))
         );
         assert_eq!(weight_target("fieldWeight(message:search in 0), product of:").map(|t| t.1), Some("search".into()));
+        assert_eq!(
+            weight_target("weight(CombinedFieldQuery((text title)(result)) in 6), result of:"),
+            Some(("text+title".into(), "result".into(), String::new()))
+        );
+        assert_eq!(weight_target("weight(CombinedFieldQuery(()(result)) in 6), result of:"), None);
         assert_eq!(weight_target("sum of:"), None);
         assert_eq!(weight_target("weightless (x in y)"), None);
     }
