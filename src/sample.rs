@@ -25,6 +25,23 @@ const FILES: &[(&str, &[u8])] = &[
     ("lessons/reader.jsonl", include_bytes!("../sample-corpus/lessons/reader.jsonl")),
 ];
 
+/// The sample's passages (title and text), read from the bytes inside the binary: texts that are
+/// always there, for timing the model's kernels on this CPU.
+pub fn passages() -> Vec<String> {
+    let Some((_, bytes)) = FILES.iter().find(|(name, _)| *name == "acme-sync/corpus.jsonl") else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| {
+            let field = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").trim().to_string();
+            format!("{} {}", field("title"), field("text")).trim().to_string()
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
 /// The Acme Sync sample corpus folder.
 pub fn acme_sync() -> Result<PathBuf> {
     Ok(root()?.join("acme-sync"))

@@ -181,3 +181,37 @@ fn the_f32_kernels_can_be_forced_and_the_listing_says_what_runs() {
         assert_eq!(free, "precision: f32 (bf16 asked; this CPU has no AVX512-BF16)");
     }
 }
+
+/// `--precision auto` on the real MiniLM: each kernel this CPU has is timed on the calibration
+/// texts, bf16 keeps every text's vector within the gate, the choice is one of the timed kernels
+/// (bf16 only where it was faster than f32 beyond the noise margin, by the rule worked in the
+/// unit tests), and it is remembered for this model, CPU and build: a second resolve reads it back
+/// without timing again. Which kernel wins is a fact of the CPU, not asserted here.
+#[test]
+fn auto_times_the_kernels_this_cpu_has_and_remembers_its_choice() {
+    use ranklens::models::auto_precision::{self, MIN_COSINE, NOISE};
+    let m = fetch("sentence-transformers/all-MiniLM-L6-v2");
+    let cache = tempfile::tempdir().unwrap();
+    let id = "sentence-transformers/all-MiniLM-L6-v2";
+    assert!(auto_precision::remembered(cache.path(), id).is_none());
+    let c = auto_precision::resolve(cache.path(), id, &m.dir, 256, &NoProgress).unwrap();
+    let bf16 = ranklens::models::precision::bf16_supported();
+    let timed: Vec<Precision> = c.seconds.keys().copied().collect();
+    assert_eq!(timed, if bf16 { vec![Precision::F32, Precision::Bf16] } else { vec![Precision::F32] });
+    assert!(c.seconds.values().all(|s| s.is_finite() && *s > 0.0), "{c:?}");
+    assert!((c.min_cosine[&Precision::F32] - 1.0).abs() < 1e-9, "f32 against itself: {c:?}");
+    if bf16 {
+        assert!(c.min_cosine[&Precision::Bf16] >= MIN_COSINE, "{c:?}");
+        let faster = c.seconds[&Precision::Bf16] < c.seconds[&Precision::F32] * (1.0 - NOISE);
+        assert_eq!(c.choice, if faster { Precision::Bf16 } else { Precision::F32 }, "{c:?}");
+    } else {
+        assert_eq!(c.choice, Precision::F32);
+    }
+    assert_eq!((c.texts, c.model.as_str()), (16, id));
+    assert!(c.tokens > 16 * 60, "about a hundred word pieces a text: {}", c.tokens);
+    // Remembered: the same record, read back.
+    assert_eq!(auto_precision::remembered(cache.path(), id), Some(c.clone()));
+    assert_eq!(auto_precision::resolve(cache.path(), id, &m.dir, 256, &NoProgress).unwrap(), c);
+    assert!(c.describe().starts_with(c.choice.name()) && c.describe().contains(&c.cpu), "{}", c.describe());
+    eprintln!("{}", c.describe());
+}

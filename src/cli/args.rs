@@ -323,10 +323,12 @@ pub struct ModelArgs {
     /// (uncompressed). Default 2.
     #[arg(long, value_name = "BITS")]
     token_bits: Option<u8>,
-    /// The arithmetic of the encoders' linear layers: f32 (exact to the reference) or bf16 (bf16
-    /// products summed in f32, about twice as fast where the CPU has AVX512-BF16; f32 elsewhere).
-    /// Default bf16. Vectors are cached under the precision that made them.
-    #[arg(long, value_name = "f32|bf16", value_parser = parse_precision)]
+    /// The arithmetic of the encoders' linear layers: f32 (exact to the reference), bf16 (bf16
+    /// products summed in f32, where the CPU has AVX512-BF16; f32 elsewhere), or auto (the
+    /// default: each model's kernels timed on this CPU the first time it loads, the faster at
+    /// cosine ≥ 0.999 to f32 kept and remembered). Vectors are cached under the precision that
+    /// made them.
+    #[arg(long, value_name = "auto|f32|bf16", value_parser = parse_precision)]
     pub precision: Option<Precision>,
     /// A chat server speaking OpenAI's chat-completions protocol, for the methods that need a
     /// language model (rewrite, hyde, rag, judge): its base URL, e.g. http://127.0.0.1:8080/v1

@@ -47,6 +47,9 @@ struct ModelList {
     /// What the encoders' default precision runs as on this machine.
     #[serde(skip)]
     precision: String,
+    /// Auto's choices made on this CPU and build: each model's timings and what runs.
+    #[serde(skip)]
+    timed: Vec<String>,
 }
 
 impl Printable for ModelList {
@@ -61,7 +64,8 @@ impl Printable for ModelList {
                 if s.pinned { "pinned".into() } else { "recorded on first download".into() },
             ]);
         }
-        format!("cache: {}\nprecision: {}\n{}", self.cache, self.precision, t.render())
+        let timed: String = self.timed.iter().map(|l| format!("\n  {l}")).collect();
+        format!("cache: {}\nprecision: {}{timed}\n{}", self.cache, self.precision, t.render())
     }
 }
 
@@ -74,12 +78,24 @@ pub fn models(a: ModelsArgs) -> anyhow::Result<Found> {
                 status: manager.status(),
                 cache: manager.cache_dir().display().to_string(),
                 precision: crate::models::precision::describe(manager.precision()),
+                timed: timed_here(&manager),
             };
             print(&list, format)?;
             Ok(if list.status.iter().any(|s| s.present.is_some()) { Found::Some } else { Found::Nothing })
         }
         ModelsAction::Fetch { role, id } => fetch(&manager, role.as_deref(), id.as_deref()),
     }
+}
+
+/// Auto's choices on this CPU and build, one line a model.
+fn timed_here(manager: &ModelManager) -> Vec<String> {
+    use crate::models::auto_precision::{build_id, cpu_model, remembered_all};
+    let (cpu, build) = (cpu_model(), build_id());
+    remembered_all(manager.cache_dir())
+        .into_values()
+        .filter(|c| c.cpu == cpu && c.build == build)
+        .map(|c| format!("{}: {}", c.model, c.describe()))
+        .collect()
 }
 
 fn fetch(manager: &ModelManager, role: Option<&str>, id: Option<&str>) -> anyhow::Result<Found> {

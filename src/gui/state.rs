@@ -164,7 +164,7 @@ impl Default for Persisted {
             view: ViewId::Compare,
             question: "Why does my phone say my login is stale?".into(),
             offline: false,
-            precision: crate::models::Precision::Bf16,
+            precision: crate::models::Precision::Auto,
             sql: String::new(),
             pattern: String::new(),
             debug_overlay: false,

@@ -170,8 +170,8 @@ impl FastBert {
     /// Run the linear layers in `precision` where this CPU can ([`Precision::effective`]).
     pub fn with_precision(mut self, precision: Precision) -> Result<FastBert> {
         self.set_kernels(match precision.effective() {
-            Precision::F32 => Kernels::F32,
             Precision::Bf16 => Kernels::Bf16,
+            Precision::F32 | Precision::Auto => Kernels::F32,
         })?;
         Ok(self)
     }

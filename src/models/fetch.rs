@@ -142,7 +142,7 @@ impl ModelManager {
             explicit: BTreeMap::new(),
             python: "python3".to_string(),
             max_length: None,
-            precision: super::Precision::Bf16,
+            precision: super::Precision::Auto,
         }
     }
 

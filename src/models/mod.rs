@@ -5,6 +5,7 @@
 //! can be added behind the same traits without touching the retrievers.
 
 pub mod adapter;
+pub mod auto_precision;
 mod bert;
 mod cache;
 mod encoders;

@@ -15,26 +15,30 @@ use rayon::prelude::*;
 use crate::{Error, Result};
 
 /// The arithmetic of the linear layers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
     /// f32 products (gemm): the reference, and what a model loads in unless told otherwise.
     #[default]
     F32,
-    /// bf16 products with f32 sums (AVX512-BF16), where the CPU has them: the app's and the
-    /// CLI's default (see [`crate::models::ModelManager::precision`]).
+    /// bf16 products with f32 sums (AVX512-BF16), where the CPU has them.
     Bf16,
+    /// Whichever of the others is fastest on this CPU at equal quality, timed the first time a
+    /// model loads (see [`crate::models::auto_precision`]): the app's and the CLI's default. A
+    /// setting, never what runs: a loaded model runs f32 or bf16 and is named by it.
+    Auto,
 }
 
 impl Precision {
     /// Every precision, in the order the settings list them.
-    pub const ALL: [Precision; 2] = [Precision::F32, Precision::Bf16];
+    pub const ALL: [Precision; 3] = [Precision::Auto, Precision::F32, Precision::Bf16];
 
     /// The name used on the command line, in ids and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Precision::F32 => "f32",
             Precision::Bf16 => "bf16",
+            Precision::Auto => "auto",
         }
     }
 
@@ -43,15 +47,17 @@ impl Precision {
         match s.trim().to_ascii_lowercase().as_str() {
             "f32" | "fp32" | "float32" => Ok(Precision::F32),
             "bf16" | "bfloat16" => Ok(Precision::Bf16),
+            "auto" => Ok(Precision::Auto),
             other => Err(Error::Invalid {
                 location: "precision".into(),
-                message: format!("`{other}`: expected one of f32, bf16"),
+                message: format!("`{other}`: expected one of auto, f32, bf16"),
             }),
         }
     }
 
     /// The precision that actually runs here: bf16 only where the CPU multiplies bf16 pairs and
-    /// `RANKLENS_F32_KERNELS` does not force the f32 kernels.
+    /// `RANKLENS_F32_KERNELS` does not force the f32 kernels. Auto is resolved per model when it
+    /// loads (timed, or remembered); with no model to time, it is f32.
     pub fn effective(self) -> Precision {
         match self {
             Precision::Bf16 if bf16_supported() => Precision::Bf16,
@@ -63,7 +69,7 @@ impl Precision {
     /// otherwise.
     pub fn id_suffix(self) -> &'static str {
         match self {
-            Precision::F32 => "",
+            Precision::F32 | Precision::Auto => "",
             Precision::Bf16 => "@bf16",
         }
     }
@@ -107,6 +113,10 @@ pub fn describe(requested: Precision) -> String {
         (Precision::Bf16, Precision::Bf16) => "bf16 (AVX512-BF16, f32 sums)".to_string(),
         (Precision::Bf16, _) if f32_forced() => "f32 (bf16 asked; RANKLENS_F32_KERNELS forces f32)".to_string(),
         (Precision::Bf16, _) => "f32 (bf16 asked; this CPU has no AVX512-BF16)".to_string(),
+        (Precision::Auto, _) if bf16_supported() => {
+            "auto: each model's f32 and bf16 kernels timed on this CPU the first time it loads; the faster one that keeps cosine ≥ 0.999 to f32 runs".to_string()
+        }
+        (Precision::Auto, _) => "auto: f32 (this CPU has no faster kernel RankLens builds)".to_string(),
         _ => "f32".to_string(),
     }
 }

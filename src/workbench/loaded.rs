@@ -89,7 +89,13 @@ impl Neural {
                 id = format!("{id}@{n}");
             }
             // The precision that runs here, in the id (and so in every cache key and label).
-            arch.precision = manager.precision().effective();
+            arch.precision = match manager.precision() {
+                crate::models::Precision::Auto => {
+                    crate::models::auto_precision::resolve(manager.cache_dir(), &id, &dir, arch.max_length, progress)?
+                        .choice
+                }
+                p => p.effective(),
+            };
             id.push_str(arch.precision.id_suffix());
             match role {
                 Role::Dense => {
