@@ -18,7 +18,7 @@ models="$("$bin" models list | sed -n 's/^cache: //p')"
 dense="$models/sentence-transformers--all-MiniLM-L6-v2"
 splade="$models/splade-tiny"
 echo "RankLens (candle, $threads threads)…" >&2
-ours="$("$bin" bench-encode --dataset "$dataset" --limit "$limit" --late --offline --compare bf16 \
+ours="$("$bin" bench-encode --dataset "$dataset" --limit "$limit" --late --offline --compare bf16,auto \
     --dense-model "$dense" --splade-model "$splade" --format json)"
 echo "PyTorch ($threads threads)…" >&2
 ref="$("$py" "$root/scripts/encode_bench.py" --dataset "$dataset" --limit "$limit" --threads "$threads" \
@@ -26,7 +26,7 @@ ref="$("$py" "$root/scripts/encode_bench.py" --dataset "$dataset" --limit "$limi
 "$py" - "$ours" "$ref" <<'PY'
 import json, sys
 ours, ref = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print(f"{ours['passages']} passages of {ours['dataset']}, {ours['threads']} threads, batches of 32, 256 tokens")
+print(f"{ours['passages']} passages of {ours['dataset']} on {ours['cpu']}, {ours['threads']} threads, batches of 32, 256 tokens")
 print(f"PyTorch {ref['torch']} (f32): dense {ref['dense_passages_per_sec']:.1f} passages/s, "
       f"SPLADE {ref['splade_passages_per_sec']:.1f} passages/s")
 print(f"{'RankLens':10}{'dense p/s':>11}{'ratio':>8}{'SPLADE p/s':>12}{'ratio':>8}"

@@ -15,6 +15,7 @@ bin="$root/target/release/ranklens"
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
 "$bin" models fetch --id sentence-transformers/all-MiniLM-L6-v2 >&2
 "$bin" models fetch --id splade-tiny >&2
+echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores" >&2
 source "$root/scripts/window.sh"
 scratch="$(mktemp -d)"
 log="$scratch/events.log"
@@ -75,3 +76,5 @@ for name in ("BM25", "SPLADE", "Dense", "Late"):
         if k.startswith(name) and asked is not None:
             print(f"{k:18} provisional after {v:7.1f} s ({v - asked:.1f} s after the question was first answered)")
 PY
+# What `--precision auto` chose for each model on this CPU (timed the first time it loaded).
+"$bin" models list | sed -n '/^precision:/,/^role/p' | grep -v '^role'

@@ -36,7 +36,7 @@ pub struct BenchEncodeArgs {
     late: bool,
     /// Precisions to measure besides f32 (which always runs first: the others are compared with
     /// it), comma-separated.
-    #[arg(long = "compare", value_name = "PRECISIONS", value_delimiter = ',', default_value = "bf16")]
+    #[arg(long = "compare", value_name = "PRECISIONS", value_delimiter = ',', default_value = "bf16,auto")]
     precisions: Vec<String>,
     #[command(flatten)]
     models: ModelArgs,
@@ -47,6 +47,8 @@ pub struct BenchEncodeArgs {
 
 #[derive(Debug, Serialize)]
 struct EncodeBenchReport {
+    /// The CPU, as the operating system names it (every figure is this CPU's).
+    cpu: String,
     dataset: String,
     passages: usize,
     dense_model: String,
@@ -83,7 +85,8 @@ struct PrecisionRun {
 impl Printable for EncodeBenchReport {
     fn table(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{} passages of {} ({} threads)", self.passages, self.dataset, self.threads);
+        let _ =
+            writeln!(out, "{} passages of {} on {} ({} threads)", self.passages, self.dataset, self.cpu, self.threads);
         let header = ["precision", "kernels", "dense p/s", "SPLADE p/s", "dense cos min", "SPLADE cos min"];
         let mut t = Table::new(header.map(String::from).to_vec(), 2);
         for r in &self.precisions {
@@ -201,7 +204,19 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
         let n = corpus.len();
         runs.push(PrecisionRun {
             precision: precision.name().to_string(),
-            kernels: crate::models::precision::describe(precision),
+            kernels: match precision {
+                // What auto chose for each model on this CPU: the precision its id names.
+                Precision::Auto => {
+                    let ran = |id: &str| if id.ends_with("@bf16") { "bf16" } else { "f32" };
+                    use crate::models::{SparseEncoder, TextEncoder};
+                    format!(
+                        "auto chose: dense {}, SPLADE {}",
+                        ran(dense.encoder.model_id()),
+                        ran(splade.encoder.model_id())
+                    )
+                }
+                p => crate::models::precision::describe(p),
+            },
             dense_secs,
             dense_passages_per_sec: n as f64 / dense_secs,
             splade_secs,
@@ -228,6 +243,7 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
         }
     }
     let report = EncodeBenchReport {
+        cpu: crate::models::auto_precision::cpu_model(),
         dataset: a.dataset.display().to_string(),
         passages: corpus.len(),
         dense_model,
