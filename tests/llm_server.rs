@@ -388,3 +388,40 @@ fn a_redirect_is_reported_and_the_key_never_follows_it() {
     }
     assert!(reached.lock().unwrap().is_empty(), "nothing, and no key, went to the other host");
 }
+
+#[test]
+fn an_extraction_asks_for_json_of_its_schema_and_a_server_that_refuses_json_mode_is_asked_without_it() {
+    let request = ranklens::graphrag::extract_request("The e2e plugin depends on libsodium.");
+    // A server that takes JSON mode gets the schema.
+    let server = serve(|_, _, _| (200, PLAIN.to_string(), 0));
+    let c = client(&server.url, false, None);
+    c.chat(&request, &mut |_| {}, &NoProgress).unwrap();
+    let body: Value = serde_json::from_str(&server.requests.lock().unwrap()[0].3).unwrap();
+    assert_eq!(body["response_format"]["type"], "json_object");
+    assert_eq!(body["response_format"]["schema"]["required"], serde_json::json!(["entities", "relations"]));
+    // Without a schema, no response_format.
+    c.chat(&tasks::rewrite_request("q"), &mut |_| {}, &NoProgress).unwrap();
+    let body: Value = serde_json::from_str(&server.requests.lock().unwrap()[1].3).unwrap();
+    assert!(body.get("response_format").is_none(), "{body}");
+    // A server that refuses it (llama-cpp-python's words for a type it does not take): asked
+    // again at once without it, and not with it again.
+    let refusing = serve(|_, _, body| {
+        if body.contains("response_format") {
+            (400, r#"{"error":{"message":"body.response_format.type: Input should be 'text'","type":"x"}}"#.into(), 0)
+        } else {
+            (200, PLAIN.to_string(), 0)
+        }
+    });
+    let c = client(&refusing.url, false, None);
+    let g = c.chat(&request, &mut |_| {}, &NoProgress).unwrap();
+    assert_eq!(g.text, "E140 means the file is too big [1]. See also [3].");
+    c.chat(&request, &mut |_| {}, &NoProgress).unwrap();
+    let with: Vec<bool> =
+        refusing.requests.lock().unwrap().iter().map(|(_, _, _, b)| b.contains("response_format")).collect();
+    assert_eq!(with, [true, false, false]);
+    // Any other refusal is not retried.
+    let failing = serve(|_, _, _| (400, r#"{"error":{"message":"context too long","type":"x"}}"#.into(), 0));
+    let e = client(&failing.url, false, None).chat(&request, &mut |_| {}, &NoProgress).unwrap_err().report();
+    assert!(e.contains("context too long"), "{e}");
+    assert_eq!(failing.requests.lock().unwrap().len(), 1);
+}

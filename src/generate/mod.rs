@@ -140,12 +140,17 @@ pub struct ChatRequest {
     pub temperature: f64,
     /// Seed of the sampler (and sent to servers that take one).
     pub seed: u64,
+    /// A JSON schema the reply must follow, where the generator can hold it to one (a chat server
+    /// is asked for JSON of that schema — `response_format` — which llama.cpp and vLLM enforce
+    /// while decoding); the reply is validated by its reader either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_schema: Option<serde_json::Value>,
 }
 
 impl ChatRequest {
     /// A request at temperature 0 with seed 42.
     pub fn new(messages: Vec<Message>, max_tokens: usize) -> Self {
-        Self { messages, max_tokens, temperature: 0.0, seed: 42 }
+        Self { messages, max_tokens, temperature: 0.0, seed: 42, json_schema: None }
     }
 }
 

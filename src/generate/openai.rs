@@ -70,6 +70,8 @@ pub struct ChatServer {
     config: ServerConfig,
     info: GeneratorInfo,
     agent: ureq::Agent,
+    /// The server refused JSON mode once: requests with a schema go without it from then on.
+    json_refused: std::sync::atomic::AtomicBool,
 }
 
 /// A chat completion as the protocol writes it, plain (`message`) or as one streamed event
@@ -229,19 +231,26 @@ impl ChatServer {
             .http_status_as_error(false)
             .build()
             .into();
-        Ok(Self { config, info, agent })
+        Ok(Self { config, info, agent, json_refused: std::sync::atomic::AtomicBool::new(false) })
     }
 
     /// The request body for `request` (what the loopback tests check).
     pub fn body(&self, request: &ChatRequest) -> Value {
-        json!({
+        let mut body = json!({
             "model": self.config.model,
             "messages": request.messages.iter().map(message_json).collect::<Vec<_>>(),
             "temperature": request.temperature,
             "seed": request.seed,
             "max_tokens": request.max_tokens,
             "stream": self.config.stream,
-        })
+        });
+        if let Some(schema) = &request.json_schema
+            && !self.json_refused.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            // JSON mode with a schema, in the form llama.cpp's and llama-cpp-python's servers take.
+            body["response_format"] = json!({"type": "json_object", "schema": schema});
+        }
+        body
     }
 
     fn key(&self) -> Result<Option<String>> {
@@ -354,7 +363,19 @@ impl Generator for ChatServer {
         check_cancel(progress)?;
         let started = Instant::now();
         progress.stage(&format!("Asking {}", self.info.model), 0);
-        let (mut body, streamed) = self.post(&self.body(request), self.config.stream)?;
+        let (mut body, streamed) = match self.post(&self.body(request), self.config.stream) {
+            // A server that refuses JSON mode (its error names `response_format`) is asked again
+            // without it, and never with it again: the reply is still read and validated.
+            Err(e)
+                if request.json_schema.is_some()
+                    && !self.json_refused.load(std::sync::atomic::Ordering::Relaxed)
+                    && e.to_string().contains("response_format") =>
+            {
+                self.json_refused.store(true, std::sync::atomic::Ordering::Relaxed);
+                self.post(&self.body(request), self.config.stream)?
+            }
+            other => other?,
+        };
         let server = &self.info.place;
         let read_err = |e: ureq::Error| Error::caused(format!("{server}: reading the answer"), e);
         if !streamed {

@@ -37,7 +37,8 @@ impl Default for BuildOptions {
 
 /// The hash a graph's cache is keyed by, with the corpus and the model: both prompts'.
 pub fn prompt_hash() -> String {
-    format!("{}-{}", prompts::EXTRACT.hash(), prompts::COMMUNITY.hash())
+    // The schema a server is held to is part of what is asked: `j1` marks extractions asked with it.
+    format!("{}j1-{}", prompts::EXTRACT.hash(), prompts::COMMUNITY.hash())
 }
 
 /// Extract the graph of `corpus` with `generator`.

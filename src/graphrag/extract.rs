@@ -45,10 +45,28 @@ pub struct Extraction {
     pub dropped: Vec<String>,
 }
 
-/// The request for one passage.
+/// The JSON schema of an extraction, sent to servers that can hold a reply to one.
+pub fn schema() -> serde_json::Value {
+    let text = serde_json::json!({"type": "string"});
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "entities": {"type": "array", "items": {"type": "object",
+                "properties": {"name": text, "type": text}, "required": ["name", "type"]}},
+            "relations": {"type": "array", "items": {"type": "object",
+                "properties": {"source": text, "relation": text, "target": text},
+                "required": ["source", "relation", "target"]}}
+        },
+        "required": ["entities", "relations"]
+    })
+}
+
+/// The request for one passage (with [`schema`]).
 pub fn extract_request(passage: &str) -> crate::generate::ChatRequest {
     let text: String = passage.split_whitespace().collect::<Vec<_>>().join(" ");
-    prompts::EXTRACT.request(&[("passage", &text)])
+    let mut r = prompts::EXTRACT.request(&[("passage", &text)]);
+    r.json_schema = Some(schema());
+    r
 }
 
 /// Ask `generator` for one passage's extraction: the reply as written, and the extraction or why

@@ -15,7 +15,10 @@ mod overlap;
 
 pub use build::{BuildOptions, MAX_SUMMARIES, build, prompt_hash, summary_request};
 pub use communities::communities;
-pub use extract::{ExtractedEntity, ExtractedRelation, Extraction, extract, extract_request, read_extraction};
+pub use extract::{
+    ExtractedEntity, ExtractedRelation, Extraction, extract, extract_request, read_extraction,
+    schema as extraction_schema,
+};
 pub use global::{GlobalAnswer, MAX_MAP, MapNote, global_answer, read_note};
 pub use graph::{Community, GraphData, GraphEdge, GraphNode, ModelGraph, Provenance, Skipped, name_key};
 pub use local::{EntityPart, NAMED_WEIGHT, NEIGHBOUR_WEIGHT};

@@ -62,6 +62,8 @@ pub struct Neural {
     pub model_graph: Option<Arc<crate::graphrag::ModelGraph>>,
     /// How documents are cut into windows and token vectors stored.
     pub options: NeuralOptions,
+    /// What `--precision auto` timed and chose for each role's model on this CPU.
+    pub precision_choices: BTreeMap<Role, crate::models::auto_precision::Calibration>,
 }
 
 impl Neural {
@@ -91,10 +93,21 @@ impl Neural {
             // The precision that runs here, in the id (and so in every cache key and label).
             arch.precision = match manager.precision() {
                 crate::models::Precision::Auto => {
-                    crate::models::auto_precision::resolve(manager.cache_dir(), &id, &dir, arch.max_length, progress)?
-                        .choice
+                    let c = crate::models::auto_precision::resolve(
+                        manager.cache_dir(),
+                        &id,
+                        &dir,
+                        arch.max_length,
+                        progress,
+                    )?;
+                    let choice = c.choice;
+                    self.precision_choices.insert(role, c);
+                    choice
                 }
-                p => p.effective(),
+                p => {
+                    self.precision_choices.remove(&role);
+                    p.effective()
+                }
             };
             id.push_str(arch.precision.id_suffix());
             match role {

@@ -52,6 +52,9 @@ impl View for ModelsView {
             });
             ui.label(RichText::new(format!("runs as {}", crate::models::precision::describe(precision))).small());
         });
+        for (role, c) in &neural.precision_choices {
+            ui.label(RichText::new(format!("{role}: {}", c.describe())).small());
+        }
         if precision != ctx.data.persisted.precision {
             ctx.send(Command::Models(ModelCommand::SetPrecision(precision)));
         }
