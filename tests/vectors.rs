@@ -178,7 +178,7 @@ fn files_written_by_numpy_and_python_are_read_as_they_were_written() {
     assert_eq!((v2.ids, v2.data), (None, f32s.data.clone()));
     // float16: 0.1 → 0x2E66 = 1638/16384 = 0.0999755859375; 1e-8 → 0; the others exact.
     let halves = load("f16.npy").unwrap();
-    assert_eq!(halves.data, [0.099_975_585_937_5f32, -0.5, 2.0, 0.0, 3.25, -7.0]);
+    assert_eq!(halves.data, [1638.0f32 / 16384.0, -0.5, 2.0, 0.0, 3.25, -7.0]);
     // float64 read as float32: the same nearest float32s.
     assert_eq!(load("f64.npy").unwrap().data, f32s.data);
     // Python's json: an id written as a number is read as its text; 1e-08 as Python spells it.

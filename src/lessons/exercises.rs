@@ -737,7 +737,7 @@ mod tests {
         let d: TermCounts = [("mars".to_string(), (1, 1)), ("orbit".to_string(), (1, 1))].into();
         let c = tfidf_cosine("c", "D3", &q, &d, 4);
         named(&c, 4.0, "the dot product without dividing by the lengths");
-        named(&c, 1.4142, "divided by |d| only");
+        named(&c, 2f64.sqrt(), "divided by |d| only"); // 4/√8 = √2
         named(&c, 1.7889, "divided by |q| only");
         assert!(c.check(&Answer::Number(0.6325)).correct);
         listed(&c, &["the dot product without dividing by the lengths", "divided by |d| only", "divided by |q| only"]);
