@@ -173,12 +173,13 @@ fn the_f32_kernels_can_be_forced_and_the_listing_says_what_runs() {
             .unwrap_or_else(|| panic!("no precision line: {text}"))
             .to_string()
     };
-    assert_eq!(run(true), "precision: f32 (bf16 asked; RANKLENS_F32_KERNELS forces f32)");
+    // The default is auto: forced to f32, it says so; free, it times where there is a choice.
+    assert_eq!(run(true), "precision: auto: f32 (RANKLENS_F32_KERNELS forces f32)");
     let free = run(false);
     if ranklens::models::precision::bf16_instructions() {
-        assert_eq!(free, "precision: bf16 (AVX512-BF16, f32 sums)");
+        assert!(free.starts_with("precision: auto: each model's f32 and bf16 kernels timed"), "{free}");
     } else {
-        assert_eq!(free, "precision: f32 (bf16 asked; this CPU has no AVX512-BF16)");
+        assert_eq!(free, "precision: auto: f32 (this CPU has no AVX512-BF16, the only other kernel RankLens builds)");
     }
 }
 

@@ -113,10 +113,13 @@ pub fn describe(requested: Precision) -> String {
         (Precision::Bf16, Precision::Bf16) => "bf16 (AVX512-BF16, f32 sums)".to_string(),
         (Precision::Bf16, _) if f32_forced() => "f32 (bf16 asked; RANKLENS_F32_KERNELS forces f32)".to_string(),
         (Precision::Bf16, _) => "f32 (bf16 asked; this CPU has no AVX512-BF16)".to_string(),
+        (Precision::Auto, _) if f32_forced() => "auto: f32 (RANKLENS_F32_KERNELS forces f32)".to_string(),
         (Precision::Auto, _) if bf16_supported() => {
             "auto: each model's f32 and bf16 kernels timed on this CPU the first time it loads; the faster one that keeps cosine ≥ 0.999 to f32 runs".to_string()
         }
-        (Precision::Auto, _) => "auto: f32 (this CPU has no faster kernel RankLens builds)".to_string(),
+        (Precision::Auto, _) => {
+            "auto: f32 (this CPU has no AVX512-BF16, the only other kernel RankLens builds)".to_string()
+        }
         _ => "f32".to_string(),
     }
 }
