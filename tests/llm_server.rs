@@ -8,13 +8,12 @@
 
 mod common;
 
-use common::http::serve;
+use common::http::{raw, serve};
 use ranklens::generate::tasks::{self, rag_prompt};
 use ranklens::generate::{ChatServer, Finish, Generator, ServerConfig};
 use ranklens::progress::NoProgress;
 use serde_json::Value;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 
 fn passages() -> Vec<(String, String)> {
     vec![
@@ -248,41 +247,6 @@ fn a_real_server_answers_a_rag_prompt() {
 
 // ---- Hostile servers: what comes back is read with limits, never trusted ----------------------
 
-/// A loopback server that reads each request (its headers and body) and lets `reply` write
-/// whatever bytes it likes to the socket, slowly or forever; the requests' headers are kept.
-fn raw(reply: impl Fn(&mut std::net::TcpStream) + Send + Sync + 'static) -> (String, Arc<Mutex<Vec<String>>>) {
-    use std::io::{BufRead, BufReader, Read};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let (log, reply) = (seen.clone(), Arc::new(reply));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let (log, reply) = (log.clone(), reply.clone());
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let (mut headers, mut length) = (String::new(), 0usize);
-                loop {
-                    let mut h = String::new();
-                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
-                        break;
-                    }
-                    if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    headers.push_str(&h);
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                log.lock().unwrap().push(headers);
-                reply(&mut stream);
-            });
-        }
-    });
-    (url, seen)
-}
-
 const EVENT_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
 
 fn delta(piece: &str) -> String {
@@ -304,17 +268,17 @@ fn ask(url: &str, stream: bool, timeout_secs: u64, key_env: Option<&str>) -> Res
 
 #[test]
 fn an_event_that_is_not_json_is_named_with_what_it_said() {
-    let (url, _) = raw(|s| {
+    let url = raw(|_, s| {
         let _ = write!(s, "{EVENT_HEAD}{}data: {{oops, not json\n\n", delta("half "));
     });
-    let e = ask(&url, true, 5, None).unwrap_err();
+    let e = ask(&url.url, true, 5, None).unwrap_err();
     assert!(e.contains("an event is not JSON") && e.contains("{oops, not json"), "{e}");
 }
 
 #[test]
 fn a_stream_that_trickles_on_past_the_time_allowed_is_cut_and_said() {
     // One piece every 200 ms, for ever: with 1 s to answer, the body has 10 s.
-    let (url, _) = raw(|s| {
+    let url = raw(|_, s| {
         if write!(s, "{EVENT_HEAD}").is_err() {
             return;
         }
@@ -326,7 +290,7 @@ fn a_stream_that_trickles_on_past_the_time_allowed_is_cut_and_said() {
         }
     });
     let started = std::time::Instant::now();
-    let e = ask(&url, true, 1, None).unwrap_err();
+    let e = ask(&url.url, true, 1, None).unwrap_err();
     let waited = started.elapsed().as_secs_f64();
     assert!(e.contains("did not finish within 10 s") && e.contains("words had arrived"), "{e}");
     // Not a bound on speed: only that it gave up rather than reading for the 120 s on offer.
@@ -336,7 +300,7 @@ fn a_stream_that_trickles_on_past_the_time_allowed_is_cut_and_said() {
 #[test]
 fn an_endless_line_is_refused_at_its_limit_not_held_in_memory() {
     // `data: xxxx…` for 3 MiB with no end of line.
-    let (url, _) = raw(|s| {
+    let url = raw(|_, s| {
         let _ = write!(s, "{EVENT_HEAD}data: ");
         let block = vec![b'x'; 64 << 10];
         for _ in 0..48 {
@@ -345,7 +309,7 @@ fn an_endless_line_is_refused_at_its_limit_not_held_in_memory() {
             }
         }
     });
-    let e = ask(&url, true, 5, None).unwrap_err();
+    let e = ask(&url.url, true, 5, None).unwrap_err();
     assert!(e.contains("runs past 1024 KiB"), "{e}");
     assert!(e.len() < 2_000, "the error quotes a little of the line, not all of it: {} bytes", e.len());
 }
@@ -361,32 +325,32 @@ fn chunked_answers_plain_and_streamed_are_read() {
         out.push_str("0\r\n\r\n");
         let _ = s.write_all(out.as_bytes());
     }
-    let (url, _) = raw(|s| chunked(s, "application/json", PLAIN));
-    assert_eq!(ask(&url, false, 5, None).unwrap(), "E140 means the file is too big [1]. See also [3].");
-    let (url, _) = raw(|s| chunked(s, "text/event-stream", &stream_of(&["E140 ", "is ", "big."], true)));
-    assert_eq!(ask(&url, true, 5, None).unwrap(), "E140 is big.");
+    let url = raw(|_, s| chunked(s, "application/json", PLAIN));
+    assert_eq!(ask(&url.url, false, 5, None).unwrap(), "E140 means the file is too big [1]. See also [3].");
+    let url = raw(|_, s| chunked(s, "text/event-stream", &stream_of(&["E140 ", "is ", "big."], true)));
+    assert_eq!(ask(&url.url, true, 5, None).unwrap(), "E140 is big.");
 }
 
 #[test]
 fn a_redirect_is_reported_and_the_key_never_follows_it() {
     // The other host records whatever reaches it.
-    let (elsewhere, reached) = raw(|s| {
+    let elsewhere = raw(|_, s| {
         let _ = s.write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{PLAIN}", PLAIN.len()).as_bytes());
     });
-    let to = elsewhere.replace("127.0.0.1", "localhost");
+    let to = elsewhere.url.replace("127.0.0.1", "localhost");
     for status in [301, 302, 307, 308] {
         let target = format!("{to}/v1/chat/completions");
-        let (url, asked) = raw(move |s| {
+        let named = raw(move |_, s| {
             let _ = write!(s, "HTTP/1.1 {status} Moved\r\nLocation: {target}\r\nContent-Length: 0\r\n\r\n");
         });
         // PATH is set wherever tests run: it stands in for a key without touching this process's
         // environment.
-        let e = ask(&url, false, 5, Some("PATH")).unwrap_err();
+        let e = ask(&named.url, false, 5, Some("PATH")).unwrap_err();
         assert!(e.contains(&format!("HTTP {status}")) && e.contains(&to) && e.contains("does not follow"), "{e}");
-        let asked = asked.lock().unwrap();
-        assert!(asked[0].to_ascii_lowercase().contains("authorization: bearer"), "the server named was sent the key");
+        let asked = named.requests.lock().unwrap();
+        assert!(asked[0].2.to_ascii_lowercase().contains("authorization: bearer"), "the server named was sent the key");
     }
-    assert!(reached.lock().unwrap().is_empty(), "nothing, and no key, went to the other host");
+    assert!(elsewhere.requests.lock().unwrap().is_empty(), "nothing, and no key, went to the other host");
 }
 
 #[test]

@@ -670,6 +670,15 @@ pub fn scores_under(
     docs.iter().map(|&d| Ok((corpus.external_id(d).to_string(), prepared.explain(d)?.value))).collect()
 }
 
+/// A student's answer worked by hand (to four decimals, as a handout asks) is graded wrong with
+/// the mistake that gives it named (the lessons' tests of their mistakes).
+#[cfg(test)]
+pub(crate) fn named(c: &Checkpoint, given: f64, name: &str) {
+    let v = c.check(&Answer::Number(given));
+    assert!(!v.correct, "{}: {given} is not the key", c.question.id);
+    assert_eq!(v.mistake.as_deref(), Some(name), "{}: {given}: {}", c.question.id, v.message);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,14 +697,6 @@ mod tests {
             assert!(!v.correct, "{}: {}", c.question.id, m.name);
             assert_eq!(v.mistake.as_deref(), Some(m.name.as_str()), "{}: {}", c.question.id, v.message);
         }
-    }
-
-    /// A student's answer worked by hand (to four decimals, as a handout asks) is graded wrong
-    /// with the mistake that gives it named.
-    fn named(c: &Checkpoint, given: f64, name: &str) {
-        let v = c.check(&Answer::Number(given));
-        assert!(!v.correct, "{}: {given} is not the key", c.question.id);
-        assert_eq!(v.mistake.as_deref(), Some(name), "{}: {given}: {}", c.question.id, v.message);
     }
 
     /// Every named mistake, and nothing else, is listed for `c`.

@@ -329,12 +329,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
 mod tests {
     use super::*;
     use crate::lessons::checkpoint::Answer;
-
-    fn named(c: &Checkpoint, given: f64, name: &str) {
-        let v = c.check(&Answer::Number(given));
-        assert!(!v.correct, "{}: {given}", c.question.id);
-        assert_eq!(v.mistake.as_deref(), Some(name), "{}: {given}: {}", c.question.id, v.message);
-    }
+    use crate::lessons::exercises::named;
 
     #[test]
     fn maxsim_and_a_struck_column_by_hand_and_each_mistake_from_a_wrong_value_worked_by_hand() {

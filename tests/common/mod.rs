@@ -226,7 +226,7 @@ pub mod tiny_bert {
 /// A small HTTP server in the test process, standing in for a search engine.
 pub mod http {
     use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpListener;
+    use std::net::{TcpListener, TcpStream};
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
@@ -240,52 +240,63 @@ pub mod http {
         pub requests: Arc<Mutex<Vec<Request>>>,
     }
 
-    pub fn serve(answer: impl Fn(&str, &str, &str) -> (u16, String, u64) + Send + Sync + 'static) -> Server {
+    /// Read one request from `stream`: (method, path, headers, body).
+    fn read_request(stream: &TcpStream) -> Request {
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap_or(0);
+        let mut parts = line.split_whitespace();
+        let (method, path) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
+        let (mut headers, mut length) = (String::new(), 0usize);
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
+                break;
+            }
+            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+            headers.push_str(&h);
+        }
+        let mut body = vec![0u8; length];
+        let _ = reader.read_exact(&mut body);
+        (method, path, headers, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// A server that records each request and lets `reply` write whatever bytes it likes to the
+    /// socket — a status line and headers of its own, slowly, or for ever.
+    pub fn raw(reply: impl Fn(&Request, &mut TcpStream) + Send + Sync + 'static) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
         let log = requests.clone();
-        let answer = Arc::new(answer);
+        let reply = Arc::new(reply);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let (log, answer) = (log.clone(), answer.clone());
+                let (log, reply) = (log.clone(), reply.clone());
                 std::thread::spawn(move || {
-                    let mut reader = BufReader::new(stream.try_clone().unwrap());
-                    let mut line = String::new();
-                    reader.read_line(&mut line).unwrap();
-                    let mut parts = line.split_whitespace();
-                    let (method, path) =
-                        (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
-                    let (mut headers, mut length) = (String::new(), 0usize);
-                    loop {
-                        let mut h = String::new();
-                        reader.read_line(&mut h).unwrap();
-                        if h.trim().is_empty() {
-                            break;
-                        }
-                        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                            length = v.trim().parse().unwrap_or(0);
-                        }
-                        headers.push_str(&h);
-                    }
-                    let mut body = vec![0u8; length];
-                    reader.read_exact(&mut body).unwrap();
-                    let body = String::from_utf8_lossy(&body).into_owned();
-                    let (status, text, delay) = answer(&method, &path, &body);
-                    log.lock().unwrap().push((method, path, headers, body));
-                    std::thread::sleep(Duration::from_millis(delay));
-                    // An answer made of server-sent events goes out as a stream, as servers send them.
-                    let kind = if text.starts_with("data:") { "text/event-stream" } else { "application/json" };
-                    let reply = format!(
-                        "HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-                        text.len()
-                    );
-                    let _ = stream.write_all(reply.as_bytes());
+                    let request = read_request(&stream);
+                    log.lock().unwrap().push(request.clone());
+                    reply(&request, &mut stream);
                 });
             }
         });
         Server { url, requests }
+    }
+
+    pub fn serve(answer: impl Fn(&str, &str, &str) -> (u16, String, u64) + Send + Sync + 'static) -> Server {
+        raw(move |(method, path, _, body), stream| {
+            let (status, text, delay) = answer(method, path, body);
+            std::thread::sleep(Duration::from_millis(delay));
+            // An answer made of server-sent events goes out as a stream, as servers send them.
+            let kind = if text.starts_with("data:") { "text/event-stream" } else { "application/json" };
+            let reply = format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                text.len()
+            );
+            let _ = stream.write_all(reply.as_bytes());
+        })
     }
 }
 
