@@ -320,11 +320,12 @@ fn read_line_capped(reader: &mut impl BufRead, line: &mut Vec<u8>, cap: usize) -
         if available.is_empty() {
             return Ok(read);
         }
-        let (take, end) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (available.len(), false),
+        // `content`: the bytes before the newline (which does not count against the cap).
+        let (take, content, end) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, i, true),
+            None => (available.len(), available.len(), false),
         };
-        if line.len() + take > cap + 1 {
+        if line.len() + content > cap {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 format!("a line of the stream runs past {} KiB with no end", cap >> 10),
@@ -673,6 +674,33 @@ mod tests {
         let endless = vec![b'x'; 5000];
         assert!(lines(&endless, 2048).last().unwrap().is_err());
         assert!(lines(b"", 8).is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any bytes, any cap: the lines read are the input split at its newlines (the last one
+        /// read whole without one), up to the first line longer than the cap, which is refused.
+        #[test]
+        fn lines_are_the_input_split_at_newlines_until_one_runs_past_the_cap(
+            input in proptest::collection::vec(proptest::prop_oneof![1 => proptest::prelude::Just(b'\n'), 6 => proptest::prelude::any::<u8>()], 0..200),
+            cap in 1usize..40,
+        ) {
+            let got = lines(&input, cap);
+            let mut want: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+            if input.ends_with(b"\n") || input.is_empty() {
+                want.pop();
+            }
+            for (i, line) in want.iter().enumerate() {
+                if line.len() > cap {
+                    proptest::prop_assert_eq!(got.len(), i + 1);
+                    proptest::prop_assert!(got[i].is_err());
+                    return Ok(());
+                }
+                proptest::prop_assert_eq!(got[i].as_ref().ok(), Some(&String::from_utf8_lossy(line).into_owned()));
+            }
+            proptest::prop_assert_eq!(got.len(), want.len());
+        }
     }
 
     #[test]
