@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Mutation testing of the scoring code with cargo-mutants (not in CI: every mutant is a rebuild
-# and a test run). Two passes over the same mutants, each building in this tree (--in-place: run
-# it on a clone you are not editing), with the `mutants` profile (RankLens at opt-level 0, so a
-# mutant rebuilds in about 7 s; its dependencies optimised as in dev):
+# Mutation testing with cargo-mutants (not in CI: every mutant is a rebuild and a test run). Two
+# passes over the same mutants, each building in this tree (--in-place: run it on a clone you are
+# not editing), with the `mutants` profile (RankLens at opt-level 0, so a mutant rebuilds in about
+# 7 s; its dependencies optimised as in dev):
 #   1. the library's unit tests only (about 10 s a mutant on 2 cores, most mutants die here),
 #      split over MUTANTS_JOBS copies of the tree (default 2) that run at once: each copy gets
 #      this tree's sources and a copy of its built dependencies (cp -a keeps their timestamps,
 #      so nothing is rebuilt), and runs one slice of the mutants (--shard k/N);
-#   2. the survivors again, sliced the same way, with the integration tests that exercise these
-#      files as well (.cargo/mutants.toml: the hand-worked and Anserini BM25 figures, run files
-#      against pytrec_eval, SciFact rankings bit for bit, engine explanations, readers).
-#   RANKLENS_DATA=../shared/data scripts/mutants.sh [FILE…]   (default: the six files below)
+#   2. the survivors again, sliced the same way, with the integration tests that exercise the
+#      files mutated as well (`tests_of` below: for the scoring files the hand-worked and Anserini
+#      BM25 figures, run files against pytrec_eval, SciFact rankings bit for bit, engine
+#      explanations, readers; for the lessons and the grader the lessons' and assignments' tests;
+#      for the language-model tasks the loopback-server tests).
+#   RANKLENS_DATA=../shared/data scripts/mutants.sh [FILE…]   (default: the six scoring files)
+# MUTANTS_CAUGHT=FILE: names (as `cargo mutants --list` prints them) of mutants an earlier pass 1
+# caught at the same code; pass 1 does not run them again (docs/mutants.md says when that holds).
 # Writes mutants.out.unit/K/mutants.out/ (pass 1, slice K; its log mutants.out.unit/K.log) and
 # mutants.out/K/mutants.out/ (pass 2), and prints the share caught after each pass.
 set -euo pipefail
@@ -36,10 +40,36 @@ jobs=${MUTANTS_JOBS:-2}
 case "$jobs" in ''|*[!0-9]*|0) echo "MUTANTS_JOBS must be a whole number ≥ 1, not '$jobs'" >&2; exit 64;; esac
 rm -rf mutants.out mutants.out.old mutants.out.unit
 mkdir -p mutants.out.unit mutants.out
-# Build the dependencies of both passes once, here, before the tree is copied (pass 2's test
-# targets are the ones .cargo/mutants.toml names).
+# tests_of FILE: the integration test targets that exercise FILE (pass 2 runs them with the unit
+# tests). A file this table does not know stops the script before anything is built.
+tests_of() {
+    case "$1" in
+        src/formula.rs | src/topk.rs | src/eval/metrics.rs | src/eval/runfile.rs | src/external/lucene.rs \
+            | src/index/impacts.rs)
+            echo bm25_references lucene_reference runs scifact_bm25 engines readers ;;
+        src/lessons/*) echo lessons assignments ;;
+        src/generate/*) echo llm_server llm_methods agent_tools ;;
+        src/eval/agreement.rs) echo llm_methods lucene_reference ;;
+        *) return 1 ;;
+    esac
+}
+declare -A wanted=()
+for f in "${files[@]}"; do
+    [ -f "$f" ] || { echo "$f: no such file" >&2; exit 64; }
+    t=$(tests_of "$f") || { echo "$f: scripts/mutants.sh does not know its integration tests (tests_of)" >&2; exit 64; }
+    for x in $t; do wanted[$x]=1; done
+done
+pass2_targets=(--no-default-features --lib)
+for x in $(printf '%s\n' "${!wanted[@]}" | sort); do pass2_targets+=(--test "$x"); done
+pass2_args=()
+for x in "${pass2_targets[@]}"; do pass2_args+=("--cargo-arg=$x"); done
+caught_before=${MUTANTS_CAUGHT:-}
+if [ -n "$caught_before" ] && [ ! -f "$caught_before" ]; then
+    echo "MUTANTS_CAUGHT=$caught_before: no such file" >&2
+    exit 64
+fi
+# Build the dependencies of both passes once, here, before the tree is copied.
 cargo test --profile mutants --no-default-features --lib --no-run
-mapfile -t pass2_targets < <(python3 -c 'import tomllib; print("\n".join(tomllib.load(open(".cargo/mutants.toml", "rb"))["additional_cargo_args"]))')
 cargo test --profile mutants "${pass2_targets[@]}" --no-run
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 root=$PWD
@@ -106,11 +136,20 @@ for name, s in sorted(final.items()):
 sys.stdout.flush()
 PY
 }
-run_slices mutants.out.unit --no-config --in-place --no-shuffle --profile mutants --timeout 120 \
+# Mutants an earlier pass 1 caught at the same code are marked caught for every slice (--iterate).
+iterate=()
+if [ -n "$caught_before" ]; then
+    iterate=(--iterate)
+    for ((k = 0; k < jobs; k++)); do
+        mkdir -p "mutants.out.unit/$k/mutants.out"
+        cp "$caught_before" "mutants.out.unit/$k/mutants.out/previously_caught.txt"
+    done
+fi
+run_slices mutants.out.unit --no-config --in-place --no-shuffle "${iterate[@]}" --profile mutants --timeout 120 \
     --build-timeout 900 --test-tool cargo --cargo-arg=--no-default-features --cargo-arg=--lib \
     --cargo-test-arg=-- "${skip[@]}" "${args[@]}"
 figures "after pass 1 (pass 2 can only catch more)" mutants.out.unit
-# Pass 2 (settings in .cargo/mutants.toml) retests only what pass 1 did not catch: every slice
+# Pass 2 (nextest, the unit tests and `tests_of` the files) retests only what pass 1 did not catch: every slice
 # reads the caught, unviable and timed-out mutants of pass 1 from its previously_caught.txt (a
 # mutant that timed out loops forever; it would wait out pass 2's longer timeout again) and takes
 # its slice of the rest.
@@ -119,5 +158,6 @@ for ((k = 0; k < jobs; k++)); do
     cat mutants.out.unit/*/mutants.out/{caught,unviable,timeout}.txt 2>/dev/null \
         >"mutants.out/$k/mutants.out/previously_caught.txt" || true
 done
-run_slices mutants.out --in-place --no-shuffle --iterate --timeout 600 --build-timeout 900 "${args[@]}"
+run_slices mutants.out --no-config --in-place --no-shuffle --iterate --profile mutants --test-tool nextest \
+    "${pass2_args[@]}" --timeout 600 --build-timeout 900 "${args[@]}"
 figures "both passes" mutants.out.unit mutants.out
