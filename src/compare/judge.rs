@@ -128,15 +128,24 @@ impl ModelJudgements {
 
     /// The judgements as a qrels file: TREC lines name the judge in their second column (the
     /// "iteration", which trec_eval and RankLens ignore); BEIR's TSV has no room for it, so its
-    /// file name should say it.
+    /// file name should say it. A pair judged twice is written once, with its later grade (as
+    /// [`Self::qrels`] keeps it): a qrels reader takes a repeated pair for a mistake.
     pub fn qrels_text(&self, tsv: bool) -> Result<String> {
         let q = self.qrels();
         if tsv {
             return q.to_tsv();
         }
+        let mut last = std::collections::HashMap::new();
+        for (i, j) in self.judgements.iter().enumerate() {
+            if j.grade.is_some() {
+                last.insert((j.qid.as_str(), j.doc.as_str()), i);
+            }
+        }
         let mut out = String::new();
-        for j in &self.judgements {
-            if let Some(g) = j.grade {
+        for (i, j) in self.judgements.iter().enumerate() {
+            if let Some(g) = j.grade
+                && last.get(&(j.qid.as_str(), j.doc.as_str())) == Some(&i)
+            {
                 out.push_str(&trec_line(&j.qid, &j.doc, g, &self.name)?);
             }
         }
@@ -441,6 +450,18 @@ mod tests {
         assert!(e.contains(&path.display().to_string()) && e.contains("judging again replaces"), "{e}");
     }
 
+    #[test]
+    fn a_pair_judged_twice_is_written_once_with_its_later_grade() {
+        let mut m = judged(&[(Some(0), None), (Some(1), None)]);
+        m.judgements[1].doc = m.judgements[0].doc.clone();
+        let text = m.qrels_text(false).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.trim_end().ends_with(" 1"), "{text}");
+        let (back, warnings) = Qrels::parse(&text, std::path::Path::new("m.qrels"));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(back, m.qrels());
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
 
@@ -472,7 +493,10 @@ mod tests {
                         proptest::prop_assert!(warnings.is_empty(), "{:?}", warnings);
                         proptest::prop_assert_eq!(back, m.qrels());
                         if !tsv {
-                            proptest::prop_assert_eq!(text.lines().count(), m.judgements.iter().filter(|j| j.grade.is_some()).count());
+                            // One line per pair judged (a pair judged twice, once).
+                            let pairs: std::collections::BTreeSet<_> =
+                                m.judgements.iter().filter(|j| j.grade.is_some()).map(|j| (&j.qid, &j.doc)).collect();
+                            proptest::prop_assert_eq!(text.lines().count(), pairs.len());
                         }
                     }
                     Err(e) => {
