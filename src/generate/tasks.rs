@@ -219,6 +219,97 @@ mod tests {
         assert_eq!((r.messages[2].content.as_str(), r.messages[4].content.as_str()), ("yes", "no"));
     }
 
+    /// A generator that replies `reply` to anything and keeps the last request it was sent.
+    struct Scripted {
+        info: super::super::GeneratorInfo,
+        reply: String,
+        asked: std::sync::Mutex<Option<ChatRequest>>,
+    }
+
+    impl Scripted {
+        fn new(reply: &str) -> Self {
+            let info = super::super::GeneratorInfo {
+                model: "scripted".into(),
+                size: None,
+                place: "test".into(),
+                caveat: None,
+            };
+            Self { info, reply: reply.into(), asked: std::sync::Mutex::new(None) }
+        }
+
+        /// The user message of the last request (its last message).
+        fn last_user(&self) -> String {
+            let asked = self.asked.lock().unwrap();
+            asked.as_ref().and_then(|r| r.messages.last()).map(|m| m.content.clone()).unwrap_or_default()
+        }
+    }
+
+    impl Generator for Scripted {
+        fn info(&self) -> &super::super::GeneratorInfo {
+            &self.info
+        }
+
+        fn chat(
+            &self,
+            request: &ChatRequest,
+            sink: super::super::Sink<'_>,
+            _: &dyn Progress,
+        ) -> Result<super::super::Generated> {
+            *self.asked.lock().unwrap() = Some(request.clone());
+            sink(&self.reply);
+            Ok(super::super::Generated {
+                text: self.reply.clone(),
+                model: "scripted".into(),
+                finish: super::super::Finish::Stop,
+                prompt_tokens: 0,
+                completion_tokens: 0,
+                seconds: 0.0,
+            })
+        }
+    }
+
+    #[test]
+    fn each_task_asks_its_prompt_and_cleans_the_reply() {
+        let none = crate::progress::NoProgress;
+        // A rewrite: the first line with text, label and quotes off; the question sent trimmed.
+        let g = Scripted::new("\n Search query: `dimming display`\nsecond line");
+        assert_eq!(write_rewrite(&g, "  why so dark?  ", &none).unwrap(), "dimming display");
+        assert!(g.last_user().ends_with("why so dark?"), "{}", g.last_user());
+        // A draft: its whitespace runs made single spaces; the HyDE template around the question.
+        let g = Scripted::new("  Screens dim\n\n when   the sensor  reads dark. ");
+        assert_eq!(write_draft(&g, "why so dark?", &none).unwrap(), "Screens dim when the sensor reads dark.");
+        assert!(
+            g.last_user().starts_with("Write a short passage") && g.last_user().ends_with("Question: why so dark?")
+        );
+        // Reasoning: cleaned the same way, under its own prompt.
+        let g = Scripted::new("It needs\nthe sensor's\tname.");
+        assert_eq!(write_reasoning(&g, "why so dark?", &none).unwrap(), "It needs the sensor's name.");
+        assert!(g.last_user().starts_with("Before searching"), "{}", g.last_user());
+        // Nothing written: each says which text was empty.
+        let blank = Scripted::new(" \n\t ");
+        let said = |r: Result<String>| r.unwrap_err().to_string();
+        assert!(said(write_rewrite(&blank, "q", &none)).contains("rewrite was empty"));
+        assert!(said(write_draft(&blank, "q", &none)).contains("draft was empty"));
+        assert!(said(write_reasoning(&blank, "q", &none)).contains("reasoning was empty"));
+        assert!(said(clean_draft("")).contains("draft was empty"));
+        // Closed book streams the model's text and asks the question alone.
+        let g = Scripted::new("From memory.");
+        let mut streamed = String::new();
+        let out = closed_book(&g, " q? ", &mut |t| streamed.push_str(t), &none).unwrap();
+        assert_eq!((out.text.as_str(), streamed.as_str()), ("From memory.", "From memory."));
+        assert!(g.last_user().contains("q?"));
+    }
+
+    #[test]
+    fn a_judge_template_needs_both_placeholders() {
+        let with = |t: &str| JudgePrompt { system: String::new(), template: t.into() }.validate();
+        assert!(with("{question} {passage}").is_ok());
+        assert!(with("{passage} then {question}").is_ok());
+        assert!(with("{question}").unwrap_err().to_string().contains("no {passage}"));
+        assert!(with("{passage}").unwrap_err().to_string().contains("no {question}"));
+        assert!(JudgePrompt::default().validate().is_ok());
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
 

@@ -107,7 +107,6 @@ pub fn parse_number(text: &str) -> Result<f64, String> {
     // unless it is followed by exactly three digits (then it reads two ways).
     let (dots, commas) = (body.matches('.').count(), body.matches(',').count());
     let decimal: Option<char> = match (dots, commas) {
-        (0, 0) => None,
         (_, 0) if dots > 1 => None,
         (1, 0) => Some('.'),
         (0, 1) => {
@@ -121,6 +120,7 @@ pub fn parse_number(text: &str) -> Result<f64, String> {
             }
             Some(',')
         }
+        // No separator at all, or several commas (thousands).
         (0, _) => None,
         _ => {
             let (last_dot, last_comma) = (body.rfind('.').unwrap_or(0), body.rfind(',').unwrap_or(0));
@@ -412,13 +412,25 @@ mod tests {
         assert_eq!(n("+4"), 4.0);
         assert_eq!(n(".5"), 0.5);
         assert_eq!(n("1e-3"), 0.001);
+        // A sign before an exponent, as before any number.
+        assert_eq!(n("-1e-3"), -0.001);
+        assert_eq!(n("−2.5e2"), -250.0);
         let why = |s: &str| parse_number(s).unwrap_err();
         assert!(why("1,000").contains("reads two ways: 1000 with a thousands comma, or 1.000 with a decimal comma"));
         assert!(why("12,345").contains("reads two ways"));
         assert!(why("1,23,456").contains("unevenly"), "{}", why("1,23,456"));
+        // The first group holds one to three digits: not four, not none.
+        assert!(why("1234 567").contains("unevenly"), "{}", why("1234 567"));
+        assert!(why("'234").contains("unevenly"), "{}", why("'234"));
         assert!(why("1.234,567.8").contains("mixes"), "{}", why("1.234,567.8"));
+        // Two kinds of thousands separator before a decimal point of a third kind.
+        assert!(why("1 234,567.5").contains("mixes"), "{}", why("1 234,567.5"));
         assert!(why("1/0").contains("divides by zero"));
-        for bad in ["", "two", "NaN", "inf", "1..2", "1,,2", "--1", "1e400", "%", "/"] {
+        // Digits past what a float holds read as infinity, which is no answer.
+        assert!(why(&"9".repeat(400)).contains("is not a number"));
+        assert!(why(&format!("{},5", "9".repeat(400))).contains("is not a number"));
+        // A separator with no digits after it is half a number, not a whole one.
+        for bad in ["", "two", "NaN", "inf", "1..2", "1,,2", "--1", "1e400", "%", "/", "1.", "1,", "-5,"] {
             assert!(parse_number(bad).is_err(), "{bad:?}");
         }
     }
@@ -477,5 +489,53 @@ mod tests {
         assert!(choice.check(&Answer::Choice(" D1".into())).correct);
         assert!(choice.check(&Answer::Choice("d9".into())).message.contains("not one of the options"));
         assert!(choice.check(&Answer::Number(1.0)).message.contains("one of the options"));
+    }
+
+    #[test]
+    fn the_nearest_usual_mistake_is_named_and_never_one_the_tolerance_cannot_tell_from_the_key() {
+        // Key 10 ± 1; mistakes at 2 and 3; 2.75 is within 1 of both, and 0.25 from 3.
+        let with = |mistakes: &[(&str, f64)], key: f64, tolerance: f64| {
+            let mut c = idf_checkpoint();
+            c.question.tolerance = tolerance;
+            c.solution.answer = Answer::Number(key);
+            c.solution.mistakes = mistakes.iter().map(|(n, v)| Mistake { name: (*n).into(), value: *v }).collect();
+            c
+        };
+        for order in [[("two", 2.0), ("three", 3.0)], [("three", 3.0), ("two", 2.0)]] {
+            let v = with(&order, 10.0, 1.0).check(&Answer::Number(2.75));
+            assert_eq!(v.mistake.as_deref(), Some("three"), "{order:?}: {}", v.message);
+        }
+        // A mistake exactly the tolerance from the key (1.5 against 1 ± 0.5) gives an answer the
+        // checker would call right: it is never named, even for a value near it.
+        let v = with(&[("edge", 1.5)], 1.0, 0.5).check(&Answer::Number(1.75));
+        assert_eq!(v.mistake, None, "{}", v.message);
+        assert!(v.message.contains("matches none of the usual mistakes (edge)"), "{}", v.message);
+        // One just beyond it is.
+        let v = with(&[("beyond", 1.625)], 1.0, 0.5).check(&Answer::Number(1.75));
+        assert_eq!(v.mistake.as_deref(), Some("beyond"), "{}", v.message);
+    }
+
+    #[test]
+    fn a_choice_with_no_list_of_options_takes_any_answer_as_an_attempt() {
+        let mut c = idf_checkpoint();
+        c.question.kind = AnswerKind::Choice;
+        c.solution.answer = Answer::Choice("d1".into());
+        let v = c.check(&Answer::Choice("d7".into()));
+        assert!(!v.correct && v.message.starts_with("Not d7: the answer is d1."), "{}", v.message);
+        assert!(c.check(&Answer::Choice("D1 ".into())).correct);
+    }
+
+    #[test]
+    fn answers_are_written_as_a_person_writes_them() {
+        // Four decimals at most, trailing zeros and a lone point dropped, −0 written 0.
+        assert_eq!(Answer::Number(2.0 / 3.0).to_text(), "0.6667");
+        assert_eq!(Answer::Number(1.5).to_text(), "1.5");
+        assert_eq!(Answer::Number(40.0).to_text(), "40");
+        assert_eq!(Answer::Number(-0.00001).to_text(), "0");
+        assert_eq!(Answer::Choice("d2".into()).to_text(), "d2");
+        assert_eq!(Answer::Ordering(vec!["d2".into(), "d1".into(), "d3".into()]).to_text(), "d2, d1, d3");
+        // What is written reads back as the same answer.
+        let o = Answer::Ordering(vec!["d2".into(), "d1".into()]);
+        assert_eq!(Answer::parse(AnswerKind::Ordering, &o.to_text()), Ok(o));
     }
 }

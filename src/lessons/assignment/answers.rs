@@ -93,3 +93,45 @@ pub fn parse_answers_csv(bytes: &[u8], source: &str) -> Result<Answers> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_gives_each_json_file_as_a_student_and_names_the_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Ada.json"), r#"{"answers": {"q1": 2.0, "q2": "d3"}}"#).unwrap();
+        std::fs::write(dir.path().join("Bo.json"), r#"{"answers": {}}"#).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not answers").unwrap();
+        std::fs::write(dir.path().join("Cy.docx"), "a Word file").unwrap();
+        std::fs::create_dir(dir.path().join("drafts.json")).unwrap();
+        let a = read_answers(dir.path()).unwrap();
+        assert_eq!(a.students.keys().collect::<Vec<_>>(), ["Ada", "Bo"]);
+        assert_eq!(a.skipped, ["Cy.docx", "notes.txt"]);
+        let ada = &a.students["Ada"];
+        assert_eq!(ada["q1"].0, serde_json::json!(2.0));
+        assert_eq!(ada["q2"].0, serde_json::json!("d3"));
+        assert!(ada["q1"].1.ends_with("Ada.json"), "{}", ada["q1"].1);
+        assert!(a.students["Bo"].is_empty());
+        // A folder with no answer file, and a file that is not the answers' shape, are refused by name.
+        let empty = tempfile::tempdir().unwrap();
+        std::fs::write(empty.path().join("notes.txt"), "x").unwrap();
+        assert!(read_answers(empty.path()).unwrap_err().to_string().contains("no <student>.json answer file"));
+        std::fs::write(dir.path().join("Di.json"), "{\n\"answer\": {}}").unwrap();
+        let e = read_answers(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("Di.json:2") && e.contains("expected {\"answers\""), "{e}");
+    }
+
+    #[test]
+    fn a_csv_gives_each_row_as_an_answer_read_where_it_stands() {
+        let a = parse_answers_csv(b"student,question,answer\nAda,q1,2\nAda,q2, d3 \nBo,q1,1.5\n", "a.csv").unwrap();
+        assert_eq!(a.students["Ada"]["q2"], (serde_json::json!("d3"), "a.csv:3".to_string()));
+        assert_eq!(a.students["Bo"]["q1"].1, "a.csv:4");
+        let e = |b: &[u8]| parse_answers_csv(b, "a.csv").unwrap_err().to_string();
+        assert!(e(b"Ada,q1,2\nAda,q1,3\n").contains("a.csv:2") && e(b"Ada,q1,2\nAda,q1,3\n").contains("twice"));
+        assert!(e(b"Ada,q1\n").contains("expected 3 fields"));
+        assert!(e(b",q1,2\n").contains("must not be empty"));
+        assert!(e(b"student,question,answer\n").contains("no answers"));
+    }
+}

@@ -151,3 +151,28 @@ impl Assignment {
         Ok(written)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_s_checksum_is_the_sha256_of_its_content_and_an_edit_is_refused() {
+        // sha256 of `{"lesson":"bm25","seed":7,"students":{}}`, by Python's hashlib.
+        let empty = BTreeMap::new();
+        assert_eq!(
+            Key::compute_checksum("bm25", 7, &empty),
+            "b872fda6100954ce934b9f3badc87a7e85abd17810ee39df73228c990e4a4880"
+        );
+        let key = Key { lesson: "bm25".into(), seed: 7, students: empty, checksum: String::new() };
+        let good = serde_json::json!({
+            "lesson": "bm25", "seed": 7, "students": {},
+            "checksum": "b872fda6100954ce934b9f3badc87a7e85abd17810ee39df73228c990e4a4880"
+        });
+        assert_eq!(Key::parse(good.to_string().as_bytes(), "key.json").unwrap().seed, key.seed);
+        let mut edited = good.clone();
+        edited["seed"] = serde_json::json!(8);
+        let e = Key::parse(edited.to_string().as_bytes(), "key.json").unwrap_err().to_string();
+        assert!(e.contains("key.json") && e.contains("checksum no longer matches"), "{e}");
+    }
+}

@@ -181,3 +181,66 @@ impl Gradebook {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_answer_is_read_as_its_question_wants_or_refused_naming_the_question() {
+        let read = |kind, v: serde_json::Value| read_answer(kind, &v, "Ada.json", "q2");
+        assert_eq!(read(AnswerKind::Number, json!(0.5)).unwrap(), Answer::Number(0.5));
+        assert_eq!(read(AnswerKind::Number, json!("1,5")).unwrap(), Answer::Number(1.5));
+        assert_eq!(read(AnswerKind::Choice, json!("d2")).unwrap(), Answer::Choice("d2".into()));
+        assert_eq!(
+            read(AnswerKind::Ordering, json!(["d2", "d1"])).unwrap(),
+            Answer::Ordering(vec!["d2".into(), "d1".into()])
+        );
+        assert_eq!(
+            read(AnswerKind::Ordering, json!("d2 > d1")).unwrap(),
+            Answer::Ordering(vec!["d2".into(), "d1".into()])
+        );
+        let why = |kind, v: serde_json::Value| read(kind, v).unwrap_err().to_string();
+        let e = why(AnswerKind::Number, json!("two"));
+        assert!(e.contains("Ada.json") && e.contains("q2: wants a number: \"two\" is not a number"), "{e}");
+        assert!(why(AnswerKind::Number, json!(true)).contains("q2: wants a number, not true"));
+        assert!(why(AnswerKind::Choice, json!(3)).contains("q2: wants text, not 3"));
+        assert!(why(AnswerKind::Choice, json!("  ")).contains("q2: no answer"));
+        assert!(why(AnswerKind::Ordering, json!(["d2", 1])).contains("q2: an ordering is a list of option names"));
+    }
+
+    #[test]
+    fn a_gradebook_is_written_as_csv_and_as_a_table() {
+        let fb = |q: &str, m: &str| Feedback { question: q.into(), message: m.into() };
+        let book = Gradebook {
+            students: vec![
+                Grade { student: "Ada".into(), score: 2, max: 2, feedback: vec![] },
+                Grade {
+                    student: "Bartholomew".into(),
+                    score: 0,
+                    max: 2,
+                    feedback: vec![fb("q1", "not answered"), fb("q2", "1.386 is what you get with ln, not log2")],
+                },
+            ],
+        };
+        assert_eq!(
+            book.to_csv(),
+            "student,score,max,feedback\nAda,2,2,\n\
+             Bartholomew,0,2,\"q1: not answered | q2: 1.386 is what you get with ln, not log2\"\n"
+        );
+        // Names padded to the longest (11), two spaces, score/max; feedback indented past the names.
+        assert_eq!(
+            book.to_table(),
+            [
+                "student      score",
+                "Ada          2/2",
+                "Bartholomew  0/2",
+                "               q1: not answered",
+                "               q2: 1.386 is what you get with ln, not log2",
+            ]
+            .map(|l| format!("{l}\n"))
+            .concat()
+        );
+    }
+}
