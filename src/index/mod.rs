@@ -98,8 +98,10 @@ pub struct SparseIndex {
     norms: DocNorms,
     /// The postings in plain arrays with their bounds, for fast and pruned scoring.
     impacts: impacts::Impacts,
-    /// Each term's ordinal (its postings in `impacts`).
-    ordinals: std::collections::HashMap<Box<str>, u32>,
+    /// Each term's ordinal (its postings in `impacts`), hashed with FxHash: a question looks up
+    /// each of its terms, and SipHash (the standard map's, which resists flooding by keys an
+    /// attacker chooses, not a concern for a corpus's own vocabulary) cost more than the lookup.
+    ordinals: rustc_hash::FxHashMap<Box<str>, u32>,
 }
 
 impl std::fmt::Debug for SparseIndex {
@@ -303,7 +305,7 @@ impl SparseIndex {
         let mut norms = DocNorms { cosine_log2: vec![0.0; n], textbook: vec![0.0; n] };
         let (mut vocabulary, mut idf_sum) = (0u64, 0.0);
         let mut impacts = impacts::ImpactsBuilder::default();
-        let mut ordinals = std::collections::HashMap::new();
+        let mut ordinals = rustc_hash::FxHashMap::default();
         if let Some(inverted) = &inverted {
             progress.stage("collection statistics", 0);
             let mut stream = inverted.terms().stream().map_err(|e| Error::caused("index", e))?;

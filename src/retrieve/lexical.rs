@@ -18,7 +18,8 @@ use crate::{Error, Result};
 /// A query term prepared once per query.
 #[derive(Debug, Clone)]
 struct PreparedTerm {
-    term: String,
+    /// Its position in the question's analysed terms (`PreparedQuery::words`), first occurrence.
+    word: usize,
     qtf: u32,
     df: u64,
     idf: f64,
@@ -49,6 +50,8 @@ pub const PRUNE_MIN_POSTINGS_PER_DOC: usize = 4;
 struct PreparedQuery {
     retriever: LexicalRetriever,
     query: QueryContext,
+    /// The question's analysed terms, shared with the question's memo.
+    words: Arc<[String]>,
     terms: Vec<PreparedTerm>,
     /// |q| for cosine.
     query_norm: f64,
@@ -206,24 +209,32 @@ impl LexicalRetriever {
 
     fn prepare_terms(&self, query: &QueryContext) -> Result<PreparedQuery> {
         let stats = self.index.stats();
-        let terms = query.terms(self.index.analyzer());
-        let mut prepared = Vec::new();
-        for (term, qtf) in query_term_counts(&terms) {
+        let words = query.terms(self.index.analyzer());
+        let mut prepared: Vec<PreparedTerm> = Vec::with_capacity(words.len());
+        // Unique terms in first-occurrence order with their counts (as `query_term_counts`),
+        // by position in `words`: no term is copied.
+        for (i, term) in words.iter().enumerate() {
+            if let Some(t) = prepared.iter_mut().find(|t| words[t.word] == *term) {
+                t.qtf += 1;
+                continue;
+            }
             // Every term of the dictionary has its postings in the plain arrays.
-            let ordinal = self.index.term_ord(&term);
+            let ordinal = self.index.term_ord(term);
             let df = ordinal.and_then(|o| self.index.impacts().term(o)).map_or(0, |p| p.docs.len() as u64);
-            let idf = match (self.model, &self.lucene) {
-                (_, Some(l)) if df > 0 => f64::from(l.sim.idf(df)),
+            prepared.push(PreparedTerm { word: i, qtf: 1, df, idf: 0.0, ordinal });
+        }
+        for t in &mut prepared {
+            t.idf = match (self.model, &self.lucene) {
+                (_, Some(l)) if t.df > 0 => f64::from(l.sim.idf(t.df)),
                 (_, Some(_)) => 0.0,
-                (LexicalModel::TfIdf { variant, .. }, None) => variant.idf(stats.n_docs, df),
+                (LexicalModel::TfIdf { variant, .. }, None) => variant.idf(stats.n_docs, t.df),
                 (LexicalModel::Bm25 { variant, params }, None) => {
-                    variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf)
+                    variant.idf(stats.n_docs, t.df, &params, stats.okapi_mean_idf)
                 }
             };
-            prepared.push(PreparedTerm { term, qtf, df, idf, ordinal });
         }
         let query_norm = prepared.iter().map(|t| (f64::from(t.qtf) * t.idf).powi(2)).sum::<f64>().sqrt();
-        Ok(PreparedQuery { retriever: self.clone(), query: query.clone(), terms: prepared, query_norm })
+        Ok(PreparedQuery { retriever: self.clone(), query: query.clone(), words, terms: prepared, query_norm })
     }
 
     /// (tf weight, normaliser, contribution) of one term in one document.
@@ -522,11 +533,12 @@ impl PreparedQuery {
         let mut rows = Vec::with_capacity(q.terms.len());
         let mut value = 0.0;
         for t in &q.terms {
-            let tf = if t.df == 0 { 0 } else { r.index.term_freq(&t.term, doc)? };
+            let term = q.words.get(t.word).map_or("", String::as_str);
+            let tf = if t.df == 0 { 0 } else { r.index.term_freq(term, doc)? };
             let (tf_weight, norm, contribution) = r.score_term(q, t, tf, doc);
             value += contribution;
             rows.push(TermRow {
-                term: t.term.clone(),
+                term: term.to_string(),
                 qtf: t.qtf,
                 tf,
                 df: t.df,

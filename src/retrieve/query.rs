@@ -21,11 +21,13 @@ pub type DocFilter = Arc<Vec<bool>>;
 /// The question, prepared once for every retriever.
 #[derive(Debug, Clone, Default)]
 pub struct QueryContext {
-    text: String,
+    /// Shared by its clones (a clone is a few reference counts: every lexical column prepares
+    /// the question with one).
+    text: Arc<str>,
     /// Allowed documents (`None` = all); a filtered-out document scores 0 and says so.
     filter: Option<DocFilter>,
     /// A description of the filter for explanations (`release >= 4`).
-    filter_label: Option<String>,
+    filter_label: Option<Arc<str>>,
     /// Shared by the clones of one question.
     encodings: Arc<Encodings>,
 }
@@ -67,13 +69,13 @@ impl QueryContext {
 
     /// A plain question with no filter.
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into(), ..Default::default() }
+        Self { text: Arc::from(text.into()), ..Default::default() }
     }
 
     /// Restrict results to the documents where `allowed[doc]` is true.
     pub fn with_filter(mut self, allowed: Vec<bool>, label: impl Into<String>) -> Self {
         self.filter = Some(Arc::new(allowed));
-        self.filter_label = Some(label.into());
+        self.filter_label = Some(Arc::from(label.into()));
         self
     }
 
@@ -81,7 +83,7 @@ impl QueryContext {
     /// encodings of its own.
     pub fn with_text(&self, text: impl Into<String>) -> Self {
         Self {
-            text: text.into(),
+            text: Arc::from(text.into()),
             filter: self.filter.clone(),
             filter_label: self.filter_label.clone(),
             encodings: Arc::default(),
@@ -136,21 +138,19 @@ impl QueryContext {
 
     /// The question's vector under a dense encoder.
     pub fn dense_vector(&self, encoder: &dyn TextEncoder) -> Result<Arc<Vec<f32>>> {
-        memo(&self.encodings.dense, encoder.model_id(), || {
-            Ok(encoder.encode(&[self.text.as_str()], InputKind::Query)?.pop())
-        })
+        memo(&self.encodings.dense, encoder.model_id(), || Ok(encoder.encode(&[&*self.text], InputKind::Query)?.pop()))
     }
 
     /// The question's token vectors under a late-interaction encoder.
     pub fn token_vectors(&self, encoder: &dyn TokenEncoder) -> Result<Arc<TokenVectors>> {
         memo(&self.encodings.tokens, encoder.model_id(), || {
-            Ok(encoder.encode_tokens(&[self.text.as_str()], InputKind::Query)?.pop())
+            Ok(encoder.encode_tokens(&[&*self.text], InputKind::Query)?.pop())
         })
     }
 
     /// The question's learned sparse vector.
     pub fn sparse_vector(&self, encoder: &dyn SparseEncoder) -> Result<Arc<SparseVector>> {
-        memo(&self.encodings.sparse, encoder.model_id(), || Ok(encoder.encode(&[self.text.as_str()])?.pop()))
+        memo(&self.encodings.sparse, encoder.model_id(), || Ok(encoder.encode(&[&*self.text])?.pop()))
     }
 }
 
