@@ -122,11 +122,16 @@ impl Combine for LuceneFloat {
 
 /// Unique terms in first-occurrence order with their query counts.
 pub fn query_term_counts(terms: &[String]) -> Vec<(String, u32)> {
-    let mut out: Vec<(String, u32)> = Vec::new();
-    for t in terms {
-        match out.iter_mut().find(|(s, _)| s == t) {
+    query_term_positions(terms).into_iter().map(|(i, c)| (terms[i].clone(), c)).collect()
+}
+
+/// As [`query_term_counts`], each unique term given by its first position in `terms` (no copy).
+fn query_term_positions(terms: &[String]) -> Vec<(usize, u32)> {
+    let mut out: Vec<(usize, u32)> = Vec::new();
+    for (i, t) in terms.iter().enumerate() {
+        match out.iter_mut().find(|(j, _)| terms[*j] == *t) {
             Some((_, c)) => *c += 1,
-            None => out.push((t.clone(), 1)),
+            None => out.push((i, 1)),
         }
     }
     out
@@ -210,28 +215,21 @@ impl LexicalRetriever {
     fn prepare_terms(&self, query: &QueryContext) -> Result<PreparedQuery> {
         let stats = self.index.stats();
         let words = query.terms(self.index.analyzer());
-        let mut prepared: Vec<PreparedTerm> = Vec::with_capacity(words.len());
-        // Unique terms in first-occurrence order with their counts (as `query_term_counts`),
-        // by position in `words`: no term is copied.
-        for (i, term) in words.iter().enumerate() {
-            if let Some(t) = prepared.iter_mut().find(|t| words[t.word] == *term) {
-                t.qtf += 1;
-                continue;
-            }
+        let mut prepared = Vec::new();
+        for (word, qtf) in query_term_positions(&words) {
+            let term = &words[word];
             // Every term of the dictionary has its postings in the plain arrays.
             let ordinal = self.index.term_ord(term);
             let df = ordinal.and_then(|o| self.index.impacts().term(o)).map_or(0, |p| p.docs.len() as u64);
-            prepared.push(PreparedTerm { word: i, qtf: 1, df, idf: 0.0, ordinal });
-        }
-        for t in &mut prepared {
-            t.idf = match (self.model, &self.lucene) {
-                (_, Some(l)) if t.df > 0 => f64::from(l.sim.idf(t.df)),
+            let idf = match (self.model, &self.lucene) {
+                (_, Some(l)) if df > 0 => f64::from(l.sim.idf(df)),
                 (_, Some(_)) => 0.0,
-                (LexicalModel::TfIdf { variant, .. }, None) => variant.idf(stats.n_docs, t.df),
+                (LexicalModel::TfIdf { variant, .. }, None) => variant.idf(stats.n_docs, df),
                 (LexicalModel::Bm25 { variant, params }, None) => {
-                    variant.idf(stats.n_docs, t.df, &params, stats.okapi_mean_idf)
+                    variant.idf(stats.n_docs, df, &params, stats.okapi_mean_idf)
                 }
             };
+            prepared.push(PreparedTerm { word, qtf, df, idf, ordinal });
         }
         let query_norm = prepared.iter().map(|t| (f64::from(t.qtf) * t.idf).powi(2)).sum::<f64>().sqrt();
         Ok(PreparedQuery { retriever: self.clone(), query: query.clone(), words, terms: prepared, query_norm })
