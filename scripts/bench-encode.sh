@@ -18,7 +18,7 @@ models="$("$bin" models list | sed -n 's/^cache: //p')"
 dense="$models/sentence-transformers--all-MiniLM-L6-v2"
 splade="$models/splade-tiny"
 echo "RankLens (candle, $threads threads)…" >&2
-ours="$("$bin" bench-encode --dataset "$dataset" --limit "$limit" --late --offline --compare bf16,auto \
+ours="$("$bin" bench-encode --dataset "$dataset" --limit "$limit" --late --offline --compare bf16,int16,auto \
     --dense-model "$dense" --splade-model "$splade" --format json)"
 echo "PyTorch ($threads threads)…" >&2
 ref="$("$py" "$root/scripts/encode_bench.py" --dataset "$dataset" --limit "$limit" --threads "$threads" \

@@ -53,17 +53,21 @@ fn dense_splade_and_late_interaction_sit_next_to_the_sparse_methods() {
         assert!(matches!(run.outcome, Outcome::Ranked(_)), "{}: {:?}", run.label, run.outcome);
     }
     // The manager's default precision is auto: the kernel timed fastest on this CPU (and kept in
-    // the model cache) runs, and the label names it — `@bf16` only where bf16 was chosen, which
-    // needs the instruction.
+    // the model cache) runs, and the label names it — `@bf16` or `@int16` only where that kernel
+    // was chosen, which needs its instructions.
     let dense_label = &cmp.runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap().label;
     let manager = ranklens::models::ModelManager::from_env();
     let chosen =
         ranklens::models::auto_precision::remembered(manager.cache_dir(), "sentence-transformers/all-MiniLM-L6-v2")
             .expect("auto's choice is kept")
             .choice;
-    let bf16 = chosen == ranklens::models::Precision::Bf16;
-    assert!(!bf16 || ranklens::models::precision::bf16_supported());
-    assert_eq!(dense_label.contains("all-MiniLM-L6-v2@bf16"), bf16, "{dense_label}");
+    use ranklens::models::Precision;
+    assert!(chosen != Precision::Bf16 || ranklens::models::precision::bf16_supported());
+    assert!(chosen != Precision::Int16 || ranklens::models::precision::int16_supported());
+    for p in [Precision::Bf16, Precision::Int16] {
+        let named = dense_label.contains(&format!("all-MiniLM-L6-v2{}", p.id_suffix()));
+        assert_eq!(named, chosen == p, "{dense_label}");
+    }
     assert!(dense_label.contains("all-MiniLM-L6-v2"), "{dense_label}");
     let late = cmp.runs.iter().find(|r| r.kind == MethodKind::LateInteraction).unwrap();
     assert!(late.label.contains("not a trained ColBERT"), "the fallback says what it is: {}", late.label);

@@ -324,11 +324,12 @@ pub struct ModelArgs {
     #[arg(long, value_name = "BITS")]
     token_bits: Option<u8>,
     /// The arithmetic of the encoders' linear layers: f32 (exact to the reference), bf16 (bf16
-    /// products summed in f32, where the CPU has AVX512-BF16; f32 elsewhere), or auto (the
-    /// default: each model's kernels timed on this CPU the first time it loads, the faster at
-    /// cosine ≥ 0.999 to f32 kept and remembered). Vectors are cached under the precision that
-    /// made them.
-    #[arg(long, value_name = "auto|f32|bf16", value_parser = parse_precision)]
+    /// products summed in f32, where the CPU has AVX512-BF16; f32 elsewhere), int16 (16-bit
+    /// integer products summed in i32, where the CPU has AVX2; f32 elsewhere), or
+    /// auto (the default: each model's kernels timed on this CPU the first time it loads, the
+    /// fastest at cosine ≥ 0.999 to f32 kept and remembered). Vectors are cached under the
+    /// precision that made them.
+    #[arg(long, value_name = "auto|f32|bf16|int16", value_parser = parse_precision)]
     pub precision: Option<Precision>,
     /// A chat server speaking OpenAI's chat-completions protocol, for the methods that need a
     /// language model (rewrite, hyde, rag, judge): its base URL, e.g. http://127.0.0.1:8080/v1

@@ -36,7 +36,7 @@ pub struct BenchEncodeArgs {
     late: bool,
     /// Precisions to measure besides f32 (which always runs first: the others are compared with
     /// it), comma-separated.
-    #[arg(long = "compare", value_name = "PRECISIONS", value_delimiter = ',', default_value = "bf16,auto")]
+    #[arg(long = "compare", value_name = "PRECISIONS", value_delimiter = ',', default_value = "bf16,int16,auto")]
     precisions: Vec<String>,
     #[command(flatten)]
     models: ModelArgs,
@@ -68,7 +68,8 @@ struct EncodeBenchReport {
 struct PrecisionRun {
     /// The precision asked for.
     precision: String,
-    /// What ran (`bf16 (AVX512-BF16, f32 sums)`, or f32 where the CPU has no bf16).
+    /// What ran (`bf16 (AVX512-BF16, f32 sums)`, or f32 where the CPU lacks the kernel's
+    /// instructions).
     kernels: String,
     dense_secs: f64,
     dense_passages_per_sec: f64,
@@ -207,7 +208,12 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
             kernels: match precision {
                 // What auto chose for each model on this CPU: the precision its id names.
                 Precision::Auto => {
-                    let ran = |id: &str| if id.ends_with("@bf16") { "bf16" } else { "f32" };
+                    let ran = |id: &str| {
+                        [Precision::Bf16, Precision::Int16]
+                            .into_iter()
+                            .find(|p| id.ends_with(p.id_suffix()))
+                            .map_or("f32", Precision::name)
+                    };
                     use crate::models::{SparseEncoder, TextEncoder};
                     format!(
                         "auto chose: dense {}, SPLADE {}",

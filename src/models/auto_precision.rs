@@ -1,9 +1,9 @@
 //! `--precision auto`, the default: the first time a model loads on a CPU, each kernel this CPU
-//! can run (f32, and bf16 where it has AVX512-BF16) encodes the same real passages — the bundled
+//! can run (f32, bf16 where it has AVX512-BF16, int16 where it has AVX2) encodes the same real passages — the bundled
 //! sample's, in texts of about a hundred word pieces — and the fastest that keeps every passage's
-//! mean-pooled vector within cosine 0.999 of f32's is kept. bf16 must beat f32 by more than
-//! [`NOISE`] to be chosen, so auto is never slower than f32 beyond noise (on some CPUs bf16 is:
-//! an Intel Sapphire Rapids ran it at 0.67× f32). The choice is remembered per CPU model, build
+//! mean-pooled vector within cosine 0.999 of f32's is kept. Another kernel must beat f32 by more
+//! than [`NOISE`] to be chosen, so auto is never slower than f32 beyond noise (on some CPUs bf16
+//! is: an Intel Sapphire Rapids ran it at 0.67× f32). The choice is remembered per CPU model, build
 //! and model in the model cache's `precision-auto.json`; an explicit precision still wins.
 
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ pub const NOISE: f64 = 0.05;
 /// The least cosine of a passage's vector with f32's that a kernel may give.
 pub const MIN_COSINE: f64 = 0.999;
 /// Bumped when a kernel changes, so choices made for the old kernels are made again.
-const KERNELS_REVISION: u32 = 1;
+const KERNELS_REVISION: u32 = 2;
 /// Texts encoded per timing, and timings per kernel (the fastest of them counts).
 const TEXTS: usize = 16;
 const ROUNDS: usize = 3;
@@ -173,6 +173,9 @@ pub fn calibrate(model: &str, dir: &Path, max_length: usize, progress: &dyn Prog
     let mut candidates = vec![(Precision::F32, Kernels::F32)];
     if super::precision::bf16_supported() {
         candidates.push((Precision::Bf16, Kernels::Bf16));
+    }
+    if super::precision::int16_supported() {
+        candidates.push((Precision::Int16, Kernels::Int16));
     }
     let mut seconds: BTreeMap<Precision, f64> = BTreeMap::new();
     let mut pooled: BTreeMap<Precision, Vec<Vec<f64>>> = BTreeMap::new();

@@ -424,9 +424,16 @@ pub struct BertSpladeEncoder {
     /// separate one.
     decoder: Tensor,
     bias: Tensor,
-    /// The decoder in bf16 with its bias, when the backbone runs the bf16 kernel: the vocabulary
-    /// projection is most of splade-tiny's arithmetic, so it runs in the backbone's precision.
-    decoder_bf16: Option<(super::precision::PackedBf16, Vec<f32>)>,
+    /// The decoder in bf16 or int16 with its bias, when the backbone runs that kernel: the
+    /// vocabulary projection is most of splade-tiny's arithmetic, so it runs in the backbone's
+    /// precision.
+    decoder_lowered: Option<(LoweredDecoder, Vec<f32>)>,
+}
+
+/// The SPLADE decoder packed for the backbone's kernel.
+enum LoweredDecoder {
+    Bf16(super::precision::PackedBf16),
+    Int16(super::int16::PackedInt16),
 }
 
 fn first_tensor(vb: &VarBuilder, names: &[&str], shape: (usize, usize)) -> Result<Tensor> {
@@ -456,14 +463,19 @@ impl BertSpladeEncoder {
             (v, h),
         )?;
         let bias = if head.contains_tensor("bias") { head.get(v, "bias")? } else { head.get(v, "decoder.bias")? };
-        let decoder_bf16 = match backbone.model.kernels() {
-            super::fast_bert::Kernels::Bf16 => {
+        use super::fast_bert::Kernels;
+        let decoder_lowered = match backbone.model.kernels() {
+            Kernels::Bf16 => {
                 let w: Vec<f32> = decoder.flatten_all()?.to_vec1()?;
-                Some((super::precision::PackedBf16::pack(&w, v, h)?, bias.to_vec1()?))
+                Some((LoweredDecoder::Bf16(super::precision::PackedBf16::pack(&w, v, h)?), bias.to_vec1()?))
             }
-            _ => None,
+            Kernels::Int16 => {
+                let w: Vec<f32> = decoder.flatten_all()?.to_vec1()?;
+                Some((LoweredDecoder::Int16(super::int16::PackedInt16::pack(&w, v, h)?), bias.to_vec1()?))
+            }
+            Kernels::F32 | Kernels::Bf16Portable => None,
         };
-        Ok(Self { id: id.to_string(), backbone, transform, layer_norm, decoder, bias, decoder_bf16 })
+        Ok(Self { id: id.to_string(), backbone, transform, layer_norm, decoder, bias, decoder_lowered })
     }
 }
 
@@ -485,13 +497,17 @@ impl SparseEncoder for BertSpladeEncoder {
                     let x = self.transform.forward(&x)?.gelu_erf()?;
                     let x = self.layer_norm.forward(&x)?;
                     // log(1 + ReLU(x)) is non-decreasing, so its maximum over tokens is the
-                    // transform of the largest logit: no activation tensor. In bf16 the kernel
-                    // keeps each column's maximum as it goes, never writing the tokens × vocabulary
-                    // logits; in f32 they are scanned once.
-                    let (max, arg): (Vec<f32>, Vec<u32>) = match &self.decoder_bf16 {
-                        Some((w, bias)) => {
+                    // transform of the largest logit: no activation tensor. In bf16 and int16 the
+                    // kernel keeps each column's maximum as it goes, never writing the tokens ×
+                    // vocabulary logits; in f32 they are scanned once.
+                    let (max, arg): (Vec<f32>, Vec<u32>) = match &self.decoder_lowered {
+                        Some((LoweredDecoder::Bf16(w), bias)) => {
                             let x: Vec<f32> = x.flatten_all()?.to_vec1()?;
                             super::precision::column_max_bf16(&x, ids.len(), w, bias)?
+                        }
+                        Some((LoweredDecoder::Int16(w), bias)) => {
+                            let x: Vec<f32> = x.flatten_all()?.to_vec1()?;
+                            super::int16::column_max_int16(&x, ids.len(), w, bias)?
                         }
                         None => {
                             let logits = x.matmul(&self.decoder.t()?)?.broadcast_add(&self.bias)?;

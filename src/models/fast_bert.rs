@@ -16,6 +16,7 @@
 use candle_nn::VarBuilder;
 use rayon::prelude::*;
 
+use super::int16::{PackedInt16, linear_int16};
 use super::precision::{PackedBf16, Precision, from_bf16, linear_bf16, to_bf16};
 use crate::{Error, Result};
 
@@ -30,6 +31,8 @@ pub enum Kernels {
     /// products summed in f32 by gemm. What bf16 does to a model, shown where the instruction
     /// is missing (no faster than f32).
     Bf16Portable,
+    /// 16-bit integer products summed in i32, with AVX2 ([`super::int16`]).
+    Int16,
 }
 
 /// The activation of the feed-forward layers.
@@ -57,14 +60,16 @@ struct Layer {
     ffn_b: Vec<f32>,
     ln2_g: Vec<f32>,
     ln2_b: Vec<f32>,
-    /// The four products' weights in bf16, when the kernels are bf16.
-    bf16: Bf16Weights,
+    /// The four products' weights in bf16 or 16-bit integers, when the kernels are those.
+    lowered: Lowered,
 }
 
-/// A layer's four products' weights rounded to bf16, as each bf16 kernel reads them.
-enum Bf16Weights {
+/// A layer's four products' weights in a lower precision, as each kernel reads them.
+enum Lowered {
     /// f32 kernels: none.
     None,
+    /// Quantised and packed for the int16 kernel.
+    Int16(Box<[PackedInt16; 4]>),
     /// Packed for the AVX512-BF16 kernel.
     Packed(Box<[PackedBf16; 4]>),
     /// Rounded to bf16 and kept as f32 values (which hold every bf16 exactly), for gemm.
@@ -145,7 +150,7 @@ impl FastBert {
                 ffn_b: tensor(&vb, &[h], &format!("{p}.output.dense.bias"))?,
                 ln2_g,
                 ln2_b,
-                bf16: Bf16Weights::None,
+                lowered: Lowered::None,
             });
         }
         Ok(FastBert {
@@ -171,22 +176,33 @@ impl FastBert {
     pub fn with_precision(mut self, precision: Precision) -> Result<FastBert> {
         self.set_kernels(match precision.effective() {
             Precision::Bf16 => Kernels::Bf16,
+            Precision::Int16 => Kernels::Int16,
             Precision::F32 | Precision::Auto => Kernels::F32,
         })?;
         Ok(self)
     }
 
-    /// Run the linear layers with these kernels (bf16 packs the weights once; an error when the
-    /// CPU cannot run them, and the model is left as it was).
+    /// Run the linear layers with these kernels (bf16 and int16 pack the weights once; an error
+    /// when the CPU cannot run them, and the model is left as it was).
     pub fn set_kernels(&mut self, kernels: Kernels) -> Result<()> {
         if kernels == Kernels::Bf16 && !super::precision::bf16_instructions() {
             return Err(Error::Model("bf16 kernels: this CPU has no AVX512-BF16 instructions".into()));
         }
+        if kernels == Kernels::Int16 && !super::int16::int16_instructions() {
+            return Err(Error::Model("int16 kernels: this CPU has no AVX2".into()));
+        }
         let (h, i) = (self.hidden, self.inter);
-        for l in &mut self.layers {
-            l.bf16 = match kernels {
-                Kernels::F32 => Bf16Weights::None,
-                Kernels::Bf16 => Bf16Weights::Packed(Box::new([
+        let mut lowered = Vec::with_capacity(self.layers.len());
+        for l in &self.layers {
+            lowered.push(match kernels {
+                Kernels::F32 => Lowered::None,
+                Kernels::Int16 => Lowered::Int16(Box::new([
+                    PackedInt16::pack(&l.qkv_w, 3 * h, h)?,
+                    PackedInt16::pack(&l.out_w, h, h)?,
+                    PackedInt16::pack(&l.inter_w, i, h)?,
+                    PackedInt16::pack(&l.ffn_w, h, i)?,
+                ])),
+                Kernels::Bf16 => Lowered::Packed(Box::new([
                     PackedBf16::pack(&l.qkv_w, 3 * h, h)?,
                     PackedBf16::pack(&l.out_w, h, h)?,
                     PackedBf16::pack(&l.inter_w, i, h)?,
@@ -194,9 +210,12 @@ impl FastBert {
                 ])),
                 Kernels::Bf16Portable => {
                     let r = |w: &[f32]| w.iter().map(|&x| from_bf16(to_bf16(x))).collect::<Vec<f32>>();
-                    Bf16Weights::Rounded(Box::new([r(&l.qkv_w), r(&l.out_w), r(&l.inter_w), r(&l.ffn_w)]))
+                    Lowered::Rounded(Box::new([r(&l.qkv_w), r(&l.out_w), r(&l.inter_w), r(&l.ffn_w)]))
                 }
-            };
+            });
+        }
+        for (l, w) in self.layers.iter_mut().zip(lowered) {
+            l.lowered = w;
         }
         self.kernels = kernels;
         Ok(())
@@ -212,6 +231,7 @@ impl FastBert {
         match self.kernels {
             Kernels::F32 => Precision::F32,
             Kernels::Bf16 | Kernels::Bf16Portable => Precision::Bf16,
+            Kernels::Int16 => Precision::Int16,
         }
     }
 
@@ -225,14 +245,15 @@ impl FastBert {
             2 => (&l.inter_w, &l.inter_b),
             _ => (&l.ffn_w, &l.ffn_b),
         };
-        match &l.bf16 {
-            Bf16Weights::Packed(p) => linear_bf16(x, n, &p[which], b, out),
-            Bf16Weights::Rounded(r) => {
+        match &l.lowered {
+            Lowered::Int16(p) => linear_int16(x, n, &p[which], b, out),
+            Lowered::Packed(p) => linear_bf16(x, n, &p[which], b, out),
+            Lowered::Rounded(r) => {
                 // The inputs rounded as the kernel rounds them; gemm then sums exact products.
                 let x: Vec<f32> = x[..n * i].par_iter().map(|&v| from_bf16(to_bf16(v))).collect();
                 linear(&x, n, i, &r[which], b, o, out)
             }
-            Bf16Weights::None => linear(x, n, i, w, b, o, out),
+            Lowered::None => linear(x, n, i, w, b, o, out),
         }
     }
 

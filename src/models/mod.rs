@@ -11,6 +11,7 @@ mod cache;
 mod encoders;
 pub mod fast_bert;
 mod fetch;
+pub mod int16;
 mod manifest;
 pub mod precision;
 mod window_cuts;

@@ -1,12 +1,13 @@
-//! The arithmetic an encoder's linear layers run in: f32 (exact to the reference), or bf16 inputs
+//! The arithmetic an encoder's linear layers run in: f32 (exact to the reference); bf16 inputs
 //! with f32 accumulation on CPUs that multiply bf16 pairs in one instruction (AVX512-BF16's
-//! `vdpbf16ps`: two products per 32-bit lane, twice the f32 rate).
+//! `vdpbf16ps`: two products per 32-bit lane, twice the f32 rate); or 16-bit integers summed in
+//! i32 on CPUs with AVX2 ([`super::int16`], `vpmaddwd`: also two products per lane).
 //!
-//! Only the matrix products of the linear layers change: each weight and each input of a product
-//! is rounded to bf16 (8 bits of mantissa, to nearest even) and the products are summed in f32.
-//! Attention, LayerNorm, GELU and pooling stay f32. Where the instruction is missing, or
-//! `RANKLENS_F32_KERNELS=1` is set, bf16 falls back at run time to the f32 kernels, and the
-//! encoder's id and label say f32 — a vector is always named by the arithmetic that made it.
+//! Only the matrix products of the linear layers change: in bf16 each weight and each input of a
+//! product is rounded to bf16 (8 bits of mantissa, to nearest even) and the products are summed in
+//! f32. Attention, LayerNorm, GELU and pooling stay f32. Where the instruction is missing, or
+//! `RANKLENS_F32_KERNELS=1` is set, bf16 and int16 fall back at run time to the f32 kernels, and
+//! the encoder's id and label say f32 — a vector is always named by the arithmetic that made it.
 
 use std::fmt;
 
@@ -23,21 +24,25 @@ pub enum Precision {
     F32,
     /// bf16 products with f32 sums (AVX512-BF16), where the CPU has them.
     Bf16,
+    /// 16-bit integer products summed in i32 (AVX2's `vpmaddwd`): weights to ±1,023 per output
+    /// channel, inputs per row (see [`crate::models::int16`]), where the CPU has AVX2.
+    Int16,
     /// Whichever of the others is fastest on this CPU at equal quality, timed the first time a
     /// model loads (see [`crate::models::auto_precision`]): the app's and the CLI's default. A
-    /// setting, never what runs: a loaded model runs f32 or bf16 and is named by it.
+    /// setting, never what runs: a loaded model runs f32, bf16 or int16 and is named by it.
     Auto,
 }
 
 impl Precision {
     /// Every precision, in the order the settings list them.
-    pub const ALL: [Precision; 3] = [Precision::Auto, Precision::F32, Precision::Bf16];
+    pub const ALL: [Precision; 4] = [Precision::Auto, Precision::F32, Precision::Bf16, Precision::Int16];
 
     /// The name used on the command line, in ids and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Precision::F32 => "f32",
             Precision::Bf16 => "bf16",
+            Precision::Int16 => "int16",
             Precision::Auto => "auto",
         }
     }
@@ -47,30 +52,40 @@ impl Precision {
         match s.trim().to_ascii_lowercase().as_str() {
             "f32" | "fp32" | "float32" => Ok(Precision::F32),
             "bf16" | "bfloat16" => Ok(Precision::Bf16),
+            "int16" | "i16" => Ok(Precision::Int16),
+            "int8" | "i8" => Err(Error::Invalid {
+                location: "precision".into(),
+                message: "`int8`: not built — 8-bit weights moved all-MiniLM-L6-v2's vectors below cosine 0.999 \
+                          to f32 (0.99898 over 1,000 SciFact passages); int16, the integer kernel, keeps 11-bit \
+                          weights at the same speed"
+                    .into(),
+            }),
             "auto" => Ok(Precision::Auto),
             other => Err(Error::Invalid {
                 location: "precision".into(),
-                message: format!("`{other}`: expected one of auto, f32, bf16"),
+                message: format!("`{other}`: expected one of auto, f32, bf16, int16"),
             }),
         }
     }
 
-    /// The precision that actually runs here: bf16 only where the CPU multiplies bf16 pairs and
-    /// `RANKLENS_F32_KERNELS` does not force the f32 kernels. Auto is resolved per model when it
-    /// loads (timed, or remembered); with no model to time, it is f32.
+    /// The precision that actually runs here: bf16 only where the CPU multiplies bf16 pairs, int16
+    /// only where it has AVX2, and neither when `RANKLENS_F32_KERNELS` forces the f32 kernels. Auto
+    /// is resolved per model when it loads (timed, or remembered); with no model to time, it is f32.
     pub fn effective(self) -> Precision {
         match self {
             Precision::Bf16 if bf16_supported() => Precision::Bf16,
+            Precision::Int16 if int16_supported() => Precision::Int16,
             _ => Precision::F32,
         }
     }
 
     /// A suffix for model ids and cache keys: empty for f32 (the ids vectors always had), `@bf16`
-    /// otherwise.
+    /// or `@int16` otherwise.
     pub fn id_suffix(self) -> &'static str {
         match self {
             Precision::F32 | Precision::Auto => "",
             Precision::Bf16 => "@bf16",
+            Precision::Int16 => "@int16",
         }
     }
 }
@@ -94,6 +109,11 @@ pub fn bf16_supported() -> bool {
     !f32_forced() && bf16_instructions()
 }
 
+/// Whether this CPU runs the int16 kernel (AVX2 and FMA) and nothing forbids it.
+pub fn int16_supported() -> bool {
+    !f32_forced() && super::int16::int16_instructions()
+}
+
 /// Whether this CPU has the instructions of the bf16 kernel.
 pub fn bf16_instructions() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -111,14 +131,26 @@ pub fn bf16_instructions() -> bool {
 pub fn describe(requested: Precision) -> String {
     match (requested, requested.effective()) {
         (Precision::Bf16, Precision::Bf16) => "bf16 (AVX512-BF16, f32 sums)".to_string(),
-        (Precision::Bf16, _) if f32_forced() => "f32 (bf16 asked; RANKLENS_F32_KERNELS forces f32)".to_string(),
-        (Precision::Bf16, _) => "f32 (bf16 asked; this CPU has no AVX512-BF16)".to_string(),
-        (Precision::Auto, _) if f32_forced() => "auto: f32 (RANKLENS_F32_KERNELS forces f32)".to_string(),
-        (Precision::Auto, _) if bf16_supported() => {
-            "auto: each model's f32 and bf16 kernels timed on this CPU the first time it loads; the faster one that keeps cosine ≥ 0.999 to f32 runs".to_string()
+        (Precision::Int16, Precision::Int16) => "int16 (16-bit integer products, i32 sums; AVX2)".to_string(),
+        (Precision::Bf16 | Precision::Int16, _) if f32_forced() => {
+            format!("f32 ({requested} asked; RANKLENS_F32_KERNELS forces f32)")
         }
+        (Precision::Bf16, _) => "f32 (bf16 asked; this CPU has no AVX512-BF16)".to_string(),
+        (Precision::Int16, _) => "f32 (int16 asked; this CPU has no AVX2)".to_string(),
+        (Precision::Auto, _) if f32_forced() => "auto: f32 (RANKLENS_F32_KERNELS forces f32)".to_string(),
         (Precision::Auto, _) => {
-            "auto: f32 (this CPU has no AVX512-BF16, the only other kernel RankLens builds)".to_string()
+            let others: Vec<&str> = [(bf16_supported(), "bf16"), (int16_supported(), "int16")]
+                .iter()
+                .filter_map(|&(has, name)| has.then_some(name))
+                .collect();
+            if others.is_empty() {
+                "auto: f32 (this CPU has neither AVX512-BF16 nor AVX2, the other kernels RankLens builds)".to_string()
+            } else {
+                format!(
+                    "auto: each model's f32 and {} kernels timed on this CPU the first time it loads; the fastest that keeps cosine ≥ 0.999 to f32 runs",
+                    others.join(" and ")
+                )
+            }
         }
         _ => "f32".to_string(),
     }
@@ -553,6 +585,10 @@ mod tests {
         assert!(e.contains("int4") && e.contains("bf16"), "{e}");
         assert_eq!(Precision::F32.id_suffix(), "");
         assert_eq!(Precision::Bf16.id_suffix(), "@bf16");
+        assert_eq!(Precision::Int16.id_suffix(), "@int16");
+        assert_eq!(Precision::parse("I16").unwrap(), Precision::Int16);
+        let e = Precision::parse("int8").unwrap_err().to_string();
+        assert!(e.contains("not built") && e.contains("int16"), "{e}");
         assert_eq!(Precision::F32.effective(), Precision::F32);
     }
 
@@ -581,8 +617,8 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
 
         #[test]
-        fn any_text_parses_to_a_precision_only_when_it_names_one(s in "\\PC{0,12}|[ ]?(f|F|bf|BF|fp)(32|16)[ ]?") {
-            let known = ["f32", "fp32", "float32", "bf16", "bfloat16"];
+        fn any_text_parses_to_a_precision_only_when_it_names_one(s in "\\PC{0,12}|[ ]?(f|F|bf|BF|fp|i|I|int|INT)(32|16|8)[ ]?") {
+            let known = ["f32", "fp32", "float32", "bf16", "bfloat16", "int16", "i16", "auto"];
             match Precision::parse(&s) {
                 Ok(p) => {
                     proptest::prop_assert!(known.contains(&s.trim().to_ascii_lowercase().as_str()), "{s:?}");
