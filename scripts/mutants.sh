@@ -59,6 +59,7 @@ tests_of() {
         src/lessons/*) echo lessons assignments ;;
         src/generate/*) echo llm_server llm_methods agent_tools ;;
         src/eval/agreement.rs) echo llm_methods lucene_reference ;;
+        src/models/int16.rs) echo models_real ;;
         *) return 1 ;;
     esac
 }
