@@ -544,6 +544,7 @@ mod tests {
         // −0.0011 → −0.55 → −1, 0.5 alone would be 250.
         let w = [1023.0, 0.5, 1.5, -2.5, 0.0, 0.0, 0.0, 0.0, 1.0, -2.046, -0.0011, 0.5];
         let p = PackedInt16::pack(&w, 3, 4).unwrap();
+        assert_eq!((p.outputs(), p.inputs()), (3, 4));
         assert_eq!(p.scale(0), 1.0);
         assert_eq!((0..4).map(|k| p.integer(0, k)).collect::<Vec<_>>(), vec![1023, 0, 2, -2]);
         assert_eq!((p.scale(1), p.integer(1, 0)), (0.0, 0));
@@ -702,5 +703,11 @@ mod tests {
             assert_ne!(first, 9, "row 9 repeats row 3 and never comes first");
         }
         assert!(column_max_int16(&x, n, &p, &b[..3]).is_err());
+        // An output array one value short, a bias too few, an input too few: refused, untouched.
+        let mut short = vec![7f32; n * o - 1];
+        assert!(linear_int16_portable(&x, n, &p, &b, &mut short).is_err());
+        assert!(short.iter().all(|&v| v == 7.0));
+        assert!(linear_int16_portable(&x, n, &p, &b[1..], &mut full).is_err());
+        assert!(linear_int16_portable(&x[1..], n, &p, &b, &mut full).is_err());
     }
 }
