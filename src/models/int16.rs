@@ -550,7 +550,7 @@ mod tests {
         assert_eq!((p.scale(1), p.integer(1, 0)), (0.0, 0));
         assert!((p.scale(2) - 0.002).abs() < 1e-9);
         assert_eq!((0..4).map(|k| p.integer(2, k)).collect::<Vec<_>>(), vec![500, -1023, -1, 250]);
-        assert!((p.weight(2, 0) - 1.0).abs() < 1e-6);
+        assert!((p.weight(2, 0) - 1.0).abs() < 1e-6 && (p.weight(2, 1) + 2.046).abs() < 1e-6);
         assert!(PackedInt16::pack(&w[..11], 3, 4).is_err());
         let mut bad = w;
         bad[6] = f32::NAN;
@@ -579,9 +579,16 @@ mod tests {
 
     #[test]
     fn the_kernel_writes_the_plain_loops_bits_and_both_are_the_dequantised_product() {
+        // On one thread, whatever the machine: 100 rows then come in chunks of 30 (five tiles) and
+        // a last chunk of 10 (a tile and a remainder of four).
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        pool.install(kernel_against_plain_loops);
+    }
+
+    fn kernel_against_plain_loops() {
         // Shapes off every multiple: 13 rows (two tiles and one), 37 columns (two panels and
         // five), 77 inputs (an odd count, 38 pairs and a half), and MiniLM's.
-        for (n, i, o) in [(13usize, 77usize, 37usize), (1, 1, 1), (40, 384, 48), (7, 1536, 20)] {
+        for (n, i, o) in [(13usize, 77usize, 37usize), (1, 1, 1), (40, 384, 48), (7, 1536, 20), (100, 9, 17)] {
             let x = values(n * i, 3 + n as u64);
             let w = values(o * i, 5 + o as u64);
             let b = values(o, 7);
