@@ -592,6 +592,14 @@ mod tests {
             let x = values(n * i, 3 + n as u64);
             let w = values(o * i, 5 + o as u64);
             let b = values(o, 7);
+            // The plain row quantiser gives the integers and scale the one this CPU runs gave.
+            let rows = quantise_rows(&x, n, i);
+            for r in 0..n {
+                let mut words = vec![0u32; rows.pairs];
+                let scale = quantise_row(&x[r * i..][..i], input_limit(i), &mut words);
+                assert!(same_bits(scale, rows.scale[r]), "row {r}: scale");
+                assert_eq!(&words[..], &rows.words[r * rows.pairs..][..rows.pairs]);
+            }
             let p = PackedInt16::pack(&w, o, i).unwrap();
             let mut plain = vec![0f32; n * o];
             linear_int16_portable(&x, n, &p, &b, &mut plain).unwrap();
@@ -663,6 +671,14 @@ mod tests {
                     2 => x[at] = f32::NEG_INFINITY,
                     _ => {}
                 }
+            }
+            // The plain row quantiser gives the integers and scale the one this CPU runs gave.
+            let rows = quantise_rows(&x, n, i);
+            for r in 0..n {
+                let mut words = vec![0u32; rows.pairs];
+                let scale = quantise_row(&x[r * i..][..i], input_limit(i), &mut words);
+                proptest::prop_assert!(same_bits(scale, rows.scale[r]), "row {r}: scale");
+                proptest::prop_assert_eq!(&words[..], &rows.words[r * rows.pairs..][..rows.pairs]);
             }
             let p = PackedInt16::pack(&w, o, i).unwrap();
             let mut plain = vec![0f32; n * o];
