@@ -121,13 +121,18 @@ fn cos64(a: &[f32], b: &[f32]) -> f64 {
     dot / (na * nb).sqrt()
 }
 
+/// SciFact's first `n` passages, title and text (long ones: most fill MiniLM's 256 word pieces).
+fn first_scifact_passages(n: usize) -> Vec<String> {
+    let corpus = ranklens::corpus::load(&common::shared_data("scifact"), Default::default()).unwrap();
+    corpus.docs()[..n].iter().map(|d| format!("{} {}", d.title, d.text)).collect()
+}
+
 #[test]
 fn bf16_products_keep_every_embedding_within_cosine_0_999_of_f32() {
     // The first 64 SciFact passages (long ones: most fill MiniLM's 256 word pieces), in f32, in
     // bf16 computed plainly (on any CPU), and with the AVX512-BF16 kernel where the CPU has it.
     let m = fetch("sentence-transformers/all-MiniLM-L6-v2");
-    let corpus = ranklens::corpus::load(&common::shared_data("scifact"), Default::default()).unwrap();
-    let texts: Vec<String> = corpus.docs()[..64].iter().map(|d| format!("{} {}", d.title, d.text)).collect();
+    let texts = first_scifact_passages(64);
     let (mut backbone, _) = Backbone::load(&m.dir, 256, Precision::F32).unwrap();
     assert_eq!(backbone.model.precision(), Precision::F32);
     let exact = pooled(&backbone, &texts);
@@ -161,8 +166,7 @@ fn int16_products_keep_every_embedding_within_cosine_0_999_of_f32() {
     // The same 64 SciFact passages in f32 and in 16-bit integers (weights to ±1,023, i32 sums)
     // where the CPU has AVX2; the kernel itself is held bit for bit to plain loops in its unit tests.
     let m = fetch("sentence-transformers/all-MiniLM-L6-v2");
-    let corpus = ranklens::corpus::load(&common::shared_data("scifact"), Default::default()).unwrap();
-    let texts: Vec<String> = corpus.docs()[..64].iter().map(|d| format!("{} {}", d.title, d.text)).collect();
+    let texts = first_scifact_passages(64);
     let (mut backbone, _) = Backbone::load(&m.dir, 256, Precision::F32).unwrap();
     let exact = pooled(&backbone, &texts);
     match backbone.model.set_kernels(Kernels::Int16) {
@@ -195,8 +199,7 @@ fn int16_splade_vectors_stay_within_cosine_0_999_of_f32() {
         return;
     }
     let m = fetch("splade-tiny");
-    let corpus = ranklens::corpus::load(&common::shared_data("scifact"), Default::default()).unwrap();
-    let texts: Vec<String> = corpus.docs()[..64].iter().map(|d| format!("{} {}", d.title, d.text)).collect();
+    let texts = first_scifact_passages(64);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let arch = |precision| ArchSettings { precision, ..m.spec.arch.clone() };
     let f = ranklens::models::BertSpladeEncoder::load("splade", &m.dir, &arch(Precision::F32)).unwrap();

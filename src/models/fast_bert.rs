@@ -71,9 +71,9 @@ enum Lowered {
     /// Quantised and packed for the int16 kernel.
     Int16(Box<[PackedInt16; 4]>),
     /// Packed for the AVX512-BF16 kernel.
-    Packed(Box<[PackedBf16; 4]>),
+    Bf16(Box<[PackedBf16; 4]>),
     /// Rounded to bf16 and kept as f32 values (which hold every bf16 exactly), for gemm.
-    Rounded(Box<[Vec<f32>; 4]>),
+    Bf16Rounded(Box<[Vec<f32>; 4]>),
 }
 
 /// A BERT encoder's weights in plain row-major arrays.
@@ -202,7 +202,7 @@ impl FastBert {
                     PackedInt16::pack(&l.inter_w, i, h)?,
                     PackedInt16::pack(&l.ffn_w, h, i)?,
                 ])),
-                Kernels::Bf16 => Lowered::Packed(Box::new([
+                Kernels::Bf16 => Lowered::Bf16(Box::new([
                     PackedBf16::pack(&l.qkv_w, 3 * h, h)?,
                     PackedBf16::pack(&l.out_w, h, h)?,
                     PackedBf16::pack(&l.inter_w, i, h)?,
@@ -210,7 +210,7 @@ impl FastBert {
                 ])),
                 Kernels::Bf16Portable => {
                     let r = |w: &[f32]| w.iter().map(|&x| from_bf16(to_bf16(x))).collect::<Vec<f32>>();
-                    Lowered::Rounded(Box::new([r(&l.qkv_w), r(&l.out_w), r(&l.inter_w), r(&l.ffn_w)]))
+                    Lowered::Bf16Rounded(Box::new([r(&l.qkv_w), r(&l.out_w), r(&l.inter_w), r(&l.ffn_w)]))
                 }
             });
         }
@@ -247,8 +247,8 @@ impl FastBert {
         };
         match &l.lowered {
             Lowered::Int16(p) => linear_int16(x, n, &p[which], b, out),
-            Lowered::Packed(p) => linear_bf16(x, n, &p[which], b, out),
-            Lowered::Rounded(r) => {
+            Lowered::Bf16(p) => linear_bf16(x, n, &p[which], b, out),
+            Lowered::Bf16Rounded(r) => {
                 // The inputs rounded as the kernel rounds them; gemm then sums exact products.
                 let x: Vec<f32> = x[..n * i].par_iter().map(|&v| from_bf16(to_bf16(v))).collect();
                 linear(&x, n, i, &r[which], b, o, out)

@@ -152,25 +152,39 @@ pub struct Rows {
     pub scale: Vec<f32>,
 }
 
+/// The scale of a row that cannot be quantised, from its largest |value| and whether it holds a
+/// NaN: NaN for a NaN, 0 for a row of zeros, ∞ for an infinity (its words are then all zero).
+/// `None` for a row to quantise.
+fn unquantisable(max: f32, nan: bool) -> Option<f32> {
+    if nan {
+        Some(f32::NAN)
+    } else if max == 0.0 || max.is_infinite() {
+        Some(max)
+    } else {
+        None
+    }
+}
+
+/// Words `from..` of a row: its values times `inv`, rounded to nearest even, clamped to
+/// ±`limit`, two to a word (the even input in the low half; 0 past the end).
+fn quantise_words(src: &[f32], inv: f32, limit: i32, from: usize, dst: &mut [u32]) {
+    let lim = limit as f32;
+    let q = |k: usize| src.get(k).map_or(0, |&v| (v * inv).round_ties_even().clamp(-lim, lim) as i32);
+    for (p, word) in dst.iter_mut().enumerate().skip(from) {
+        *word = half(q(2 * p)) | (half(q(2 * p + 1)) << 16);
+    }
+}
+
 /// One row quantised: `limit` = the largest integer. The plain definition; the AVX2 version
 /// computes the same integers.
 fn quantise_row(src: &[f32], limit: i32, dst: &mut [u32]) -> f32 {
     let m = src.iter().fold(0f32, |a, v| a.max(v.abs()));
-    if src.iter().any(|v| v.is_nan()) {
+    if let Some(s) = unquantisable(m, src.iter().any(|v| v.is_nan())) {
         dst.fill(0);
-        return f32::NAN;
-    }
-    if m == 0.0 || m.is_infinite() {
-        dst.fill(0);
-        return if m == 0.0 { 0.0 } else { f32::INFINITY };
+        return s;
     }
     let s = m / limit as f32;
-    let inv = 1.0 / s;
-    let lim = limit as f32;
-    let q = |k: usize| src.get(k).map_or(0, |&v| (v * inv).round_ties_even().clamp(-lim, lim) as i32);
-    for (p, word) in dst.iter_mut().enumerate() {
-        *word = half(q(2 * p)) | (half(q(2 * p + 1)) << 16);
-    }
+    quantise_words(src, 1.0 / s, limit, 0, dst);
     s
 }
 
@@ -425,13 +439,9 @@ mod x86 {
             max = max.max(v.abs());
             any_nan |= v.is_nan();
         }
-        if any_nan {
+        if let Some(s) = super::unquantisable(max, any_nan) {
             dst.fill(0);
-            return f32::NAN;
-        }
-        if max == 0.0 || max.is_infinite() {
-            dst.fill(0);
-            return if max == 0.0 { 0.0 } else { f32::INFINITY };
+            return s;
         }
         let s = max / limit as f32;
         let inv = 1.0 / s;
@@ -451,11 +461,7 @@ mod x86 {
             }
             k += 16;
         }
-        let lim = limit as f32;
-        let q = |k: usize| src.get(k).map_or(0, |&v| (v * inv).round_ties_even().clamp(-lim, lim) as i32);
-        for (pr, word) in dst.iter_mut().enumerate().skip(full / 2) {
-            *word = super::half(q(2 * pr)) | (super::half(q(2 * pr + 1)) << 16);
-        }
+        super::quantise_words(src, inv, limit, full / 2, dst);
         s
     }
 
