@@ -312,26 +312,34 @@ impl FastBert {
     }
 
     /// Self-attention of every sequence and head over its own tokens: ctx = softmax(QKᵀ/√d)·V.
+    /// Sequences run in parallel (a batch holds sequences of about one length, so the threads
+    /// share the work evenly), their heads one after another through one buffer of scores, each
+    /// head's output written straight into its columns of the sequence's rows.
     fn attention(&self, qkv: &[f32], offsets: &[usize], keys: &[usize], ctx: &mut [f32]) -> Result<()> {
         let (h, heads) = (self.hidden, self.heads);
         let d = h / heads;
         let scale = 1.0 / (d as f32).sqrt();
-        let jobs: Vec<(usize, usize)> =
-            (0..offsets.len().saturating_sub(1)).flat_map(|s| (0..heads).map(move |hd| (s, hd))).collect();
-        let parts: Vec<Vec<f32>> = jobs
-            .par_iter()
-            .map(|&(s, hd)| -> Result<Vec<f32>> {
-                let (o, len) = (offsets[s], offsets[s + 1] - offsets[s]);
-                // Keys the mask keeps (all of them when it keeps none: nothing else to attend to).
-                let kv = match keys.get(s).copied().unwrap_or(len).min(len) {
-                    0 => len,
-                    k => k,
-                };
-                let rows = &qkv[o * 3 * h..(o + len) * 3 * h];
-                let mut scores = vec![0f32; len * kv];
+        // Each sequence's rows of ctx, split off in order.
+        let mut seqs = Vec::with_capacity(offsets.len().saturating_sub(1));
+        let mut rest = &mut ctx[..];
+        for (s, w) in offsets.windows(2).enumerate() {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut((w[1] - w[0]) * h);
+            seqs.push((s, w[0], w[1] - w[0], mine));
+            rest = tail;
+        }
+        seqs.into_par_iter().try_for_each_init(Vec::new, |scores: &mut Vec<f32>, (s, o, len, out)| -> Result<()> {
+            // Keys the mask keeps (all of them when it keeps none: nothing else to attend to).
+            let kv = match keys.get(s).copied().unwrap_or(len).min(len) {
+                0 => len,
+                k => k,
+            };
+            let rows = &qkv[o * 3 * h..(o + len) * 3 * h];
+            // Every score is written by the product before it is read.
+            scores.resize(len * kv, 0.0);
+            for hd in 0..heads {
                 // scores = Q Kᵀ: Q rows at column hd·d, K rows at h + hd·d, both with stride 3h.
                 matmul(
-                    &mut scores,
+                    scores,
                     (len, kv, d),
                     (kv as isize, 1),
                     (&rows[hd * d..], 3 * h as isize, 1),
@@ -339,27 +347,20 @@ impl FastBert {
                     scale,
                     false,
                 )?;
-                softmax_rows(&mut scores, kv.max(1));
-                let mut out = vec![0f32; len * d];
+                softmax_rows(scores, kv.max(1));
+                // This head's columns of the sequence's rows: row stride h.
                 matmul(
-                    &mut out,
+                    &mut out[hd * d..],
                     (len, d, kv),
-                    (d as isize, 1),
-                    (&scores, kv as isize, 1),
+                    (h as isize, 1),
+                    (scores, kv as isize, 1),
                     (&rows[2 * h + hd * d..], 3 * h as isize, 1),
                     1.0,
                     false,
                 )?;
-                Ok(out)
-            })
-            .collect::<Result<_>>()?;
-        for (&(s, hd), part) in jobs.iter().zip(parts) {
-            let o = offsets[s];
-            for (r, row) in part.chunks(d.max(1)).enumerate() {
-                ctx[(o + r) * h + hd * d..(o + r) * h + (hd + 1) * d].copy_from_slice(row);
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 
@@ -442,55 +443,100 @@ fn linear(x: &[f32], n: usize, i: usize, w: &[f32], b: &[f32], o: usize, out: &m
     Ok(())
 }
 
-/// x = LayerNorm(x + add) row by row (two-pass mean and variance, in f32 as candle does).
+/// Defines `fn $name(args)` running `$body` compiled for the widest vectors this CPU has
+/// (AVX-512, else AVX2 with FMA, else the build's baseline). The operations and their order are
+/// the same in every build: Rust never fuses a multiply and an add on its own, and the sums below
+/// run in [`SUM_LANES`] fixed lanes whatever the vector width, so the result does not depend on
+/// the CPU.
+macro_rules! widest {
+    ($(#[$doc:meta])* fn $name:ident / $plain:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        /// The baseline build of the function of the same name without `_plain`, inlined into
+        /// each of its wider builds.
+        #[inline(always)]
+        fn $plain($($arg: $ty),*) $body
+
+        $(#[$doc])*
+        fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f")]
+                fn avx512($($arg: $ty),*) {
+                    $plain($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn avx2($($arg: $ty),*) {
+                    $plain($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has AVX512F, the only feature `avx512` is compiled for.
+                    return unsafe { avx512($($arg),*) };
+                }
+                if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                    // SAFETY: the CPU has AVX2 and FMA, the features `avx2` is compiled for.
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            $plain($($arg),*)
+        }
+    };
+}
+
+/// x = LayerNorm(x + add) row by row (two-pass mean and variance in f32, as candle does; the
+/// sums in [`SUM_LANES`] lanes).
 fn layer_norm_rows(x: &mut [f32], add: Option<&[f32]>, g: &[f32], b: &[f32], h: usize, eps: f32) {
     let h = h.max(1);
     x.par_chunks_mut(h * 16).enumerate().for_each(|(c, rows)| {
+        let add = add.map(|a| &a[(c * 16 * h).min(a.len())..]);
+        layer_norm_chunk(rows, add, g, b, h, eps);
+    });
+}
+
+widest! {
+    /// [`layer_norm_rows`] over a chunk of rows (`add` starting at the chunk's first row).
+    fn layer_norm_chunk / layer_norm_chunk_plain(rows: &mut [f32], add: Option<&[f32]>, g: &[f32], b: &[f32], h: usize, eps: f32) {
         for (r, row) in rows.chunks_mut(h).enumerate() {
             if let Some(add) = add {
-                let at = (c * 16 + r) * h;
-                for (v, a) in row.iter_mut().zip(&add[at..at + h]) {
+                for (v, a) in row.iter_mut().zip(&add[r * h..(r + 1) * h]) {
                     *v += a;
                 }
             }
-            let mean = row.iter().sum::<f32>() / h as f32;
-            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
+            let mean = lane_sum(row, |v| v) / h as f32;
+            let var = lane_sum(row, |v| (v - mean) * (v - mean)) / h as f32;
             let inv = 1.0 / (var + eps).sqrt();
             for ((v, g), b) in row.iter_mut().zip(g).zip(b) {
                 *v = (*v - mean) * inv * g + b;
             }
         }
-    });
-}
-
-/// A softmax over each row of `cols` values, with the widest vectors this CPU has: the same
-/// operations in the same order whatever the width (the sums run in 16 fixed lanes), so the
-/// result does not depend on the CPU.
-fn softmax_rows(x: &mut [f32], cols: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU has AVX512F, the only feature the function is compiled for.
-        unsafe { softmax_rows_avx512(x, cols) };
-        return;
-    }
-    for row in x.chunks_mut(cols) {
-        softmax(row);
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn softmax_rows_avx512(x: &mut [f32], cols: usize) {
-    for row in x.chunks_mut(cols) {
-        softmax(row);
+widest! {
+    /// A softmax over each row of `cols` values.
+    fn softmax_rows / softmax_rows_plain(x: &mut [f32], cols: usize) {
+        for row in x.chunks_mut(cols) {
+            softmax(row);
+        }
     }
 }
 
-/// Lanes of the softmax's sums and maxima.
+/// Lanes of the sums and maxima: element j goes to lane j mod 16, then the lanes are summed in
+/// order and the remainder after them, so the loops vectorise at any width with one result.
 const SUM_LANES: usize = 16;
 
-/// A softmax over one row (max subtracted first). The maximum and the sum are taken in 16 lanes
-/// (element j into lane j mod 16), then the lanes in order, so the loops vectorise.
+/// Σ f(v) over a row in [`SUM_LANES`] lanes.
+#[inline(always)]
+fn lane_sum(row: &[f32], f: impl Fn(f32) -> f32) -> f32 {
+    let mut lanes = [0f32; SUM_LANES];
+    let mut chunks = row.chunks_exact(SUM_LANES);
+    for c in &mut chunks {
+        for (l, &v) in lanes.iter_mut().zip(c) {
+            *l += f(v);
+        }
+    }
+    lanes.iter().copied().chain(chunks.remainder().iter().map(|&v| f(v))).sum::<f32>()
+}
+
+/// A softmax over one row (max subtracted first), the maximum and the sum in lanes.
 #[inline(always)]
 fn softmax(row: &mut [f32]) {
     let mut lanes = [f32::NEG_INFINITY; SUM_LANES];
@@ -504,31 +550,30 @@ fn softmax(row: &mut [f32]) {
     for v in row.iter_mut() {
         *v = fast_exp(*v - max);
     }
-    let mut lanes = [0f32; SUM_LANES];
-    let mut chunks = row.chunks_exact(SUM_LANES);
-    for c in &mut chunks {
-        for (l, &v) in lanes.iter_mut().zip(c) {
-            *l += v;
-        }
-    }
-    let sum = lanes.iter().chain(chunks.remainder()).sum::<f32>();
-    let inv = 1.0 / sum;
+    let inv = 1.0 / lane_sum(row, |v| v);
     for v in row.iter_mut() {
         *v *= inv;
     }
 }
 
 fn activate(x: &mut [f32], act: Act) {
-    x.par_chunks_mut(1 << 14).for_each(|c| match act {
-        Act::GeluErf => {
-            c.iter_mut().for_each(|v| *v = 0.5 * *v * (1.0 + fast_erf(*v * std::f32::consts::FRAC_1_SQRT_2)))
+    x.par_chunks_mut(1 << 14).for_each(|c| activate_chunk(c, act));
+}
+
+widest! {
+    /// The activation over a chunk of values.
+    fn activate_chunk / activate_chunk_plain(c: &mut [f32], act: Act) {
+        match act {
+            Act::GeluErf => {
+                c.iter_mut().for_each(|v| *v = 0.5 * *v * (1.0 + fast_erf(*v * std::f32::consts::FRAC_1_SQRT_2)))
+            }
+            Act::GeluTanh => c.iter_mut().for_each(|v| {
+                let x = *v;
+                *v = 0.5 * x * (1.0 + (0.797_884_6 * (x + 0.044_715 * x * x * x)).tanh());
+            }),
+            Act::Relu => c.iter_mut().for_each(|v| *v = v.max(0.0)),
         }
-        Act::GeluTanh => c.iter_mut().for_each(|v| {
-            let x = *v;
-            *v = 0.5 * x * (1.0 + (0.797_884_6 * (x + 0.044_715 * x * x * x)).tanh());
-        }),
-        Act::Relu => c.iter_mut().for_each(|v| *v = v.max(0.0)),
-    });
+    }
 }
 
 /// eˣ for f32, from 2ⁿ·e^r with |r| ≤ ln2/2 and a degree-6 polynomial: within 2 ulp, branch-free
@@ -538,11 +583,16 @@ pub fn fast_exp(x: f32) -> f32 {
     let x = x.clamp(-87.0, 88.0);
     // Round x·log2(e) to the nearest integer with the 1.5·2²³ trick (no call to `round`).
     let shift = 12_582_912.0f32;
-    let n = (x * std::f32::consts::LOG2_E + shift) - shift;
+    let t = x * std::f32::consts::LOG2_E + shift;
+    let n = t - shift;
     let r = x - n * 0.693_145_75 - n * 1.428_606_8e-6;
     let p =
         1.0 + r * (1.0 + r * (0.5 + r * (0.166_666_67 + r * (0.041_666_668 + r * (0.008_333_452 + r * 0.001_388_8)))));
-    f32::from_bits(((n as i32 + 127) << 23) as u32) * p
+    // 2ⁿ built from n's bits: t = 1.5·2²³ + n holds n in its low mantissa bits (t's bits are
+    // 0x4B40_0000 + n for |n| < 2²²), which an integer subtraction reads without a float-to-int
+    // conversion (whose saturating form does not vectorise).
+    let n_int = (t.to_bits() as i32).wrapping_sub(0x4B40_0000);
+    f32::from_bits((n_int.wrapping_add(127) << 23) as u32) * p
 }
 
 /// erf for f32 as a rational function of x on [−4, 4] (erf(±4) is ±1 in f32): within 2e-7 of the
@@ -582,10 +632,88 @@ mod tests {
             let v = fast_erf(x / 3.0);
             worst_erf = worst_erf.max((v - libm::erff(x / 3.0)).abs());
         }
+        // Across the whole clamped range, 2ⁿ from n = −126 to 127 (read from the shifted sum's bits).
+        for i in -8_700..=8_800 {
+            let x = i as f32 / 100.0;
+            let exact = (x as f64).exp();
+            worst_exp = worst_exp.max(((fast_exp(x) as f64 - exact) / exact).abs() as f32);
+        }
         assert!(worst_exp < 5e-7, "exp relative error {worst_exp}");
         assert!(worst_erf < 5e-7, "erf error {worst_erf}");
         assert_eq!(fast_exp(-200.0), 0.0f32.max(fast_exp(-200.0)));
         assert!(fast_exp(-200.0) < 1e-37);
+    }
+
+    /// Values spread over several magnitudes, from a fixed seed.
+    fn values(n: usize, seed: u64) -> Vec<f32> {
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let u = (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
+                u * [0.1f32, 3.0, 12.0][i % 3]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn element_wise_work_is_the_same_in_every_build_and_right() {
+        // Rows of 384 (whole lanes) and of 37 (lanes and a remainder).
+        for cols in [384usize, 37] {
+            let rows = 5;
+            let x = values(rows * cols, cols as u64);
+            // Softmax: each row against one worked out in f64.
+            let (mut a, mut b) = (x.clone(), x.clone());
+            softmax_rows(&mut a, cols);
+            softmax_rows_plain(&mut b, cols);
+            assert_eq!(
+                a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            for (row, got) in x.chunks(cols).zip(a.chunks(cols)) {
+                let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+                let sum: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();
+                for (&v, &g) in row.iter().zip(got) {
+                    let want = (v as f64 - max).exp() / sum;
+                    assert!((g as f64 - want).abs() <= 1e-6 * want + 1e-12, "softmax {g} for {want}");
+                }
+            }
+            // LayerNorm of x + add, against f64.
+            let add = values(rows * cols, 7);
+            let (g, bias) = (values(cols, 3), values(cols, 4));
+            let (mut a, mut b) = (x.clone(), x.clone());
+            layer_norm_rows(&mut a, Some(&add), &g, &bias, cols, 1e-12);
+            layer_norm_chunk_plain(&mut b, Some(&add), &g, &bias, cols, 1e-12);
+            assert_eq!(
+                a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            for r in 0..rows {
+                let v: Vec<f64> = (0..cols).map(|j| x[r * cols + j] as f64 + add[r * cols + j] as f64).collect();
+                let mean = v.iter().sum::<f64>() / cols as f64;
+                let var = v.iter().map(|u| (u - mean) * (u - mean)).sum::<f64>() / cols as f64;
+                for j in 0..cols {
+                    let want = (v[j] - mean) / (var + 1e-12).sqrt() * g[j] as f64 + bias[j] as f64;
+                    let got = a[r * cols + j] as f64;
+                    assert!((got - want).abs() < 2e-5, "LayerNorm {got} for {want}");
+                }
+            }
+            // GELU (exact erf form) and ReLU.
+            let (mut a, mut b) = (x.clone(), x.clone());
+            activate(&mut a, Act::GeluErf);
+            activate_chunk_plain(&mut b, Act::GeluErf);
+            assert_eq!(
+                a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            for (&v, &got) in x.iter().zip(&a) {
+                let want = 0.5 * v as f64 * (1.0 + libm::erf(v as f64 / std::f64::consts::SQRT_2));
+                assert!((got as f64 - want).abs() < 1e-5, "GELU({v}) = {got}, not {want}");
+            }
+            let mut a = x.clone();
+            activate(&mut a, Act::Relu);
+            assert!(x.iter().zip(&a).all(|(&v, &r)| r == v.max(0.0)));
+        }
     }
 
     #[test]
