@@ -137,6 +137,11 @@ impl Settings {
             k => k.models().to_vec(),
         }
     }
+
+    /// Does a column of these settings use `role`'s model (itself or through its inputs)?
+    pub fn uses_model(&self, role: crate::models::Role) -> bool {
+        self.methods.iter().any(|&k| self.models_for(k).contains(&role))
+    }
 }
 
 #[cfg(test)]
@@ -152,6 +157,23 @@ mod tests {
         assert_eq!(s.models_for(MethodKind::Rerank)[0], Role::Reranker);
         assert_eq!(s.models_for(MethodKind::Rerank).len(), 4);
         assert!(s.models_for(MethodKind::Bm25).is_empty());
+    }
+
+    #[test]
+    fn columns_use_the_models_of_their_families_and_inputs() {
+        use crate::models::Role;
+        let mut s = Settings { methods: vec![MethodKind::Bm25, MethodKind::Dense], ..Settings::default() };
+        assert!(s.uses_model(Role::Dense));
+        assert!(!s.uses_model(Role::Generator) && !s.uses_model(Role::Reranker) && !s.uses_model(Role::Splade));
+        // The reranker's first stage is fusion, whose inputs bring theirs.
+        s.methods = vec![MethodKind::Rerank];
+        s.fusion.inputs = vec![MethodKind::Bm25, MethodKind::Splade];
+        assert!(s.uses_model(Role::Reranker) && s.uses_model(Role::Splade));
+        assert!(!s.uses_model(Role::Dense) && !s.uses_model(Role::Generator));
+        s.methods = vec![MethodKind::Bm25, MethodKind::Listwise];
+        assert!(s.uses_model(Role::Generator));
+        s.methods.clear();
+        assert!(!s.uses_model(Role::Dense));
     }
 
     #[test]

@@ -140,7 +140,11 @@ impl RankLensApp {
                     self.data.models.errors.remove(&role);
                     self.refresh_models();
                     if role == Role::Reranker || role == Role::Generator {
-                        self.start_rank();
+                        // Rank again for the columns it serves; a ranking none of whose columns
+                        // use it keeps going (its provisional encodings are not thrown away).
+                        if self.data.persisted.settings.uses_model(role) {
+                            self.start_rank();
+                        }
                     } else {
                         self.start_encode(role);
                         // Its column answers now, provisionally over BM25's top passages until
