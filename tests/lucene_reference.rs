@@ -143,6 +143,13 @@ fn agreement(name: &str, corpus: Corpus, qrels: &Qrels) -> Agreement {
     };
     for (qid, text) in &questions {
         let ranking = bm25.search(&QueryContext::new(text.as_str()), 120).unwrap();
+        // The top 10 is ranked another way (contributions made with the retriever, a top-k
+        // heap); the 120 by scoring every posting at question time. Same documents, same bits.
+        let top10 = bm25.search(&QueryContext::new(text.as_str()), 10).unwrap();
+        let pairs = |hits: &[ranklens::retrieve::Hit]| -> Vec<(usize, u64)> {
+            hits.iter().map(|h| (h.doc.index(), h.score.to_bits())).collect()
+        };
+        assert_eq!(pairs(&top10.hits), pairs(&ranking.hits[..ranking.hits.len().min(10)]), "{name} question {qid}");
         let mut ours: Vec<(String, f64)> =
             ranking.hits.iter().map(|h| (corpus.docs()[h.doc.index()].id.clone(), h.score)).collect();
         ours.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));

@@ -88,6 +88,11 @@ impl Impacts {
         })
     }
 
+    /// How many terms have postings here.
+    pub fn num_terms(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
     /// Every posting's document and term frequency, term after term.
     pub fn postings(&self) -> (&[u32], &[u32]) {
         (&self.docs, &self.tfs)
@@ -276,53 +281,76 @@ pub fn top_k_exhaustive_by<C: Combine>(
             let top = best_k(s.touched.iter().map(|&d| (C::finish(acc[d as usize]), d)), k);
             return (top, s.touched.len());
         }
-        // One pass: count the matches, offer them, and leave every accumulator UNSEEN. Scores
-        // are ≥ +0.0, whose bits order as integers do, and UNSEEN's bits are the least i64: one
-        // integer comparison with the k-th score turns away the unseen and the too-low alike,
-        // with no branch on whether a document was seen (half of them are, at random).
         let mut top = SmallestKeys::new(k);
-        let floor_bits = |top: &SmallestKeys| match top.floor() {
-            u128::MAX => 0,
-            key => key_score(key).to_bits() as i64,
-        };
-        let mut floor = floor_bits(&top);
-        let mut total = 0;
-        // Eight accumulators at a time, so the finishing, the reset, the count and the comparison
-        // run as vector operations; only a group holding a document that clears the floor (rare
-        // once k are kept) is offered one by one, in order, as a plain loop would.
-        const GROUP: usize = 8;
-        let mut groups = acc.chunks_exact_mut(GROUP);
-        let mut first = 0usize;
-        for group in &mut groups {
-            let mut bits = [0u64; GROUP];
-            for (b, a) in bits.iter_mut().zip(group.iter_mut()) {
-                *b = C::finish(std::mem::replace(a, UNSEEN)).to_bits();
-            }
-            let mut clears = false;
-            for &b in &bits {
-                total += usize::from(b != UNSEEN.to_bits());
-                clears |= b as i64 >= floor;
-            }
-            if clears {
-                for (j, &b) in bits.iter().enumerate() {
-                    if b as i64 >= floor {
-                        top.push(rank_key(f64::from_bits(b), DocId((first + j) as u32)));
-                        floor = floor_bits(&top);
-                    }
-                }
-            }
-            first += GROUP;
-        }
-        for (j, a) in groups.into_remainder().iter_mut().enumerate() {
-            let bits = C::finish(std::mem::replace(a, UNSEEN)).to_bits();
-            total += usize::from(bits != UNSEEN.to_bits());
-            if bits as i64 >= floor {
-                top.push(rank_key(f64::from_bits(bits), DocId((first + j) as u32)));
-                floor = floor_bits(&top);
-            }
-        }
+        let total = offer_all::<C>(acc, &mut top);
         (pairs(top), total)
     })
+}
+
+/// Offer every document an accumulator has reached to `top` (its score made by `C::finish`),
+/// leave every accumulator [`UNSEEN`], and return how many were reached.
+fn offer_all<C: Combine>(acc: &mut [f64], top: &mut SmallestKeys) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the only feature the function is compiled for.
+        return unsafe { offer_all_avx2::<C>(acc, top) };
+    }
+    offer_all_plain::<C>(acc, top)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn offer_all_avx2<C: Combine>(acc: &mut [f64], top: &mut SmallestKeys) -> usize {
+    offer_all_plain::<C>(acc, top)
+}
+
+#[inline(always)]
+fn offer_all_plain<C: Combine>(acc: &mut [f64], top: &mut SmallestKeys) -> usize {
+    // One pass: count the matches, offer them, and leave every accumulator UNSEEN. Scores
+    // are ≥ +0.0, whose bits order as integers do, and UNSEEN's bits are the least i64: one
+    // integer comparison with the k-th score turns away the unseen and the too-low alike,
+    // with no branch on whether a document was seen (half of them are, at random).
+    let floor_bits = |top: &SmallestKeys| match top.floor() {
+        u128::MAX => 0,
+        key => key_score(key).to_bits() as i64,
+    };
+    let mut floor = floor_bits(top);
+    let mut total = 0;
+    // Eight accumulators at a time, so the finishing, the reset, the count and the comparison
+    // run as vector operations; only a group holding a document that clears the floor (rare
+    // once k are kept) is offered one by one, in order, as a plain loop would.
+    const GROUP: usize = 8;
+    let mut groups = acc.chunks_exact_mut(GROUP);
+    let mut first = 0usize;
+    for group in &mut groups {
+        let mut bits = [0u64; GROUP];
+        for (b, a) in bits.iter_mut().zip(group.iter_mut()) {
+            *b = C::finish(std::mem::replace(a, UNSEEN)).to_bits();
+        }
+        let mut clears = false;
+        for &b in &bits {
+            total += usize::from(b != UNSEEN.to_bits());
+            clears |= b as i64 >= floor;
+        }
+        if clears {
+            for (j, &b) in bits.iter().enumerate() {
+                if b as i64 >= floor {
+                    top.push(rank_key(f64::from_bits(b), DocId((first + j) as u32)));
+                    floor = floor_bits(top);
+                }
+            }
+        }
+        first += GROUP;
+    }
+    for (j, a) in groups.into_remainder().iter_mut().enumerate() {
+        let bits = C::finish(std::mem::replace(a, UNSEEN)).to_bits();
+        total += usize::from(bits != UNSEEN.to_bits());
+        if bits as i64 >= floor {
+            top.push(rank_key(f64::from_bits(bits), DocId((first + j) as u32)));
+            floor = floor_bits(top);
+        }
+    }
+    total
 }
 
 /// The k best documents `(score, doc)` of a disjunctive query, best first (ties by ascending
@@ -526,6 +554,41 @@ mod tests {
                 ScoredTerm { impacts, weights: &weights[impacts.start..impacts.start + impacts.docs.len()], qw: qw[o] }
             })
             .collect()
+    }
+
+    #[test]
+    fn both_builds_of_the_pass_over_the_accumulators_offer_the_same_documents() {
+        // 1,003 accumulators (whole groups and a remainder), about a third unseen, some scores
+        // tied.
+        let mut x = 17u64;
+        let acc: Vec<f64> = (0..1_003)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                match x >> 62 {
+                    0 => UNSEEN,
+                    1 => 2.5,
+                    _ => ((x >> 20) % 10_000) as f64 / 100.0,
+                }
+            })
+            .collect();
+        let mut want: Vec<(f64, u32)> =
+            acc.iter().enumerate().filter(|(_, a)| !unseen(**a)).map(|(j, &a)| (a, j as u32)).collect();
+        let matches = want.len();
+        want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        want.truncate(25);
+        let want: Vec<(u64, u32)> = want.iter().map(|&(s, d)| (s.to_bits(), d)).collect();
+        for build in 0..2 {
+            let mut a = acc.clone();
+            let mut top = SmallestKeys::new(25);
+            let total = if build == 0 {
+                offer_all::<Product>(&mut a, &mut top)
+            } else {
+                offer_all_plain::<Product>(&mut a, &mut top)
+            };
+            assert_eq!(total, matches, "build {build}");
+            assert_eq!(bits(&pairs(top)), want, "build {build}");
+            assert!(a.iter().all(|&v| unseen(v)), "build {build} left an accumulator set");
+        }
     }
 
     /// A ranking's scores as bits, and its documents.

@@ -31,7 +31,7 @@ impl PreparedTerm {
     /// What the term's tf part is multiplied by: qtf · idf; as Lucene holds it (`lucene`), the
     /// float product of the boost (the count, as Anserini boosts a repeated word) and the idf.
     fn weight(&self, lucene: bool) -> f64 {
-        if lucene { f64::from(self.qtf as f32 * self.idf as f32) } else { f64::from(self.qtf) * self.idf }
+        if lucene { lucene_weight(self.qtf, self.idf) } else { f64::from(self.qtf) * self.idf }
     }
 }
 
@@ -74,7 +74,8 @@ pub struct LexicalRetriever {
     /// The column's name, written once.
     label: Arc<str>,
     /// `lucene` scored as Lucene does (not with exact lengths): its similarity and each
-    /// document's one-byte length. `weights` then holds each posting's 1 + freq·normInverse.
+    /// document's one-byte length. `weights` then holds each posting's contribution to a
+    /// question that asks its term once ([`lucene_parts`]).
     lucene: Option<Arc<LuceneNorms>>,
 }
 
@@ -117,6 +118,47 @@ impl Combine for LuceneFloat {
     #[inline(always)]
     fn finish(sum: f64) -> f64 {
         f64::from(sum as f32)
+    }
+}
+
+/// Lucene's contribution of one posting of a term its question asks `qtf` times: the float
+/// product qtf · idf (Anserini's boost for a repeated word) as the weight, then `BM25Scorer`'s
+/// weight − weight / (1 + freq·normInverse).
+fn lucene_part(l: &LuceneNorms, qw: f64, doc: usize, tf: u32) -> f64 {
+    LuceneFloat::part(qw, f64::from(1f32 + tf as f32 * l.norm_inverse(doc)))
+}
+
+/// Every posting's contribution to a question that asks its term once (qw = the term's idf), in
+/// posting order: computed once per retriever, so such a term costs a question one addition per
+/// posting, no division. The same values [`lucene_part`] gives at question time.
+fn lucene_parts(index: &SparseIndex, l: &LuceneNorms) -> Vec<f64> {
+    let im = index.impacts();
+    let mut out = Vec::with_capacity(im.postings().0.len());
+    for t in (0..im.num_terms()).filter_map(|o| im.term(o)) {
+        let qw = lucene_weight(1, f64::from(l.sim.idf(t.docs.len() as u64)));
+        out.extend(t.docs.iter().zip(t.tfs).map(|(&d, &tf)| lucene_part(l, qw, d as usize, tf)));
+    }
+    out
+}
+
+/// Lucene's weight of a term asked `qtf` times with this idf: their float product.
+fn lucene_weight(qtf: u32, idf: f64) -> f64 {
+    f64::from(qtf as f32 * idf as f32)
+}
+
+/// A document's score summed from contributions made beforehand (each posting's own value), then
+/// cast to float as Lucene's disjunction scorers do.
+struct LuceneSummed;
+
+impl Combine for LuceneSummed {
+    #[inline(always)]
+    fn part(_qw: f64, w: f64) -> f64 {
+        w
+    }
+
+    #[inline(always)]
+    fn finish(sum: f64) -> f64 {
+        LuceneFloat::finish(sum)
     }
 }
 
@@ -178,10 +220,7 @@ impl LexicalRetriever {
             LexicalModel::TfIdf { .. } => Vec::new(),
         };
         let weights: Vec<f64> = match (model, &lucene) {
-            (LexicalModel::Bm25 { .. }, Some(l)) => {
-                let (docs, tfs) = index.impacts().postings();
-                docs.iter().zip(tfs).map(|(&d, &tf)| f64::from(1f32 + tf as f32 * l.norm_inverse(d as usize))).collect()
-            }
+            (LexicalModel::Bm25 { .. }, Some(l)) => lucene_parts(&index, l),
             (LexicalModel::Bm25 { variant, params }, None) => {
                 let (docs, tfs) = index.impacts().postings();
                 docs.iter()
@@ -303,13 +342,30 @@ impl LexicalRetriever {
         let impacts = self.index.impacts();
         let mut terms = Vec::with_capacity(q.terms.len());
         let lucene = self.lucene.is_some();
-        for t in q.terms.iter().filter(|t| t.df > 0) {
+        // Lucene's contributions of a term asked more than once, made for this question (those of
+        // a term asked once were made with the retriever).
+        let asked_again: Vec<Option<Vec<f64>>> = q
+            .terms
+            .iter()
+            .filter(|t| t.df > 0)
+            .map(|t| match (&self.lucene, t.ordinal.and_then(|o| impacts.term(o))) {
+                (Some(l), Some(im)) if t.qtf != 1 => {
+                    let qw = t.weight(true);
+                    Some(im.docs.iter().zip(im.tfs).map(|(&d, &tf)| lucene_part(l, qw, d as usize, tf)).collect())
+                }
+                _ => None,
+            })
+            .collect();
+        for (t, again) in q.terms.iter().filter(|t| t.df > 0).zip(&asked_again) {
             let qw = t.weight(lucene);
             if !(qw >= 0.0 && qw.is_finite()) {
                 return None;
             }
             let im = impacts.term(t.ordinal?)?;
-            let weights = self.weights.get(im.start..im.start + im.docs.len())?;
+            let weights = match again {
+                Some(parts) => parts.as_slice(),
+                None => self.weights.get(im.start..im.start + im.docs.len())?,
+            };
             terms.push(crate::index::impacts::ScoredTerm { impacts: im, weights, qw });
         }
         let (avgdl, n) = (self.index.stats().avgdl, self.index.num_docs());
@@ -320,7 +376,7 @@ impl LexicalRetriever {
         // Lucene's scores are cast to float at the end, which can tie sums that differ in
         // double: its lists are scored whole, never pruned.
         if lucene {
-            return Some(crate::index::impacts::top_k_exhaustive_by::<LuceneFloat>(&terms, k, q.query.filter(), n));
+            return Some(crate::index::impacts::top_k_exhaustive_by::<LuceneSummed>(&terms, k, q.query.filter(), n));
         }
         Some(if prune {
             crate::index::impacts::top_k_max_score(
@@ -362,27 +418,6 @@ impl LexicalRetriever {
                 continue;
             }
             acc[i] += score(tf, i);
-            seen[i] = true;
-        }
-    }
-
-    /// Add `score(p)` for the p-th posting of a term to its document's accumulator.
-    fn accumulate_at(
-        &self,
-        t: &PreparedTerm,
-        allowed: Option<&[bool]>,
-        acc: &mut [f64],
-        seen: &mut [bool],
-        score: impl Fn(usize) -> f64,
-    ) {
-        let n = acc.len();
-        let Some(plain) = t.ordinal.and_then(|o| self.index.impacts().term(o)) else { return };
-        for (p, &doc) in plain.docs.iter().enumerate() {
-            let i = doc as usize;
-            if i >= n || allowed.is_some_and(|a| !a.get(i).copied().unwrap_or(false)) {
-                continue;
-            }
-            acc[i] += score(p);
             seen[i] = true;
         }
     }
@@ -464,14 +499,10 @@ impl PreparedQuery {
                 continue;
             }
             match r.model {
-                LexicalModel::Bm25 { .. } if r.lucene.is_some() => {
-                    let (qw, weights) = (t.weight(true), &r.weights);
-                    let Some(start) = t.ordinal.and_then(|o| r.index.impacts().term(o)).map(|p| p.start) else {
-                        continue;
-                    };
-                    r.accumulate_at(t, allowed, &mut acc, &mut seen, |p| {
-                        LuceneFloat::part(qw, weights.get(start + p).copied().unwrap_or(1.0))
-                    });
+                LexicalModel::Bm25 { .. } if let Some(l) = &r.lucene => {
+                    // Made here from the postings, not read from the retriever's table.
+                    let qw = t.weight(true);
+                    r.accumulate(t, allowed, &mut acc, &mut seen, |tf, i| lucene_part(l, qw, i, tf));
                 }
                 // The hot path: the same arithmetic as `score_term` ((qtf·idf)·w), without the
                 // per-posting dispatch, so search and explain give bit-identical scores.
