@@ -148,10 +148,8 @@ impl RankLensApp {
                     } else {
                         self.start_encode(role);
                         // Its column answers now, provisionally over BM25's top passages until
-                        // the encoding is done (a ranking under way catches up when it lands).
-                        if !self.jobs.rank.is_running() {
-                            self.start_rank();
-                        }
+                        // the encoding is done.
+                        self.rank_with_new_model();
                     }
                 }
                 Polled::Failed => {

@@ -56,7 +56,7 @@ impl RankLensApp {
         match self.jobs.rank.poll() {
             Polled::Ready => {
                 let pending = self.jobs.rank.ready().is_some_and(|r| !r.pending.is_empty());
-                if self.columns_behind() {
+                if !self.columns_behind().is_empty() {
                     // A model loaded while this ranking ran: rank again with its column.
                     self.start_rank();
                 } else if pending {
@@ -164,16 +164,36 @@ impl RankLensApp {
         self.jobs.rank_slow.start(self.waker(), move |p| plan.run_members(&engine, &query, &[next], p));
     }
 
-    /// Does the ranking just in have a column without a ranking that could now answer (its model
-    /// loaded after the ranking had chosen its columns)?
-    fn columns_behind(&self) -> bool {
-        let (Some(engine), Some(r)) = (&self.data.engine, self.jobs.rank.ready()) else { return false };
+    /// The columns of the ranking in that have no ranking but could now answer (their model
+    /// loaded after the ranking had chosen its columns), and are not among those still to come.
+    fn columns_behind(&self) -> Vec<usize> {
+        let (Some(engine), Some(r)) = (&self.data.engine, self.jobs.rank.ready()) else { return Vec::new() };
         r.run
             .comparison
             .runs
             .iter()
             .enumerate()
-            .any(|(i, c)| c.ranking().is_none() && !r.pending.contains(&i) && engine.answers_provisionally(c.kind))
+            .filter(|(i, c)| c.ranking().is_none() && !r.pending.contains(i) && engine.answers_provisionally(c.kind))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// A model loaded: its column answers now. While a ranking's slow columns are being ranked,
+    /// the column joins those still to come (starting over would throw away an encoding of
+    /// candidates under way); otherwise, unless the first phase is still running (it catches up
+    /// when it lands), the question is ranked again.
+    pub(super) fn rank_with_new_model(&mut self) {
+        if self.jobs.rank.is_running() {
+            return;
+        }
+        if self.jobs.rank_slow.is_running() {
+            let behind = self.columns_behind();
+            if let Some(r) = self.jobs.rank.ready_mut() {
+                r.pending.extend(behind);
+                return;
+            }
+        }
+        self.start_rank();
     }
 
     /// Say in the event log which columns are ranked, provisional or still waiting.
