@@ -29,6 +29,7 @@ pub mod graphrag;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod index;
+mod lcg;
 pub mod lessons;
 pub mod markup;
 pub mod models;

@@ -134,7 +134,7 @@ mod tests {
 
     /// A small deterministic generator, so the tests need no random-number crate.
     fn lcg(seed: &mut u64) -> f64 {
-        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *seed = crate::lcg::lcg(*seed);
         ((*seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
     }
 

@@ -147,7 +147,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = crate::lcg::lcg(self.0);
         self.0 >> 33
     }
     fn below(&mut self, n: usize) -> usize {

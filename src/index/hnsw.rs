@@ -107,7 +107,7 @@ mod tests {
     fn vectors(n: usize, dim: usize) -> Vec<f32> {
         let mut seed = 11u64;
         let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = crate::lcg::lcg(seed);
             ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
         };
         let centres: Vec<Vec<f32>> = (0..64).map(|_| (0..dim).map(|_| next()).collect()).collect();

@@ -563,7 +563,7 @@ mod tests {
         let mut x = 17u64;
         let acc: Vec<f64> = (0..1_003)
             .map(|_| {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                x = crate::lcg::lcg(x);
                 match x >> 62 {
                     0 => UNSEEN,
                     1 => 2.5,

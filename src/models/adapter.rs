@@ -404,7 +404,7 @@ mod tests {
         let mut pairs = Vec::new();
         let mut seed = 7u64;
         let mut rand = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = crate::lcg::lcg(seed);
             ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
         };
         for i in 0..40 {
@@ -442,7 +442,7 @@ mod tests {
     fn the_gradient_is_the_losss_derivative() {
         let (d, mut seed) = (3, 11u64);
         let mut rand = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = crate::lcg::lcg(seed);
             ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
         };
         let pairs: Vec<AdapterPair> = (0..5)

@@ -649,7 +649,7 @@ mod tests {
         let mut x = seed;
         (0..n)
             .map(|i| {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                x = crate::lcg::lcg(x);
                 let u = (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
                 u * [0.1f32, 3.0, 12.0][i % 3]
             })

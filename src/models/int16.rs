@@ -515,7 +515,7 @@ mod tests {
         let mut s = seed;
         (0..n)
             .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = crate::lcg::lcg(s);
                 ((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 4.0
             })
             .collect()

@@ -574,7 +574,7 @@ mod tests {
         let mut seed = 7u64;
         let keys: Vec<u128> = (0..500)
             .map(|i| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = crate::lcg::lcg(seed);
                 rank_key(((seed >> 40) % 50) as f64, DocId(i))
             })
             .collect();
