@@ -64,6 +64,11 @@ impl SmallestKeys {
         Self { k, best: Vec::with_capacity(k + 1) }
     }
 
+    /// How many it keeps.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
     /// Keys at or above this cannot enter: the k-th key once there are k (`u128::MAX` before,
     /// 0 when k is 0).
     #[inline]

@@ -126,6 +126,9 @@ pub trait Combine {
     fn part(qw: f64, w: f64) -> f64;
     /// The score of a document whose contributions sum to `sum` (monotone; −0.0 stays −0.0).
     fn finish(sum: f64) -> f64;
+    /// `finish(sum)` is `sum` rounded to f32 (Lucene's float scores): the pass over the
+    /// accumulators then compares eight scores at a time as f32 bits.
+    const FINISHES_IN_F32: bool = false;
 }
 
 /// qw · w, summed in f64: every formula but Lucene's own float arithmetic.
@@ -180,6 +183,7 @@ struct Scratch {
     acc: Vec<f64>,
     seen: Vec<bool>,
     touched: Vec<u32>,
+    in_f32: InF32,
 }
 
 thread_local! {
@@ -282,20 +286,202 @@ pub fn top_k_exhaustive_by<C: Combine>(
             return (top, s.touched.len());
         }
         let mut top = SmallestKeys::new(k);
-        let total = offer_all::<C>(acc, &mut top);
+        let total = offer_all::<C>(acc, &mut top, &mut s.in_f32);
         (pairs(top), total)
     })
 }
 
 /// Offer every document an accumulator has reached to `top` (its score made by `C::finish`),
-/// leave every accumulator [`UNSEEN`], and return how many were reached.
-fn offer_all<C: Combine>(acc: &mut [f64], top: &mut SmallestKeys) -> usize {
+/// leave every accumulator [`UNSEEN`], and return how many were reached. `f` is scratch for a
+/// [`Combine`] that finishes in f32.
+fn offer_all<C: Combine>(acc: &mut [f64], top: &mut SmallestKeys, f: &mut InF32) -> usize {
+    if C::FINISHES_IN_F32 {
+        return offer_all_in_f32(acc, top, f, true);
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, the only feature the function is compiled for.
         return unsafe { offer_all_avx2::<C>(acc, top) };
     }
     offer_all_plain::<C>(acc, top)
+}
+
+/// Scratch of [`offer_all_in_f32`]: each accumulator's score as f32 bits, each block's largest.
+#[derive(Default)]
+struct InF32 {
+    bits: Vec<u32>,
+    block_max: Vec<i32>,
+    picked: Vec<i32>,
+}
+
+/// Documents per block of [`offer_all_in_f32`].
+const BLOCK: usize = 64;
+
+/// [`offer_all_plain`] for scores that are the sums rounded to f32 (Lucene's), in two passes.
+///
+/// The first rounds every accumulator to f32 (`vcvtpd2ps` rounds to nearest even, as `as f32`
+/// does), keeps the bits, counts the documents reached, keeps each block of 64 documents'
+/// largest score, and resets the accumulators to [`UNSEEN`] — eight at a time where the CPU has
+/// AVX2 (`vector`), one at a time otherwise. For scores ≥ +0.0 and the unseen −0.0 (whose f32 bits
+/// are the least i32) the order of f32 bits as integers is the order of the scores.
+///
+/// k blocks hold a document scoring at least the k-th largest of the blocks' maxima, so the k-th
+/// best score is at least that much: the second pass reads only the blocks whose maximum reaches
+/// it, and offers their documents that do, in document order. A document left out scores below
+/// k others, so the k kept are those a pass offering every document keeps, ties included (the
+/// keys break them by document). This offers a top 10 a few dozen documents instead of the
+/// hundred or so a single pass in document order meets as its k-th score rises.
+fn offer_all_in_f32(acc: &mut [f64], top: &mut SmallestKeys, f: &mut InF32, vector: bool) -> usize {
+    let n = acc.len();
+    let blocks = n.div_ceil(BLOCK);
+    if f.bits.len() < n {
+        f.bits.resize(n, 0);
+    }
+    f.block_max.clear();
+    f.block_max.resize(blocks, i32::MIN);
+    let (bits, block_max) = (&mut f.bits[..n], &mut f.block_max[..]);
+    #[cfg(target_arch = "x86_64")]
+    let total = if vector && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the only feature the function is compiled for.
+        unsafe { finish_in_f32_avx2(acc, bits, block_max) }
+    } else {
+        finish_in_f32_plain(acc, bits, block_max, 0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let total = {
+        let _ = vector;
+        finish_in_f32_plain(acc, bits, block_max, 0)
+    };
+    let k = top.k();
+    if k == 0 {
+        return total;
+    }
+    // The k-th largest maximum of the blocks any document reached (0 = any score, while fewer
+    // than k blocks hold one).
+    f.picked.clear();
+    f.picked.extend(block_max.iter().copied().filter(|&m| m >= 0));
+    let least = match f.picked.len() >= k {
+        true => *f.picked.select_nth_unstable_by(k - 1, |a, b| b.cmp(a)).1,
+        false => 0,
+    };
+    #[cfg(target_arch = "x86_64")]
+    if vector && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the only feature the function is compiled for.
+        unsafe { offer_blocks_avx2(bits, block_max, least, top) };
+        return total;
+    }
+    offer_blocks(bits, block_max, least, top);
+    total
+}
+
+/// The second pass of [`offer_all_in_f32`]: offer the documents of the blocks whose maximum
+/// reaches `least` that score at least `least` and the k-th score kept so far.
+#[inline(always)]
+fn offer_blocks(bits: &[u32], block_max: &[i32], least: i32, top: &mut SmallestKeys) {
+    let floor_bits = |top: &SmallestKeys| match top.floor() {
+        u128::MAX => least,
+        key => least.max((key_score(key) as f32).to_bits() as i32),
+    };
+    let mut floor = floor_bits(top);
+    for (b, &m) in block_max.iter().enumerate() {
+        if m < floor {
+            continue;
+        }
+        let first = b * BLOCK;
+        let block = bits.get(first..bits.len().min(first + BLOCK)).unwrap_or_default();
+        // Eight at a time, so the comparison is one vector operation; only a group holding a
+        // document that reaches the floor is offered one by one.
+        let mut offer = |group: &[u32], at: usize, floor: &mut i32| {
+            for (j, &score) in group.iter().enumerate() {
+                if score as i32 >= *floor {
+                    top.push(rank_key(f64::from(f32::from_bits(score)), DocId((at + j) as u32)));
+                    *floor = floor_bits(top);
+                }
+            }
+        };
+        let (groups, rest) = block.as_chunks::<8>();
+        for (g, group) in groups.iter().enumerate() {
+            if group.iter().fold(false, |c, &s| c | (s as i32 >= floor)) {
+                offer(group, first + g * 8, &mut floor);
+            }
+        }
+        offer(rest, first + block.len() - rest.len(), &mut floor);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn offer_blocks_avx2(bits: &[u32], block_max: &[i32], least: i32, top: &mut SmallestKeys) {
+    offer_blocks(bits, block_max, least, top)
+}
+
+/// The first pass of [`offer_all_in_f32`] from accumulator `from` on, one at a time.
+fn finish_in_f32_plain(acc: &mut [f64], bits: &mut [u32], block_max: &mut [i32], from: usize) -> usize {
+    let mut total = 0;
+    let mut d = from;
+    let n = acc.len().min(bits.len());
+    while d < n {
+        // To the end of `d`'s block.
+        let end = n.min((d / BLOCK + 1) * BLOCK);
+        let mut most = i32::MIN;
+        for (a, out) in acc[d..end].iter_mut().zip(&mut bits[d..end]) {
+            let score = (std::mem::replace(a, UNSEEN) as f32).to_bits();
+            total += usize::from(score != (UNSEEN as f32).to_bits());
+            *out = score;
+            most = most.max(score as i32);
+        }
+        if let Some(m) = block_max.get_mut(d / BLOCK) {
+            *m = (*m).max(most);
+        }
+        d = end;
+    }
+    total
+}
+
+/// The first pass of [`offer_all_in_f32`], eight accumulators at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn finish_in_f32_avx2(acc: &mut [f64], bits: &mut [u32], block_max: &mut [i32]) -> usize {
+    use std::arch::x86_64::*;
+    const GROUP: usize = 8;
+    const _: () = assert!(BLOCK.is_multiple_of(GROUP));
+    let unseen_pd = _mm256_set1_pd(UNSEEN);
+    let unseen_ps = _mm256_set1_epi32((UNSEEN as f32).to_bits() as i32);
+    let n = acc.len().min(bits.len());
+    let groups = n / GROUP;
+    let (p, out) = (acc.as_mut_ptr(), bits.as_mut_ptr());
+    // Unseen accumulators, counted down lane by lane (a comparison's true is −1).
+    let mut unseen = _mm256_setzero_si256();
+    let mut most = _mm256_set1_epi32(i32::MIN);
+    let lanes = |v: __m256i| {
+        let mut l = [0i32; GROUP];
+        // SAFETY: eight 32-bit lanes into eight i32.
+        unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+        l
+    };
+    for g in 0..groups {
+        let first = g * GROUP;
+        // SAFETY: first + 8 ≤ groups · 8 ≤ acc.len(), bits.len().
+        let b = unsafe {
+            let q = p.add(first);
+            let (lo, hi) = (_mm256_loadu_pd(q), _mm256_loadu_pd(q.add(4)));
+            _mm256_storeu_pd(q, unseen_pd);
+            _mm256_storeu_pd(q.add(4), unseen_pd);
+            let b = _mm256_castps_si256(_mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+            _mm256_storeu_si256(out.add(first).cast(), b);
+            b
+        };
+        unseen = _mm256_add_epi32(unseen, _mm256_cmpeq_epi32(b, unseen_ps));
+        most = _mm256_max_epi32(most, b);
+        if (first + GROUP).is_multiple_of(BLOCK) || g + 1 == groups {
+            if let Some(m) = block_max.get_mut(first / BLOCK) {
+                *m = lanes(most).into_iter().fold(*m, i32::max);
+            }
+            most = _mm256_set1_epi32(i32::MIN);
+        }
+    }
+    let unseen: usize = lanes(unseen).iter().map(|&c| c.unsigned_abs() as usize).sum();
+    groups * GROUP - unseen + finish_in_f32_plain(acc, bits, block_max, groups * GROUP)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -581,13 +767,97 @@ mod tests {
             let mut a = acc.clone();
             let mut top = SmallestKeys::new(25);
             let total = if build == 0 {
-                offer_all::<Product>(&mut a, &mut top)
+                offer_all::<Product>(&mut a, &mut top, &mut InF32::default())
             } else {
                 offer_all_plain::<Product>(&mut a, &mut top)
             };
             assert_eq!(total, matches, "build {build}");
             assert_eq!(bits(&pairs(top)), want, "build {build}");
             assert!(a.iter().all(|&v| unseen(v)), "build {build} left an accumulator set");
+        }
+    }
+
+    /// Scores rounded to f32, as Lucene's are.
+    struct RoundedToF32;
+
+    impl Combine for RoundedToF32 {
+        fn part(qw: f64, w: f64) -> f64 {
+            qw * w
+        }
+
+        fn finish(sum: f64) -> f64 {
+            f64::from(sum as f32)
+        }
+
+        const FINISHES_IN_F32: bool = true;
+    }
+
+    #[test]
+    fn the_pass_over_accumulators_finishing_in_f32_offers_what_a_sort_of_the_rounded_scores_gives() {
+        // About an eighth of the accumulators round to the same f32, 90.0, spread over every
+        // block, with about fifty scores above them (ties decided by document across blocks);
+        // some round to +0.0 (seen, so counted); about a quarter are unseen. 1,003 of them
+        // (whole blocks of 64, whole groups of 8 and a remainder); k from 0 (nothing kept, every
+        // match still counted) through the tie to more than match.
+        let mut x = 5u64;
+        let acc: Vec<f64> = (0..1_003)
+            .map(|_| {
+                x = crate::lcg::lcg(x);
+                match x >> 61 {
+                    0 | 1 => UNSEEN,
+                    2 => 90.0 + f64::from((x >> 20) as u32 % 4) * 1e-9,
+                    3 => 1e-60,
+                    _ => ((x >> 20) % 100_000) as f64 / 997.0,
+                }
+            })
+            .collect();
+        let matches = acc.iter().filter(|a| !unseen(**a)).count();
+        let mut rounded: Vec<(f64, u32)> = acc
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !unseen(**a))
+            .map(|(j, &a)| (f64::from(a as f32), j as u32))
+            .collect();
+        rounded.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let above = rounded.iter().filter(|r| r.0 > 90.0).count();
+        let tied = rounded.iter().filter(|r| r.0 == 90.0).count();
+        assert!(above > 25 && above < 100 && above + tied > 100, "{above} above the tie, {tied} tied");
+        assert!(rounded.iter().any(|r| r.0.to_bits() == 0), "a seen score rounding to +0.0");
+        // Scratch left by a longer question with higher scores: nothing of it may leak.
+        let mut scratch = InF32::default();
+        let mut top = SmallestKeys::new(10);
+        offer_all::<RoundedToF32>(&mut vec![500.0; 1_500], &mut top, &mut scratch);
+        for k in [0, 1, 10, 25, 100, matches - 1, matches, matches + 5] {
+            let want: Vec<(u64, u32)> = rounded.iter().take(k).map(|&(s, d)| (s.to_bits(), d)).collect();
+            for build in 0..3 {
+                let mut a = acc.clone();
+                let mut top = SmallestKeys::new(k);
+                let total = match build {
+                    0 => offer_all::<RoundedToF32>(&mut a, &mut top, &mut scratch),
+                    1 => offer_all_in_f32(&mut a, &mut top, &mut scratch, false),
+                    _ => offer_all_plain::<RoundedToF32>(&mut a, &mut top),
+                };
+                assert_eq!(total, matches, "build {build}, k {k}");
+                assert_eq!(bits(&pairs(top)), want, "build {build}, k {k}");
+                assert!(a.iter().all(|&v| unseen(v)), "build {build} left an accumulator set");
+            }
+        }
+        // Fewer accumulators than a group, a block, and none.
+        for len in [0, 5, 8, 63, 64, 65] {
+            let mut want: Vec<(f64, u32)> = acc[..len]
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !unseen(**a))
+                .map(|(j, &a)| (f64::from(a as f32), j as u32))
+                .collect();
+            let matches = want.len();
+            want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            want.truncate(3);
+            let mut a = acc[..len].to_vec();
+            let mut top = SmallestKeys::new(3);
+            assert_eq!(offer_all::<RoundedToF32>(&mut a, &mut top, &mut scratch), matches, "{len} accumulators");
+            let want: Vec<(u64, u32)> = want.iter().map(|&(s, d)| (s.to_bits(), d)).collect();
+            assert_eq!(bits(&pairs(top)), want, "{len} accumulators");
         }
     }
 

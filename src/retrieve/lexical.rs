@@ -119,6 +119,8 @@ impl Combine for LuceneFloat {
     fn finish(sum: f64) -> f64 {
         f64::from(sum as f32)
     }
+
+    const FINISHES_IN_F32: bool = true;
 }
 
 /// Lucene's contribution of one posting of a term its question asks `qtf` times: the float
@@ -160,6 +162,8 @@ impl Combine for LuceneSummed {
     fn finish(sum: f64) -> f64 {
         LuceneFloat::finish(sum)
     }
+
+    const FINISHES_IN_F32: bool = true;
 }
 
 /// Unique terms in first-occurrence order with their query counts.
