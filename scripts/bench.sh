@@ -6,16 +6,18 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 dataset="${1:-$root/../shared/data/scifact}"
 py="$("$root/scripts/venv.sh")"
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+# Every figure is this CPU's: name it beside them.
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
 echo "bm25s (Python, single thread)…" >&2
 # Both sides take the best of 20 passes over the queries (one pass over SciFact's 300 takes a few
 # milliseconds: with a handful of passes the ratio moved by ±20 % from run to run).
 ref="$(OMP_NUM_THREADS=1 "$py" "$root/scripts/bm25s_bench.py" --dataset "$dataset" --k1 1.2 --b 0.75 --query-repeat 20)"
 echo "RankLens (single thread)…" >&2
 ours="$("$root/target/release/ranklens" bench --dataset "$dataset" --variant lucene --k1 1.2 --b 0.75 --query-repeat 20 --format json)"
-"$py" - "$ref" "$ours" <<'PY'
+"$py" - "$ref" "$ours" "$cpu" <<'PY'
 import json, sys
-ref, ours = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print(f"BM25 lucene k1=1.2 b=0.75, {ours['documents']} documents, {ours['queries']} queries, 1 thread")
+ref, ours, cpu = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+print(f"BM25 lucene k1=1.2 b=0.75, {ours['documents']} documents, {ours['queries']} queries, 1 thread, on {cpu}")
 print(f"{'':28}{'RankLens':>12}{'bm25s':>12}{'ratio':>10}")
 print(f"{'index build (s)':28}{ours['index_secs']:>12.3f}{ref['index_secs']:>12.3f}{ref['index_secs']/ours['index_secs']:>9.1f}x faster")
 for backend in ("numpy", "numba"):
