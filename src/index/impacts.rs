@@ -757,12 +757,9 @@ mod tests {
                 }
             })
             .collect();
-        let mut want: Vec<(f64, u32)> =
-            acc.iter().enumerate().filter(|(_, a)| !unseen(**a)).map(|(j, &a)| (a, j as u32)).collect();
+        let want = seen_best_first(&acc, Product::finish);
         let matches = want.len();
-        want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        want.truncate(25);
-        let want: Vec<(u64, u32)> = want.iter().map(|&(s, d)| (s.to_bits(), d)).collect();
+        let want = best_bits(&want, 25);
         for build in 0..2 {
             let mut a = acc.clone();
             let mut top = SmallestKeys::new(25);
@@ -811,14 +808,8 @@ mod tests {
                 }
             })
             .collect();
-        let matches = acc.iter().filter(|a| !unseen(**a)).count();
-        let mut rounded: Vec<(f64, u32)> = acc
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| !unseen(**a))
-            .map(|(j, &a)| (f64::from(a as f32), j as u32))
-            .collect();
-        rounded.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let rounded = seen_best_first(&acc, RoundedToF32::finish);
+        let matches = rounded.len();
         let above = rounded.iter().filter(|r| r.0 > 90.0).count();
         let tied = rounded.iter().filter(|r| r.0 == 90.0).count();
         assert!(above > 25 && above < 100 && above + tied > 100, "{above} above the tie, {tied} tied");
@@ -828,7 +819,7 @@ mod tests {
         let mut top = SmallestKeys::new(10);
         offer_all::<RoundedToF32>(&mut vec![500.0; 1_500], &mut top, &mut scratch);
         for k in [0, 1, 10, 25, 100, matches - 1, matches, matches + 5] {
-            let want: Vec<(u64, u32)> = rounded.iter().take(k).map(|&(s, d)| (s.to_bits(), d)).collect();
+            let want = best_bits(&rounded, k);
             for build in 0..3 {
                 let mut a = acc.clone();
                 let mut top = SmallestKeys::new(k);
@@ -844,21 +835,26 @@ mod tests {
         }
         // Fewer accumulators than a group, a block, and none.
         for len in [0, 5, 8, 63, 64, 65] {
-            let mut want: Vec<(f64, u32)> = acc[..len]
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| !unseen(**a))
-                .map(|(j, &a)| (f64::from(a as f32), j as u32))
-                .collect();
-            let matches = want.len();
-            want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            want.truncate(3);
+            let want = seen_best_first(&acc[..len], RoundedToF32::finish);
             let mut a = acc[..len].to_vec();
             let mut top = SmallestKeys::new(3);
-            assert_eq!(offer_all::<RoundedToF32>(&mut a, &mut top, &mut scratch), matches, "{len} accumulators");
-            let want: Vec<(u64, u32)> = want.iter().map(|&(s, d)| (s.to_bits(), d)).collect();
-            assert_eq!(bits(&pairs(top)), want, "{len} accumulators");
+            assert_eq!(offer_all::<RoundedToF32>(&mut a, &mut top, &mut scratch), want.len(), "{len} accumulators");
+            assert_eq!(bits(&pairs(top)), best_bits(&want, 3), "{len} accumulators");
         }
+    }
+
+    /// The accumulators a posting reached, as `(finish(sum), document)`, best first, ties by
+    /// document: the order a pass over the accumulators must keep, made by a sort.
+    fn seen_best_first(acc: &[f64], finish: fn(f64) -> f64) -> Vec<(f64, u32)> {
+        let mut seen: Vec<(f64, u32)> =
+            acc.iter().enumerate().filter(|(_, a)| !unseen(**a)).map(|(j, &a)| (finish(a), j as u32)).collect();
+        seen.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        seen
+    }
+
+    /// The first k of a ranking, its scores as bits.
+    fn best_bits(ranked: &[(f64, u32)], k: usize) -> Vec<(u64, u32)> {
+        ranked.iter().take(k).map(|&(s, d)| (s.to_bits(), d)).collect()
     }
 
     /// A ranking's scores as bits, and its documents.
