@@ -15,7 +15,15 @@ pub trait Progress: Send + Sync {
     fn advance(&self, n: u64);
     /// True once the user asked to stop; work should return [`crate::Error::Cancelled`].
     fn is_cancelled(&self) -> bool;
+    /// One line of what the work just did (an agent's step, a window's order), for a watcher that
+    /// shows the work's trace as it grows. Ignored unless the watcher keeps them.
+    fn note(&self, line: &str) {
+        let _ = line;
+    }
 }
+
+/// Lines of notes a [`SharedProgress`] keeps (the last ones).
+pub const KEPT_NOTES: usize = 50;
 
 /// A progress sink that ignores everything and never cancels.
 #[derive(Debug, Default, Clone, Copy)]
@@ -47,6 +55,7 @@ struct SharedInner {
     total: AtomicU64,
     cancelled: AtomicBool,
     started: Mutex<Option<std::time::Instant>>,
+    notes: Mutex<Vec<String>>,
 }
 
 /// A snapshot of a [`SharedProgress`] for drawing.
@@ -60,6 +69,8 @@ pub struct ProgressSnapshot {
     pub total: u64,
     /// Seconds since the stage started.
     pub elapsed_secs: f64,
+    /// The work's last notes ([`Progress::note`]), oldest first.
+    pub notes: Vec<String>,
 }
 
 impl ProgressSnapshot {
@@ -99,6 +110,7 @@ impl SharedProgress {
             done: self.inner.done.load(Ordering::Relaxed),
             total: self.inner.total.load(Ordering::Relaxed),
             elapsed_secs,
+            notes: self.inner.notes.lock().map(|n| n.clone()).unwrap_or_default(),
         }
     }
 }
@@ -120,6 +132,14 @@ impl Progress for SharedProgress {
     fn is_cancelled(&self) -> bool {
         self.inner.cancelled.load(Ordering::SeqCst)
     }
+    fn note(&self, line: &str) {
+        if let Ok(mut notes) = self.inner.notes.lock() {
+            if notes.len() == KEPT_NOTES {
+                notes.remove(0);
+            }
+            notes.push(line.to_string());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -135,5 +155,18 @@ mod tests {
         assert!(!p.is_cancelled());
         p.cancel();
         assert!(matches!(check_cancel(&p), Err(crate::Error::Cancelled)));
+    }
+
+    #[test]
+    fn notes_keep_the_last_lines_in_order() {
+        let p = SharedProgress::new();
+        for i in 0..KEPT_NOTES + 3 {
+            p.note(&format!("step {i}"));
+        }
+        let notes = p.snapshot().notes;
+        assert_eq!(notes.len(), KEPT_NOTES);
+        assert_eq!(notes[0], "step 3");
+        assert_eq!(notes.last().map(String::as_str), Some(format!("step {}", KEPT_NOTES + 2).as_str()));
+        NoProgress.note("ignored");
     }
 }

@@ -21,10 +21,18 @@ use ranklens::progress::NoProgress;
 use ranklens::retrieve::{Detail, MethodKind, Split};
 use ranklens::workbench::Workbench;
 
+/// The small model loaded apart from the shared one (a test that checks what its context holds).
+fn fresh_llm() -> EmbeddedLlm {
+    let shared = llm();
+    EmbeddedLlm::load(shared.path(), "SmolLM2-135M-Instruct", None, &NoProgress).unwrap()
+}
+
 fn llm() -> Arc<EmbeddedLlm> {
     static LLM: OnceLock<Arc<EmbeddedLlm>> = OnceLock::new();
     LLM.get_or_init(|| {
-        let manager = ModelManager::from_env().offline(false);
+        // The small model, whatever else the cache holds (the larger one is preferred once here).
+        let manager =
+            ModelManager::from_env().offline(false).with_choice("HuggingFaceTB/SmolLM2-135M-Instruct").unwrap();
         let (llm, model) = ranklens::generate::load_embedded(&manager, true, &NoProgress).unwrap();
         assert_eq!(model.spec.role, Role::Generator);
         Arc::new(llm)
@@ -50,15 +58,19 @@ fn the_gguf_tokenizer_is_llama_cpps() {
 }
 
 /// The first answer token's log-probabilities against llama.cpp's on the same GGUF file, for three
-/// prompts (two judgements, one open request), recorded by `scripts/llama_logits.py`. The two
-/// compute differently — llama.cpp multiplies the file's 4-bit blocks by 8-bit activations, RankLens
-/// reads a prompt on the weights dequantised to f32 — so they agree to a tolerance, not to the bit:
-/// the same likeliest token (it leads by 0.9 nats or more in each case), and each of llama.cpp's
-/// five likeliest within 0.5 nats (measured on an AMD EPYC: at most 0.253, the judge's "Yes" of
-/// the first prompt at −2.909 against −3.162; 0.10 on average).
+/// prompts (two judgements, one open request), recorded by `scripts/llama_logits.py` through
+/// llama-cpp-python. RankLens runs llama.cpp too, but another build of it: its vector kernels are
+/// chosen by the CPU it was built for (AVX2 here; the fixture's by the CPU it was recorded on), and
+/// on this small 4-bit model those alone move a token's log-probability by up to 0.3 nats (measured:
+/// llama-cpp-python built for a Zen 4 against the same fixture, 0.30 at most, 0.09 on average over
+/// the sixty tokens). Noise of that kind has no direction; an error in the arithmetic does. So the
+/// twenty likeliest tokens of each prompt are compared as a whole: the differences stay small on
+/// average and at most, and they do not grow with a token's distance from the likeliest (the slope
+/// of the difference against that distance is near 0) — a logit scale off by 10 % gives a slope of
+/// about 0.11 (measured: −0.004 as computed, mean 0.10, largest 0.37 nats), which the test checks it
+/// would catch.
 #[test]
-fn the_first_token_s_log_probabilities_are_llama_cpps_within_a_stated_tolerance() {
-    const TOLERANCE: f64 = 0.5;
+fn the_first_token_s_log_probabilities_are_llama_cpps_top_twenty() {
     let fixture: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -70,7 +82,10 @@ fn the_first_token_s_log_probabilities_are_llama_cpps_within_a_stated_tolerance(
     let llm = llm();
     let cases = fixture["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 3);
-    let mut worst: f64 = 0.0;
+    // (distance of llama.cpp's log-probability from its likeliest, ours − theirs) per token, for
+    // the logits as computed and for the same logits scaled by 1.1.
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    let mut scaled: Vec<(f64, f64)> = Vec::new();
     for case in cases {
         let messages = case["turns"]
             .as_array()
@@ -86,29 +101,42 @@ fn the_first_token_s_log_probabilities_are_llama_cpps_within_a_stated_tolerance(
             .collect();
         let request = ranklens::generate::ChatRequest::new(messages, 1);
         assert_eq!(EmbeddedLlm::chatml(&request), case["chatml"].as_str().unwrap(), "the same prompt text");
-        let logits = llm.first_token_scores(&request, false).unwrap();
+        let logits = llm.first_token_scores(&request, &NoProgress).unwrap();
         // log-softmax in f64, written here.
-        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
-        let log_sum = logits.iter().map(|&x| (f64::from(x) - max).exp()).sum::<f64>().ln() + max;
-        let mine = |id: usize| f64::from(logits[id]) - log_sum;
+        let log_softmax = |scale: f64| -> Vec<f64> {
+            let max = logits.iter().map(|&x| f64::from(x) * scale).fold(f64::NEG_INFINITY, f64::max);
+            let log_sum = logits.iter().map(|&x| (f64::from(x) * scale - max).exp()).sum::<f64>().ln() + max;
+            logits.iter().map(|&x| f64::from(x) * scale - log_sum).collect()
+        };
+        let (mine, off) = (log_softmax(1.0), log_softmax(1.1));
         let top = case["top"].as_array().unwrap();
-        let first = top[0]["id"].as_u64().unwrap() as usize;
+        assert_eq!(top.len(), 20);
+        let theirs: Vec<(usize, f64)> =
+            top.iter().map(|t| (t["id"].as_u64().unwrap() as usize, t["logprob"].as_f64().unwrap())).collect();
         let best = (0..logits.len()).max_by(|&a, &b| logits[a].total_cmp(&logits[b])).unwrap();
-        assert_eq!(best, first, "{:?}: the likeliest first token", case["chatml"]);
-        for t in &top[..5] {
-            let (id, theirs) = (t["id"].as_u64().unwrap() as usize, t["logprob"].as_f64().unwrap());
-            let d = (mine(id) - theirs).abs();
-            worst = worst.max(d);
-            assert!(
-                d < TOLERANCE,
-                "{:?} token {:?}: {} here, {theirs} in llama.cpp",
-                case["chatml"],
-                t["token"],
-                mine(id)
-            );
+        assert_eq!(best, theirs[0].0, "{:?}: the likeliest first token", case["chatml"]);
+        for &(id, lp) in &theirs {
+            points.push((lp - theirs[0].1, mine[id] - lp));
+            scaled.push((lp - theirs[0].1, off[id] - lp));
         }
     }
-    eprintln!("largest difference from llama.cpp over the top 5 of 3 prompts: {worst:.4} nats");
+    let stats = |p: &[(f64, f64)]| {
+        let n = p.len() as f64;
+        let (mx, my) = (p.iter().map(|q| q.0).sum::<f64>() / n, p.iter().map(|q| q.1).sum::<f64>() / n);
+        let slope =
+            p.iter().map(|q| (q.0 - mx) * (q.1 - my)).sum::<f64>() / p.iter().map(|q| (q.0 - mx).powi(2)).sum::<f64>();
+        let mean = p.iter().map(|q| q.1.abs()).sum::<f64>() / n;
+        let worst = p.iter().map(|q| q.1.abs()).fold(0.0, f64::max);
+        (slope, mean, worst)
+    };
+    let (slope, mean, worst) = stats(&points);
+    eprintln!(
+        "against llama.cpp over 3 × 20 tokens: slope {slope:.4}, mean |difference| {mean:.4}, largest {worst:.4} nats"
+    );
+    assert!(slope.abs() < 0.04, "the differences grow with distance from the likeliest: slope {slope}");
+    assert!(mean < 0.15 && worst < 0.5, "mean {mean}, largest {worst}");
+    let (slope, ..) = stats(&scaled);
+    assert!(slope.abs() > 0.06, "a 10 % logit scale error is caught: slope {slope}");
 }
 
 #[test]
@@ -116,9 +144,9 @@ fn the_model_is_described_and_writes_the_same_text_twice() {
     let llm = llm();
     let info = llm.info();
     assert_eq!(info.model, "SmolLM2-135M-Instruct");
-    assert_eq!(info.size.as_deref(), Some("135M parameters, Q8_0"));
+    assert_eq!(info.size.as_deref(), Some("135M parameters, Q4_1"));
     assert!(info.caveat.as_deref().unwrap_or("").contains("often wrong"));
-    assert_eq!(llm.arithmetic, "Q8_0, from the file's Q4_1");
+    assert_eq!(llm.arithmetic, "Q4_1, run by llama.cpp");
     let request = tasks::hyde_request("Why does sync stop when the laptop sleeps?");
     let mut streamed = String::new();
     let a = llm.chat(&request, &mut |p| streamed.push_str(p), &NoProgress).unwrap();
@@ -140,7 +168,7 @@ fn the_model_is_described_and_writes_the_same_text_twice() {
     cancelled.cancel();
     assert!(matches!(llm.chat(&request, &mut |_| {}, &cancelled), Err(ranklens::Error::Cancelled)));
     // A prompt longer than the model is given is refused with the sizes, not truncated.
-    let long = tasks::rag_request(&"word ".repeat(5000));
+    let long = tasks::rag_request(&"word ".repeat(9000));
     let e = llm.chat(&long, &mut |_| {}, &NoProgress).unwrap_err().report();
     assert!(e.contains("tokens") && e.contains("fewer or shorter passages"), "{e}");
 }
@@ -291,7 +319,8 @@ fn the_judge_command_reports_kappa_from_its_own_confusion_matrix_and_writes_qrel
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
         .args(["judge", "--dataset"])
         .arg(common::sample("acme-sync"))
-        .args(["--method", "bm25", "-k", "3", "--questions", "2", "--format", "json", "--offline", "--out"])
+        .args(["--method", "bm25", "-k", "3", "--questions", "2", "--format", "json", "--offline"])
+        .args(["--generator-model", "HuggingFaceTB/SmolLM2-135M-Instruct", "--out"])
         .arg(&out_path)
         .env("RANKLENS_WORKSPACE", dir.path().join("ws"))
         .output()
@@ -325,24 +354,37 @@ fn the_judge_command_reports_kappa_from_its_own_confusion_matrix_and_writes_qrel
     assert_eq!((judged as f64, relevant as f64), (n, both + m));
 }
 
+/// A request that opens as the last one did reads only what differs (the judge's system message
+/// and worked examples are read once), in chunks aligned from the prompt's start: its scores are
+/// the whole prompt's read afresh, bit for bit.
 #[test]
 fn a_judges_requests_read_their_opening_turns_once_and_score_as_if_read_whole() {
-    let llm = llm();
+    // Its own instance: the other tests' requests would change what its context holds.
+    let llm = fresh_llm();
     let judge = ranklens::generate::tasks::JudgePrompt::default();
     let a = judge.request("What is E140?", "E140 appears when a file is bigger than the upload limit.");
     let b = judge.request("What is E140?", "Sync pauses while the laptop sleeps.");
-    let close = |x: &[f32], y: &[f32]| {
-        assert_eq!(x.len(), y.len());
-        let scale = x.iter().fold(1f32, |m, v| m.max(v.abs()));
-        let worst = x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
-        assert!(worst <= 1e-3 * scale, "the opening read apart moved a score by {worst} (scale {scale})");
-    };
-    let whole_a = llm.first_token_scores(&a, false).unwrap();
-    let split_a = llm.first_token_scores(&a, true).unwrap(); // reads the opening turns and keeps them
-    let kept_b = llm.first_token_scores(&b, true).unwrap(); // starts from the kept turns
-    let whole_b = llm.first_token_scores(&b, false).unwrap();
-    close(&whole_a, &split_a);
-    close(&whole_b, &kept_b);
+    let length = |r: &ranklens::generate::ChatRequest| llm.tokenize(&EmbeddedLlm::chatml(r)).unwrap().len();
+    llm.forget();
+    let before = llm.tokens_read();
+    let whole_a = llm.first_token_scores(&a, &NoProgress).unwrap();
+    assert_eq!(llm.tokens_read() - before, length(&a) as u64, "a from a clean context: every token read");
+    let before = llm.tokens_read();
+    let kept_b = llm.first_token_scores(&b, &NoProgress).unwrap(); // starts from a's opening
+    let read_b = llm.tokens_read() - before;
+    // The whole chunks a and b share from the start (the system message and both worked
+    // examples) were kept: only the rest of b was read.
+    let (ta, tb) = (llm.tokenize(&EmbeddedLlm::chatml(&a)).unwrap(), llm.tokenize(&EmbeddedLlm::chatml(&b)).unwrap());
+    let shared = ta.iter().zip(&tb).take_while(|(x, y)| x == y).count();
+    // What was kept: the chunks of b (each turn, 256 tokens at most) that lie within the shared
+    // tokens.
+    let starts = ranklens::generate::llama::chunks(&tb, llm.turn_token());
+    let kept = starts.iter().copied().filter(|&s| s <= shared.min(tb.len() - 1)).max().unwrap();
+    assert!(kept > 150, "the system message and both examples were kept: {kept} of {shared} shared");
+    assert_eq!(read_b, (length(&b) - kept) as u64, "b read after a");
+    llm.forget();
+    let whole_b = llm.first_token_scores(&b, &NoProgress).unwrap();
+    assert!(whole_b == kept_b, "b's scores read whole and after a are the same, bit for bit");
     // The two passages are told apart (a cache that ignored the last turn would not be).
     let apart = whole_a.iter().zip(&whole_b).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
     assert!(apart > 0.1, "{apart}");
@@ -373,6 +415,10 @@ fn the_listwise_and_pointwise_columns_run_on_the_real_model() {
     let e = p.explain(ranking.hits[0].doc).unwrap();
     let Detail::Listwise { windows, .. } = &e.detail else { panic!("{:?}", e.detail) };
     assert_eq!(windows.len(), 1);
+    // Held to a permutation while it was written: the reply names every passage once, nothing
+    // mended, nothing kept.
+    assert!(windows[0].constrained.as_deref().is_some_and(|c| c.contains("permutation")), "{:?}", windows[0]);
+    assert!(windows[0].repairs.is_empty() && windows[0].kept.is_none(), "{:?}", windows[0]);
     let mut out = windows[0].output.clone();
     let mut input = windows[0].input.clone();
     out.sort();
@@ -394,10 +440,18 @@ fn the_listwise_and_pointwise_columns_run_on_the_real_model() {
     // The likeliest first token is the one greedy decoding writes.
     let prompt = JudgePrompt::default();
     let request = prompt.request(question, "Error E104 means the sync token expired. Sign in again.");
-    let top = llm().first_token_choices(&request, 5).unwrap();
-    let scores = llm().first_token_scores(&request, true).unwrap();
+    let unshaped = ranklens::generate::ChatRequest { shape: None, ..request.clone() };
+    let top = llm().first_token_choices(&unshaped, 5, &NoProgress).unwrap();
+    let scores = llm().first_token_scores(&unshaped, &NoProgress).unwrap();
     let argmax = (0..scores.len()).max_by(|&i, &j| scores[i].total_cmp(&scores[j])).unwrap();
-    assert_eq!(top[0].token, llm().tokenizer_decode(argmax as u32));
+    assert_eq!(top[0].token, llm().token_text(argmax as u32));
+    // Held to yes or no, the first tokens are only the two words' beginnings.
+    let held = llm().first_token_choices(&request, 20, &NoProgress).unwrap();
+    assert!(!held.is_empty());
+    for c in &held {
+        let t = c.token.to_ascii_lowercase();
+        assert!("yes".starts_with(&t) || "no".starts_with(&t), "{:?}", c.token);
+    }
 }
 
 /// The agent and GraphRAG on the real model: the plumbing, whatever the 135M model writes. The

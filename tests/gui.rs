@@ -38,6 +38,10 @@ fn models() -> ModelManager {
     manager.offline(true)
 }
 
+/// The generator every test runs: the small one, whatever else the model cache holds (the larger
+/// model is preferred once it is here, and would change what the views show).
+const SMALL_GENERATOR: &str = "HuggingFaceTB/SmolLM2-135M-Instruct";
+
 fn harness(question: &str) -> Harness<'static, RankLensApp> {
     harness_with(question, Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 860.0)))
 }
@@ -47,6 +51,7 @@ fn harness_with(question: &str, builder: egui_kittest::HarnessBuilder<RankLensAp
     let state = Persisted {
         question: question.to_string(),
         precision: ranklens::models::Precision::F32,
+        generator_model: Some(SMALL_GENERATOR.into()),
         ..Persisted::default()
     };
     let workspace = tempfile::tempdir().unwrap().keep();
@@ -179,6 +184,7 @@ fn a_missing_model_says_what_to_do() {
     let state = Persisted {
         question: "What is E140?".into(),
         precision: ranklens::models::Precision::F32,
+        generator_model: Some(SMALL_GENERATOR.into()),
         ..Persisted::default()
     };
     let empty = tempfile::tempdir().unwrap();
@@ -452,6 +458,7 @@ fn harness_in(workspace: std::path::PathBuf, question: &str) -> Harness<'static,
     let state = Persisted {
         question: question.to_string(),
         precision: ranklens::models::Precision::F32,
+        generator_model: Some(SMALL_GENERATOR.into()),
         ..Persisted::default()
     };
     let mut h = Harness::builder()
@@ -650,8 +657,12 @@ fn a_question_asked_while_another_ranks_supersedes_it() {
     let scifact = common::shared_data("scifact");
     let empty = tempfile::tempdir().unwrap();
     let manager = ModelManager::from_env().with_cache_dir(empty.path().to_path_buf()).with_hf_cache(None).offline(true);
-    let state =
-        Persisted { question: String::new(), precision: ranklens::models::Precision::F32, ..Persisted::default() };
+    let state = Persisted {
+        question: String::new(),
+        precision: ranklens::models::Precision::F32,
+        generator_model: Some(SMALL_GENERATOR.into()),
+        ..Persisted::default()
+    };
     let open = CorpusChoice::Path(scifact, ranklens::corpus::Split::File);
     let mut h = Harness::builder()
         .with_size(egui::vec2(1360.0, 860.0))
@@ -1272,13 +1283,13 @@ fn the_rag_view_answers_with_the_embedded_model_and_a_rewrite_column_shows_the_m
     manager.fetch(&spec, &NoProgress).unwrap();
     let mut h = harness("What is E140?");
     // A cached generator loads with the corpus; Models → Fetch loads it otherwise.
-    send(&mut h, [Command::Models(ModelCommand::Fetch(ranklens::models::Role::Generator))]);
+    send(&mut h, [Command::Models(ModelCommand::UseGenerator(SMALL_GENERATOR.into()))]);
     let generator = h.state().engine().unwrap().generator().expect("the generator loaded");
     assert_eq!(generator.info().model, "SmolLM2-135M-Instruct");
 
     h.get_by_label("RAG prompt").click();
     h.run_steps(3);
-    assert!(shows(&h, "SmolLM2-135M-Instruct (135M parameters, Q8_0, embedded)"));
+    assert!(shows(&h, "SmolLM2-135M-Instruct (135M parameters, Q4_1, embedded)"));
     assert!(shows(&h, "often wrong"), "the small model's caveat is shown beside it");
     h.get_by_label("Answer with the language model").click();
     settle(&mut h);
@@ -1337,11 +1348,11 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
     manager.fetch(&spec, &NoProgress).unwrap();
     let ws = tempfile::tempdir().unwrap().keep();
     let mut h = harness_in(ws.clone(), "What is E140?");
-    send(&mut h, [Command::Models(ModelCommand::Fetch(ranklens::models::Role::Generator))]);
+    send(&mut h, [Command::Models(ModelCommand::UseGenerator(SMALL_GENERATOR.into()))]);
     let grades_before = h.state().data().all_qrels();
     h.get_by_label(ViewId::Evaluate.label()).click();
     h.run_steps(3);
-    assert!(shows(&h, "Judge: SmolLM2-135M-Instruct (135M parameters, Q8_0, embedded)"));
+    assert!(shows(&h, "Judge: SmolLM2-135M-Instruct (135M parameters, Q4_1, embedded)"));
     // The default: this question's BM25 top 10.
     h.get_by_label("Judge with the language model").click();
     settle(&mut h);

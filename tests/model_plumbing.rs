@@ -267,7 +267,7 @@ fn test_model(dir: &Path, revision: &str) -> (ModelSpec, HashMap<String, Vec<u8>
     let mut served = HashMap::new();
     for name in ["config.json", "tokenizer.json", "model.safetensors"] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
-        files.push(ModelFile { path: name.into(), sha256: Some(sha256(&bytes)) });
+        files.push(ModelFile { path: name.into(), sha256: Some(sha256(&bytes)), size: None });
         served.insert(format!("/acme/tiny-dense/resolve/{revision}/{name}"), bytes);
     }
     let spec = ModelSpec {
@@ -278,6 +278,9 @@ fn test_model(dir: &Path, revision: &str) -> (ModelSpec, HashMap<String, Vec<u8>
         files,
         hub: Some(HubSource { repo: "acme/tiny-dense".into(), revision: revision.into() }),
         pip: None,
+        parts: None,
+        on_request: false,
+        license: None,
     };
     (spec, served)
 }

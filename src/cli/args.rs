@@ -1,6 +1,6 @@
 //! Flags shared by several commands, and their conversion into validated settings.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
@@ -122,8 +122,8 @@ pub struct ModelRerankArgs {
     /// fusion, tfidf, rerank.
     #[arg(long, value_enum, default_value = "bm25")]
     pub first_stage: MethodArg,
-    /// How many of the first stage's passages the language model reorders (listwise default 100,
-    /// as RankGPT; pointwise default 20).
+    /// How many of the first stage's passages the language model reorders (listwise default 20,
+    /// one window; RankGPT reorders 100, nine windows; pointwise default 20).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
     /// Passages a listwise window holds.
@@ -232,7 +232,7 @@ pub enum MethodArg {
     #[value(name = "hyde-bm25")]
     HydeBm25,
     /// A language model orders the first stage's top passages in sliding windows (RankGPT); see
-    /// --first-stage, --depth, --window, --step, --three-orders.
+    /// --first-stage, --depth, --list-window, --list-step, --three-orders.
     Listwise,
     /// A language model's P(yes) for each of the first stage's top passages (see --first-stage,
     /// --depth).
@@ -346,9 +346,15 @@ pub struct ModelArgs {
     /// Seconds to wait for the chat server's answer to start.
     #[arg(long, value_name = "SECONDS", default_value_t = 120, requires = "llm")]
     pub llm_timeout: u64,
-    /// A GGUF instruct model (file, or a folder holding one) for the embedded generator.
-    #[arg(long, value_name = "PATH")]
+    /// The embedded generator: a model id of the manifest (`Qwen/Qwen2.5-Coder-1.5B-Instruct`,
+    /// `HuggingFaceTB/SmolLM2-135M-Instruct`; fetched when missing, unless --offline), or a GGUF
+    /// instruct model (the file, or a folder holding one).
+    #[arg(long, value_name = "ID|PATH")]
     generator_model: Option<PathBuf>,
+    /// Ask the language model every time: neither read nor keep replies in the workspace's store
+    /// (a benchmark's timings, a model whose replies should be seen afresh).
+    #[arg(long)]
+    pub no_store: bool,
 }
 
 /// An error's text with each chat-server setting it names followed by the flag that gives it on
@@ -377,6 +383,13 @@ impl ModelArgs {
     /// The model manager these flags describe.
     pub fn manager(&self) -> ModelManager {
         let mut m = ModelManager::from_env().with_max_length(self.max_tokens);
+        // A generator named by a manifest id rather than a path.
+        if let Some(id) = self.generator_model.as_ref().and_then(|p| p.to_str()).filter(|p| !Path::new(p).exists())
+            && m.manifest().get(id).is_some()
+            && let Ok(chosen) = m.clone().with_choice(id)
+        {
+            m = chosen;
+        }
         if let Some(p) = self.precision {
             m = m.with_precision(p);
         }
@@ -390,7 +403,10 @@ impl ModelArgs {
             (Role::Reranker, &self.rerank_model),
             (Role::Generator, &self.generator_model),
         ] {
-            if let Some(d) = dir {
+            // A generator chosen by id is not also a folder.
+            if let Some(d) = dir
+                && m.choice(role).is_none()
+            {
                 m = m.with_explicit(role, d.clone());
             }
         }
@@ -398,8 +414,25 @@ impl ModelArgs {
     }
 
     /// The language model these flags ask for: the chat server given by --llm, else the embedded
-    /// model (fetched when missing, unless --offline).
+    /// model (fetched when missing, unless --offline); its replies kept in the workspace's store
+    /// (a request asked before, by a command or the app, is answered from there) unless
+    /// --no-store.
     pub fn generator(&self, progress: &dyn Progress) -> anyhow::Result<std::sync::Arc<dyn crate::generate::Generator>> {
+        let generator = self.unstored_generator(progress)?;
+        if self.no_store {
+            return Ok(generator);
+        }
+        Ok(match crate::generate::ReplyStore::in_workspace(&crate::workspace_dir()) {
+            Ok(store) => crate::generate::Stored::wrap(generator, &std::sync::Arc::new(store)),
+            Err(_) => generator,
+        })
+    }
+
+    /// The language model these flags ask for, every request asked.
+    fn unstored_generator(
+        &self,
+        progress: &dyn Progress,
+    ) -> anyhow::Result<std::sync::Arc<dyn crate::generate::Generator>> {
         if let Some(url) = &self.llm {
             let mut config =
                 crate::generate::ServerConfig::new(url.clone(), self.llm_model.clone().unwrap_or_default());

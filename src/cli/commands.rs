@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use super::{Found, RunArgs};
 use super::{
-    adapter, agent, assignment, bench, bench_encode, bench_scale, compare, embed, eval, graphrag, index, lesson, llm,
-    models, report, response, search, structured,
+    adapter, agent, assignment, bench, bench_encode, bench_llm, bench_scale, compare, embed, eval, graphrag, index,
+    lesson, llm, models, report, response, search, structured,
 };
 
 /// RankLens: one question, many retrieval methods, every score explained.
@@ -51,6 +51,9 @@ pub enum Command {
     /// A generated corpus of real size (100,000 passages) through every method: index time,
     /// memory and query time per method.
     BenchScale(bench_scale::BenchScaleArgs),
+    /// The embedded language model's speed and memory on one request (the prompt written out for
+    /// llama.cpp's side of `scripts/bench-llm.sh`).
+    BenchLlm(bench_llm::BenchLlmArgs),
     /// Run a read-only SQL statement over the corpus's tables.
     Sql(structured::SqlArgs),
     /// Run a knowledge-graph pattern (joins with ?variables).
@@ -99,6 +102,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Bench(a) => bench::bench(a),
         Command::BenchEncode(a) => bench_encode::bench_encode(a),
         Command::BenchScale(a) => bench_scale::bench_scale(a),
+        Command::BenchLlm(a) => bench_llm::bench_llm(a),
         Command::Sql(a) => structured::sql(a),
         Command::Graph(a) => structured::graph(a),
         Command::Models(a) => models::models(a),

@@ -60,7 +60,7 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value = "bm25")]
     first_stage: MethodArg,
     /// For listwise and pointwise: how many of the first stage's passages the language model
-    /// reorders (listwise default 100, in windows of 20 moving by 10; pointwise default 20).
+    /// reorders (listwise default 20, one window of 20; RankGPT reorders 100 in windows of 20 moving by 10; pointwise default 20).
     #[arg(long, value_name = "N")]
     model_depth: Option<usize>,
     /// Only the first N judged questions, in the dataset's order (the language model's methods
@@ -291,6 +291,9 @@ impl Printable for StudyView<'_> {
             study.methods.len().saturating_sub(1)
         );
         out.push_str(&t.render());
+        for m in study.methods.iter().filter(|m| m.note.is_some()) {
+            let _ = writeln!(out, "{}: {}", m.label, m.note.as_deref().unwrap_or(""));
+        }
         for m in &study.missing {
             // The first line says what is missing and how to get it (the rest lists where it looked).
             let _ = writeln!(out, "{} was not run: {}", m.label, m.message.lines().next().unwrap_or(""));

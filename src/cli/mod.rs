@@ -8,6 +8,7 @@ mod args;
 mod assignment;
 mod bench;
 mod bench_encode;
+mod bench_llm;
 mod bench_scale;
 mod commands;
 mod compare;

@@ -27,7 +27,8 @@ pub enum ModelsAction {
         #[arg(long, value_enum, default_value = "table")]
         format: OutputFormat,
     },
-    /// Download and verify models (the preferred one of a role first, then its alternatives).
+    /// Download and verify models (the preferred one of a role first, then its alternatives; a
+    /// model fetched only on request, such as Qwen/Qwen2.5-Coder-1.5B-Instruct, by its --id).
     Fetch {
         /// Only this role: dense, splade, late, reranker, generator.
         #[arg(long)]
@@ -104,8 +105,9 @@ fn fetch(manager: &ModelManager, role: Option<&str>, id: Option<&str>) -> anyhow
     let mut fetched = 0;
     let mut failures = Vec::new();
     for r in Role::EVERY.into_iter().filter(|r| role.is_none_or(|x| x == *r)) {
+        // Without an id, a model fetched only on request is left out.
         let wanted: Vec<_> =
-            manager.manifest().for_role(r).into_iter().filter(|s| id.is_none_or(|i| i == s.id)).collect();
+            manager.manifest().for_role(r).into_iter().filter(|s| id.map_or(!s.on_request, |i| i == s.id)).collect();
         let mut got = None;
         for spec in &wanted {
             match manager.fetch(spec, &progress) {

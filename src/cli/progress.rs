@@ -43,6 +43,12 @@ impl Progress for TermProgress {
     fn is_cancelled(&self) -> bool {
         false
     }
+    fn note(&self, line: &str) {
+        if self.tty {
+            eprintln!();
+        }
+        eprintln!("  {line}");
+    }
 }
 
 impl Drop for TermProgress {

@@ -19,12 +19,21 @@ pub struct SqlArgs {
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
     /// One read-only SELECT statement over the corpus's tables; `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin, required_unless_present = "ask", conflicts_with = "ask")]
+    #[arg(
+        value_parser = super::args::text_or_stdin,
+        required_unless_present_any = ["ask", "gold"],
+        conflicts_with_all = ["ask", "gold"]
+    )]
     statement: Option<String>,
     /// Ask in words instead: the language model writes the statement from the tables' schema and
     /// three example rows; it runs only if it is one SELECT (on the read-only connection).
-    #[arg(long, value_name = "QUESTION")]
+    #[arg(long, value_name = "QUESTION", conflicts_with = "gold")]
     ask: Option<String>,
+    /// Measure text to SQL: ask the model every question of this file (`question<TAB>sql`, the
+    /// statement written by hand) and count the questions whose rows equal the gold statement's
+    /// (execution accuracy).
+    #[arg(long, value_name = "FILE")]
+    gold: Option<std::path::PathBuf>,
     #[command(flatten)]
     models: super::args::ModelArgs,
 }
@@ -67,6 +76,11 @@ struct AskView {
     model: String,
     reply: String,
     sql: String,
+    /// What the reply was held to while written, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constrained: Option<String>,
+    /// The reply came from the workspace's store of replies.
+    stored: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     columns: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,6 +98,9 @@ struct AskView {
 impl Printable for AskView {
     fn table(&self) -> String {
         let mut out = format!("\n{} wrote:\n  {}\n", self.model, self.sql.replace('\n', "\n  "));
+        if let Some(c) = &self.constrained {
+            out.push_str(&format!("(held to {c}{})\n", if self.stored { "; from the store of replies" } else { "" }));
+        }
         if let Some(why) = &self.refused {
             out.push_str(&format!("\nnot run: {why}\n"));
         }
@@ -113,6 +130,8 @@ fn ask(a: &SqlArgs, question: &str) -> anyhow::Result<Found> {
         model: asked.model.clone(),
         reply: asked.reply.clone(),
         sql: asked.sql.clone(),
+        constrained: asked.constrained.clone(),
+        stored: asked.stored,
         columns: None,
         rows: None,
         passages: None,
@@ -142,10 +161,115 @@ fn ask(a: &SqlArgs, question: &str) -> anyhow::Result<Found> {
     Ok(found)
 }
 
+/// One question of a gold set, asked.
+#[derive(Serialize)]
+struct GoldItem {
+    question: String,
+    gold: String,
+    sql: String,
+    right: bool,
+    /// Why it is wrong (refused, failed, or other rows); empty when right.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    why: String,
+    seconds: f64,
+    stored: bool,
+}
+
+/// Execution accuracy over a gold set.
+#[derive(Serialize)]
+struct GoldView {
+    model: String,
+    /// What the replies were held to, when they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constrained: Option<String>,
+    questions: usize,
+    right: usize,
+    accuracy: f64,
+    seconds_per_question: f64,
+    items: Vec<GoldItem>,
+}
+
+impl Printable for GoldView {
+    fn table(&self) -> String {
+        let mut out = format!(
+            "\n{}: {} of {} questions answered with the gold rows (execution accuracy {:.3}), {:.1} s a question\n",
+            self.model, self.right, self.questions, self.accuracy, self.seconds_per_question
+        );
+        if let Some(c) = &self.constrained {
+            out.push_str(&format!("replies held to {c}\n"));
+        }
+        for i in &self.items {
+            let mark = if i.right { "right" } else { "wrong" };
+            out.push_str(&format!("\n{mark}  {}\n       {}\n", i.question, i.sql.replace('\n', " ")));
+            if !i.right {
+                out.push_str(&format!("       gold: {}\n       {}\n", i.gold, i.why));
+            }
+        }
+        out
+    }
+}
+
+/// `ranklens sql --gold FILE`: text to SQL measured by execution accuracy.
+fn gold(a: &SqlArgs, path: &std::path::Path) -> anyhow::Result<Found> {
+    use crate::generate::text_to_sql::{self, SqlOutcome};
+    use crate::progress::Progress as _;
+    let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+    let set = text_to_sql::read_gold(path, &text)?;
+    let engine = a.corpus.engine(&NoProgress)?;
+    let Some(db) = &engine.structured().sql else {
+        anyhow::bail!("this corpus has no tables: put a .csv file next to the corpus");
+    };
+    let progress = super::progress::TermProgress::new();
+    let generator = a.models.generator(&progress)?;
+    let mut items = Vec::new();
+    let mut constrained = None;
+    for (n, g) in set.iter().enumerate() {
+        progress.stage(&format!("question {} of {}", n + 1, set.len()), 0);
+        let expected = db.query(&g.sql, SqlLimits::default()).map_err(|e| {
+            anyhow::anyhow!("{}: the gold statement of {:?} does not run: {}", path.display(), g.question, e.report())
+        })?;
+        let started = std::time::Instant::now();
+        let asked = text_to_sql::write_sql(generator.as_ref(), db, &g.question, &progress)?;
+        let seconds = started.elapsed().as_secs_f64();
+        constrained = constrained.or(asked.constrained.clone());
+        let (right, why) = match text_to_sql::run(db, &asked.sql, SqlLimits::default()) {
+            SqlOutcome::Rows(r) if text_to_sql::same_rows(&r, &expected) => (true, String::new()),
+            SqlOutcome::Rows(r) => (false, format!("{} rows where the gold has {}", r.rows.len(), expected.rows.len())),
+            SqlOutcome::Refused(why) => (false, format!("not run: {why}")),
+            SqlOutcome::Failed(e) => (false, format!("it failed: {e}")),
+        };
+        items.push(GoldItem {
+            question: g.question.clone(),
+            gold: g.sql.clone(),
+            sql: asked.sql,
+            right,
+            why,
+            seconds,
+            stored: asked.stored,
+        });
+    }
+    drop(progress);
+    let right = items.iter().filter(|i| i.right).count();
+    let view = GoldView {
+        model: generator.info().label(),
+        constrained,
+        questions: items.len(),
+        right,
+        accuracy: right as f64 / items.len().max(1) as f64,
+        seconds_per_question: items.iter().map(|i| i.seconds).sum::<f64>() / items.len().max(1) as f64,
+        items,
+    };
+    print(&view, a.format)?;
+    Ok(if right > 0 { Found::Some } else { Found::Nothing })
+}
+
 /// `ranklens sql`: run a read-only statement over the tables that came with the corpus.
 pub fn sql(a: SqlArgs) -> anyhow::Result<Found> {
     if let Some(q) = a.ask.clone() {
         return ask(&a, &q);
+    }
+    if let Some(path) = a.gold.clone() {
+        return gold(&a, &path);
     }
     let engine = a.corpus.engine(&NoProgress)?;
     let Some(db) = &engine.structured().sql else {

@@ -239,7 +239,7 @@ impl External {
         match self {
             External::Run(r) => Some(System::from_file(r)),
             External::Engine(EngineSource::Saved(s)) if s.single.is_none() => {
-                Some(System { label: s.name.clone(), kind: MethodKind::Engine, run: s.to_run() })
+                Some(System { label: s.name.clone(), kind: MethodKind::Engine, run: s.to_run(), note: None })
             }
             _ => None,
         }

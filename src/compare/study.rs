@@ -25,12 +25,15 @@ pub struct System {
     pub kind: MethodKind,
     /// Its rankings by query id.
     pub run: Run,
+    /// What the method did over the questions beyond its rankings
+    /// ([`crate::retrieve::Retriever::over_questions`]).
+    pub note: Option<String>,
 }
 
 impl System {
     /// A run file as a system.
     pub fn from_file(file: &RunFile) -> System {
-        System { label: file.name.clone(), kind: MethodKind::Run, run: file.run.clone() }
+        System { label: file.name.clone(), kind: MethodKind::Run, run: file.run.clone(), note: None }
     }
 
     /// A method run over the corpus's questions, `depth` results each.
@@ -42,7 +45,7 @@ impl System {
         progress: &dyn Progress,
     ) -> Result<System> {
         let run = engine.run_queries(retriever, settings, depth, progress)?;
-        Ok(System { label: retriever.label(), kind: retriever.kind(), run })
+        Ok(System { label: retriever.label(), kind: retriever.kind(), run, note: retriever.over_questions() })
     }
 }
 
@@ -60,6 +63,9 @@ pub struct MethodResult {
     /// The run, for TREC export.
     #[serde(skip)]
     pub run: Run,
+    /// What the method did over the questions beyond its rankings (a language model's windows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A system the study was asked for that could not run here (a model missing, no corpus for a
@@ -170,7 +176,7 @@ impl Study {
             .into_iter()
             .map(|s| {
                 let summary = evaluate(&s.run, qrels, &metrics);
-                MethodResult { label: s.label, kind: s.kind, summary, versus_baseline: None, run: s.run }
+                MethodResult { label: s.label, kind: s.kind, summary, versus_baseline: None, run: s.run, note: s.note }
             })
             .collect();
         let baseline = baseline.min(methods.len().saturating_sub(1));
@@ -292,7 +298,7 @@ mod tests {
         for (q, docs) in lists {
             run.insert(*q, docs.iter().enumerate().map(|(i, d)| (d.to_string(), 10.0 - i as f64)).collect());
         }
-        System { label: label.into(), kind: MethodKind::Run, run }
+        System { label: label.into(), kind: MethodKind::Run, run, note: None }
     }
 
     #[test]

@@ -2,18 +2,21 @@
 //! answer (HyDE), the reader's answer with citations, and relevance judgements.
 //!
 //! Two kinds of [`Generator`] write text: [`EmbeddedLlm`], a quantized instruct model (GGUF) run in
-//! this process with candle, and [`ChatServer`], any server that speaks OpenAI's chat-completions
+//! this process by llama.cpp, and [`ChatServer`], any server that speaks OpenAI's chat-completions
 //! protocol (llama.cpp's `llama-server`, Ollama, vLLM, LM Studio, OpenAI). The tasks
-//! ([`tasks`]) build the messages, read the model's text back and check it (a citation to a passage
-//! that was not in the prompt, a sentence whose cited passage shares no word with it), and never
-//! depend on which generator wrote the text.
+//! ([`tasks`]) build the messages, say what shape the reply must have ([`shape`]: the embedded
+//! model is held to it while it writes), read the model's text back and check it (a citation to a
+//! passage that was not in the prompt, a sentence whose cited passage shares no word with it), and
+//! never depend on which generator wrote the text. [`store`] keeps every reply in the workspace,
+//! so the same request is never asked twice.
 
 pub mod citations;
-pub mod embedded;
-pub mod gguf_vocab;
+pub mod llama;
 pub mod openai;
 pub mod permutation;
 pub mod prompts;
+pub mod shape;
+pub mod store;
 pub mod tasks;
 pub mod text_to_sql;
 
@@ -21,8 +24,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use embedded::{EmbeddedLlm, gguf_file, load_embedded};
+pub use llama::{EmbeddedLlm, gguf_file, load_embedded};
 pub use openai::{ChatServer, ServerConfig};
+pub use shape::Shape;
+pub use store::{ReplyStore, Stored};
 
 use crate::Result;
 use crate::progress::Progress;
@@ -117,7 +122,7 @@ pub struct ToolCall {
 }
 
 /// A model's turn when it was offered tools: what it said, and the tools it called.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolTurn {
     /// Its text (a thought, or the answer when it calls nothing).
     pub text: String,
@@ -127,6 +132,9 @@ pub struct ToolTurn {
     pub completion_tokens: usize,
     /// Seconds it took.
     pub seconds: f64,
+    /// The turn came from the workspace's store of replies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stored: bool,
 }
 
 /// What to ask a generator.
@@ -140,17 +148,24 @@ pub struct ChatRequest {
     pub temperature: f64,
     /// Seed of the sampler (and sent to servers that take one).
     pub seed: u64,
-    /// A JSON schema the reply must follow, where the generator can hold it to one (a chat server
-    /// is asked for JSON of that schema — `response_format` — which llama.cpp and vLLM enforce
-    /// while decoding); the reply is validated by its reader either way.
+    /// What the reply must be, where the task reads it as data: the embedded model is held to it
+    /// while it writes; a chat server is sent the JSON schemas it can hold a reply to
+    /// (`response_format`, which llama.cpp and vLLM enforce while decoding). The reply is read by
+    /// its task's reader either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub json_schema: Option<serde_json::Value>,
+    pub shape: Option<Shape>,
 }
 
 impl ChatRequest {
     /// A request at temperature 0 with seed 42.
     pub fn new(messages: Vec<Message>, max_tokens: usize) -> Self {
-        Self { messages, max_tokens, temperature: 0.0, seed: 42, json_schema: None }
+        Self { messages, max_tokens, temperature: 0.0, seed: 42, shape: None }
+    }
+
+    /// The same request, its reply held to `shape`.
+    pub fn shaped(mut self, shape: Shape) -> Self {
+        self.shape = Some(shape);
+        self
     }
 }
 
@@ -177,8 +192,15 @@ pub struct Generated {
     pub prompt_tokens: usize,
     /// Tokens written.
     pub completion_tokens: usize,
-    /// Seconds from the request to the last token.
+    /// Seconds from the request to the last token (the seconds it took when it was written, for
+    /// a reply from the store).
     pub seconds: f64,
+    /// What the reply was held to while it was written (`Shape::describe`), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constrained: Option<String>,
+    /// The reply came from the workspace's store of replies: the model was not asked again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stored: bool,
 }
 
 /// What a generator is, for labels and reports.
@@ -186,7 +208,7 @@ pub struct Generated {
 pub struct GeneratorInfo {
     /// The model's name (`SmolLM2-135M-Instruct`, or the name a server was asked for).
     pub model: String,
-    /// Its size and arithmetic (`135M parameters, Q8_0`), when known.
+    /// Its size and arithmetic (`135M parameters, Q4_1`), when known.
     pub size: Option<String>,
     /// Where it runs (`embedded`, or the server's base URL).
     pub place: String,
@@ -195,7 +217,7 @@ pub struct GeneratorInfo {
 }
 
 impl GeneratorInfo {
-    /// `SmolLM2-135M-Instruct (135M parameters, Q8_0, embedded)`.
+    /// `SmolLM2-135M-Instruct (135M parameters, Q4_1, embedded)`.
     pub fn label(&self) -> String {
         match &self.size {
             Some(size) => format!("{} ({size}, {})", self.model, self.place),
@@ -227,6 +249,18 @@ pub type Sink<'a> = &'a mut dyn FnMut(&str);
 pub trait Generator: Send + Sync {
     /// What it is.
     fn info(&self) -> &GeneratorInfo;
+
+    /// What its replies are kept under in the store of replies: the same model with the same
+    /// weights gives the same identity (the file's hash for a model from the manifest, the URL
+    /// and model name for a server). The label, unless the generator knows better.
+    fn identity(&self) -> String {
+        self.info().label()
+    }
+
+    /// Whether its replies are already kept in a store ([`store::Stored`]).
+    fn keeps_replies(&self) -> bool {
+        false
+    }
     /// Answer `request`, passing each new piece of text to `sink` as it is written, and stopping
     /// with [`crate::Error::Cancelled`] when `progress` says so.
     fn chat(&self, request: &ChatRequest, sink: Sink<'_>, progress: &dyn Progress) -> Result<Generated>;

@@ -244,7 +244,7 @@ impl ChatServer {
             "max_tokens": request.max_tokens,
             "stream": self.config.stream,
         });
-        if let Some(schema) = &request.json_schema
+        if let Some(schema) = request.shape.as_ref().and_then(|s| s.json_schema())
             && !self.json_refused.load(std::sync::atomic::Ordering::Relaxed)
         {
             // JSON mode with a schema, in the form llama.cpp's and llama-cpp-python's servers take.
@@ -360,6 +360,10 @@ impl Generator for ChatServer {
         &self.info
     }
 
+    fn identity(&self) -> String {
+        format!("server {} model {}", self.config.base_url.trim_end_matches('/'), self.config.model)
+    }
+
     fn chat(&self, request: &ChatRequest, sink: Sink<'_>, progress: &dyn Progress) -> Result<Generated> {
         check_cancel(progress)?;
         let started = Instant::now();
@@ -368,7 +372,7 @@ impl Generator for ChatServer {
             // A server that refuses JSON mode (its error names `response_format`) is asked again
             // without it, and never with it again: the reply is still read and validated.
             Err(e)
-                if request.json_schema.is_some()
+                if request.shape.as_ref().is_some_and(|s| s.json_schema().is_some())
                     && !self.json_refused.load(std::sync::atomic::Ordering::Relaxed)
                     && e.to_string().contains("response_format") =>
             {
@@ -395,6 +399,8 @@ impl Generator for ChatServer {
                 prompt_tokens,
                 completion_tokens,
                 seconds: started.elapsed().as_secs_f64(),
+                constrained: None,
+                stored: false,
             });
         }
         self.read_stream(body, sink, progress, started)
@@ -488,6 +494,7 @@ impl ChatServer {
             calls,
             completion_tokens: Usage::of(&c).1,
             seconds: started.elapsed().as_secs_f64(),
+            stored: false,
         })
     }
 
@@ -632,6 +639,8 @@ impl ChatServer {
             prompt_tokens,
             completion_tokens: if completion_tokens > 0 { completion_tokens } else { pieces },
             seconds: started.elapsed().as_secs_f64(),
+            constrained: None,
+            stored: false,
         })
     }
 }

@@ -70,6 +70,33 @@ pub fn read_order(reply: &str, n: usize) -> Option<(Vec<usize>, Repairs)> {
     Some((order, repairs))
 }
 
+/// How a window's reply was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// An order of the whole window (best first), mended where the reply broke it.
+    Order(Vec<usize>, Repairs),
+    /// The reply named fewer than half of the window's passages: that is no order of the window
+    /// (an echo of one passage, a passage's own number in prose), so the window keeps its order.
+    TooFew {
+        /// How many distinct passages of the window it named.
+        named: usize,
+    },
+    /// The reply named no passage of the window.
+    Nothing,
+}
+
+/// Read a reply to a window of `n` passages: an order when it names at least half of them
+/// (RankGPT reads any number it finds as the start of an order; RankLens says what it read).
+pub fn read_window(reply: &str, n: usize) -> Reading {
+    match read_order(reply, n) {
+        None => Reading::Nothing,
+        Some((order, repairs)) => {
+            let named = n - repairs.missing.len();
+            if named * 2 < n { Reading::TooFew { named } } else { Reading::Order(order, repairs) }
+        }
+    }
+}
+
 /// Kendall's τ-a between two orders of the same items (best first): 1 when they agree on every
 /// pair, −1 when they disagree on every pair. Items missing from either order are left out; fewer
 /// than two shared items give 1.
@@ -158,6 +185,28 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_naming_fewer_than_half_of_the_window_is_no_order() {
+        // The echo of one passage seen from SmolLM2: one id of four.
+        assert_eq!(read_window("[4] Family plans: A family plan shares storage…", 4), Reading::TooFew { named: 1 });
+        // 18 of 20 missing (only 20 and 3 named).
+        assert_eq!(
+            read_window("[20] 0-dimensional biomaterials show inductive properties. Rank: 3", 20),
+            Reading::TooFew { named: 2 }
+        );
+        // Half is enough: 2 of 4, mended.
+        assert_eq!(
+            read_window("[2] > [4]", 4),
+            Reading::Order(vec![1, 3, 0, 2], Repairs { missing: vec![1, 3], ..Repairs::default() })
+        );
+        assert_eq!(
+            read_window("[1] > [2]", 3),
+            Reading::Order(vec![0, 1, 2], Repairs { missing: vec![3], ..Default::default() })
+        );
+        assert_eq!(read_window("nothing here", 3), Reading::Nothing);
+        assert_eq!(read_window("[1]", 1), Reading::Order(vec![0], Repairs::default()));
+    }
+
+    #[test]
     fn kendall_tau_by_hand() {
         assert_eq!(kendall_tau(&[1, 2, 3, 4], &[1, 2, 3, 4]), 1.0);
         assert_eq!(kendall_tau(&[1, 2, 3, 4], &[4, 3, 2, 1]), -1.0);
@@ -205,6 +254,33 @@ mod tests {
                     .filter_map(|s| s.parse::<usize>().ok())
                     .any(|x| (1..=n).contains(&x));
                 proptest::prop_assert!(!names_one, "a reply that names a passage gives an order");
+            }
+        }
+
+        /// Any reply: an order exactly when at least half of the window is named.
+        #[test]
+        fn a_window_is_read_as_an_order_exactly_when_half_of_it_is_named(reply in "[\\[\\]0-9 >a-z,]{0,80}", n in 1usize..30) {
+            let named = {
+                let mut ids: Vec<usize> = reply
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter_map(|s| s.parse::<usize>().ok())
+                    .filter(|x| (1..=n).contains(x))
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ids.len()
+            };
+            match read_window(&reply, n) {
+                Reading::Order(order, r) => {
+                    proptest::prop_assert!(named * 2 >= n);
+                    proptest::prop_assert_eq!(n - r.missing.len(), named);
+                    proptest::prop_assert_eq!(order.len(), n);
+                }
+                Reading::TooFew { named: k } => {
+                    proptest::prop_assert!(named >= 1 && named * 2 < n);
+                    proptest::prop_assert_eq!(k, named);
+                }
+                Reading::Nothing => proptest::prop_assert_eq!(named, 0),
             }
         }
 

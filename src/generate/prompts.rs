@@ -264,15 +264,22 @@ pub const EXTRACT: Prompt = Prompt {
     system: "You extract the entities a passage names and the relations it states between them, as JSON: \
              {\"entities\": [{\"name\": …, \"type\": …}], \"relations\": [{\"source\": …, \"relation\": …, \
              \"target\": …}]}. Use the passage's own names. Reply with the JSON only.",
+    // The worked example is about nothing a bundled corpus holds, so no fact of it can leak into a
+    // graph as if the passage had said it.
     examples: &[(
-        "Passage: The e2e plugin encrypts files before upload. It depends on libsodium, which version 4.2 bundles.\nJSON:",
-        "{\"entities\": [{\"name\": \"e2e plugin\", \"type\": \"plugin\"}, {\"name\": \"libsodium\", \"type\": \
-         \"library\"}, {\"name\": \"version 4.2\", \"type\": \"release\"}], \"relations\": [{\"source\": \"e2e plugin\", \
-         \"relation\": \"depends_on\", \"target\": \"libsodium\"}, {\"source\": \"version 4.2\", \"relation\": \
-         \"bundles\", \"target\": \"libsodium\"}]}",
+        "Passage: The Hubble Space Telescope was carried into orbit by the space shuttle Discovery in 1990. NASA \
+         operates it with the European Space Agency.\nJSON:",
+        "{\"entities\": [{\"name\": \"Hubble Space Telescope\", \"type\": \"telescope\"}, {\"name\": \"Discovery\", \
+         \"type\": \"spacecraft\"}, {\"name\": \"1990\", \"type\": \"date\"}, {\"name\": \"NASA\", \"type\": \
+         \"organization\"}, {\"name\": \"European Space Agency\", \"type\": \"organization\"}], \"relations\": \
+         [{\"source\": \"Discovery\", \"relation\": \"carried_into_orbit\", \"target\": \"Hubble Space Telescope\"}, \
+         {\"source\": \"Hubble Space Telescope\", \"relation\": \"launched_in\", \"target\": \"1990\"}, {\"source\": \
+         \"NASA\", \"relation\": \"operates\", \"target\": \"Hubble Space Telescope\"}, {\"source\": \"European Space \
+         Agency\", \"relation\": \"operates\", \"target\": \"Hubble Space Telescope\"}]}",
     )],
     template: "Passage: {passage}\nJSON:",
-    max_tokens: 256,
+    // Ten entities and ten relations, held to the schema, fit.
+    max_tokens: 420,
 };
 
 /// A community of the extracted graph summarised from its entities and relations.

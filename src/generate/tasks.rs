@@ -158,8 +158,13 @@ impl JudgePrompt {
             messages.push(Message::assistant(a));
         }
         messages.push(Message::user(fill(question, passage)));
-        ChatRequest::new(messages, prompts::JUDGE.max_tokens)
+        ChatRequest::new(messages, prompts::JUDGE.max_tokens).shaped(super::Shape::OneOf { words: judge_words() })
     }
+}
+
+/// What a judge may answer (its reply is held to one of them where the generator can be).
+pub fn judge_words() -> Vec<String> {
+    vec!["yes".into(), "no".into()]
 }
 
 /// A judge's reply as a grade: `yes`/`relevant` → 1, `no`/`not`/`irrelevant` → 0 (the first word,
@@ -264,6 +269,8 @@ mod tests {
                 prompt_tokens: 0,
                 completion_tokens: 0,
                 seconds: 0.0,
+                constrained: None,
+                stored: false,
             })
         }
     }

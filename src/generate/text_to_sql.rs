@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Generator, prompts};
 use crate::progress::Progress;
-use crate::structured::{SqlDatabase, SqlLimits, SqlResult};
+use crate::structured::{SqlDatabase, SqlLimits, SqlResult, strip_comments};
 use crate::{Error, Result};
 
 /// Example rows of each table the prompt shows.
@@ -40,6 +40,12 @@ pub struct SqlAsk {
     pub sql: String,
     /// Which model wrote it.
     pub model: String,
+    /// What the reply was held to while it was written, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constrained: Option<String>,
+    /// The reply came from the workspace's store of replies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stored: bool,
 }
 
 /// The schema and example rows of every table, as the prompt shows them: `errors(code TEXT, …)`
@@ -85,13 +91,22 @@ pub fn write_sql(
     progress: &dyn Progress,
 ) -> Result<SqlAsk> {
     let schema = schema_text(db)?;
-    let generated = generator.chat(&sql_request(&schema, question), &mut |_| {}, progress)?;
+    let shape = select_shape(db)?;
+    let generated = generator.chat(&sql_request(&schema, question).shaped(shape), &mut |_| {}, progress)?;
     Ok(SqlAsk {
         question: question.trim().to_string(),
         sql: extract_sql(&generated.text),
         reply: generated.text,
         model: generator.info().label(),
+        constrained: generated.constrained,
+        stored: generated.stored,
     })
+}
+
+/// One SELECT over `db`'s own tables and columns: what the reply is held to.
+pub fn select_shape(db: &SqlDatabase) -> Result<super::Shape> {
+    let tables = db.schema()?.into_iter().map(|(t, cols)| (t, cols.into_iter().map(|(c, _)| c).collect())).collect();
+    Ok(super::Shape::Select { tables })
 }
 
 /// The statement in a model's reply: the first fenced block if there is one (```sql … ```), else
@@ -137,6 +152,55 @@ pub fn extract_sql(reply: &str) -> String {
     }
 }
 
+/// One question of a text-to-SQL set with the statement that answers it (written by hand).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GoldQuestion {
+    /// The question in words.
+    pub question: String,
+    /// The statement whose rows are the answer.
+    pub sql: String,
+}
+
+/// Read a text-to-SQL set: a tab-separated file with the header `question<TAB>sql`, one question a
+/// line; blank lines are skipped. A line without both fields is an error naming the file and line.
+pub fn read_gold(path: &std::path::Path, text: &str) -> Result<Vec<GoldQuestion>> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let Some((_, header)) = lines.next() else {
+        return Err(Error::invalid(path.display().to_string(), "empty: expected a `question<TAB>sql` header"));
+    };
+    let names: Vec<&str> = header.split('\t').map(str::trim).collect();
+    if names != ["question", "sql"] {
+        return Err(Error::invalid(
+            format!("{}: line 1", path.display()),
+            format!("the header is {header:?}; expected `question<TAB>sql`"),
+        ));
+    }
+    lines
+        .map(|(i, line)| match line.split_once('\t') {
+            Some((q, sql)) if !q.trim().is_empty() && !sql.trim().is_empty() && !sql.contains('\t') => {
+                Ok(GoldQuestion { question: q.trim().to_string(), sql: sql.trim().to_string() })
+            }
+            _ => Err(Error::invalid(
+                format!("{}: line {}", path.display(), i + 1),
+                "expected a question, a tab, and its SQL statement",
+            )),
+        })
+        .collect()
+}
+
+/// Whether two results hold the same rows, in any order (execution accuracy: a statement is right
+/// when its rows are the gold statement's). Values compare as SQLite shows them, so `3` and `3.0`
+/// differ as they would to a reader; column names do not matter.
+pub fn same_rows(a: &SqlResult, b: &SqlResult) -> bool {
+    let key = |r: &SqlResult| {
+        let mut rows: Vec<Vec<String>> =
+            r.rows.iter().map(|row| row.iter().map(|v| format!("{v:?}")).collect()).collect();
+        rows.sort();
+        rows
+    };
+    a.columns.len() == b.columns.len() && key(a) == key(b)
+}
+
 /// The words that begin a statement other than a read.
 const STATEMENT_WORDS: [&str; 18] = [
     "INSERT",
@@ -179,9 +243,10 @@ pub fn check(sql: &str) -> std::result::Result<(), String> {
     match first.as_str() {
         "SELECT" | "WITH" | "VALUES" => Ok(()),
         "" => Err("the model wrote no statement".into()),
-        word if STATEMENT_WORDS.contains(&word) => {
-            Err(format!("the model wrote a {word} statement; only a SELECT may run, and nothing was changed"))
-        }
+        word if STATEMENT_WORDS.contains(&word) => Err(format!(
+            "the model wrote {} {word} statement; only a SELECT may run, and nothing was changed",
+            if word.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" }
+        )),
         _ => Err("the model's reply is not a SQL statement, so nothing ran".into()),
     }
 }
@@ -198,48 +263,6 @@ pub fn run(db: &SqlDatabase, sql: &str, limits: SqlLimits) -> SqlOutcome {
         Err(Error::Sql(m)) if m.starts_with("refused") || m.contains("one statement") => SqlOutcome::Refused(m),
         Err(e) => SqlOutcome::Failed(e.to_string()),
     }
-}
-
-/// `sql` without `-- …` line comments and `/* … */` block comments (outside quotes).
-fn strip_comments(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) => {
-                out.push(c);
-                if c == q {
-                    quote = None;
-                }
-            }
-            (None, '\'' | '"' | '`') => {
-                quote = Some(c);
-                out.push(c);
-            }
-            (None, '-') if chars.peek() == Some(&'-') => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            (None, '/') if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for n in chars.by_ref() {
-                    if last == '*' && n == '/' {
-                        break;
-                    }
-                    last = n;
-                }
-                out.push(' ');
-            }
-            (None, c) => out.push(c),
-        }
-    }
-    out
 }
 
 /// How many statements `sql` holds: pieces between `;` outside quotes that hold anything.
@@ -287,6 +310,47 @@ mod tests {
     }
 
     #[test]
+    fn a_gold_set_is_read_and_its_bad_lines_are_named() {
+        let path = std::path::Path::new("gold.tsv");
+        let set =
+            read_gold(path, "question\tsql\nWhich stop?\tSELECT code FROM errors WHERE stops_sync = 1\n\n").unwrap();
+        assert_eq!(
+            set,
+            [GoldQuestion {
+                question: "Which stop?".into(),
+                sql: "SELECT code FROM errors WHERE stops_sync = 1".into()
+            }]
+        );
+        let e = read_gold(path, "question\tsql\nok\tSELECT 1\nno tab here\n").unwrap_err().to_string();
+        assert!(e.contains("gold.tsv: line 3"), "{e}");
+        let e = read_gold(path, "q\ts\n").unwrap_err().to_string();
+        assert!(e.contains("line 1") && e.contains("header"), "{e}");
+        assert!(read_gold(path, "").is_err());
+    }
+
+    #[test]
+    fn rows_are_the_same_in_any_order_and_with_the_same_width() {
+        use crate::structured::SqlValue::{Integer, Text};
+        let r = |rows: Vec<Vec<crate::structured::SqlValue>>| SqlResult {
+            sql: String::new(),
+            columns: rows.first().map(|x| (0..x.len()).map(|i| format!("c{i}")).collect()).unwrap_or_default(),
+            rows,
+            truncated: false,
+            conditions: vec![],
+            passages: vec![],
+            elapsed_ms: 0.0,
+        };
+        let a = r(vec![vec![Text("E104".into())], vec![Text("E180".into())]]);
+        let b = r(vec![vec![Text("E180".into())], vec![Text("E104".into())]]);
+        assert!(same_rows(&a, &b));
+        assert!(!same_rows(&a, &r(vec![vec![Text("E104".into())]])), "a row missing");
+        assert!(!same_rows(&r(vec![vec![Integer(3)]]), &r(vec![vec![Text("3".into())]])), "3 is not '3'");
+        assert!(!same_rows(&a, &r(vec![vec![Text("E104".into()), Integer(1)], vec![Text("E180".into()), Integer(1)]])));
+        // Duplicates count: a multiset, not a set.
+        assert!(!same_rows(&r(vec![vec![Integer(1)], vec![Integer(1)]]), &r(vec![vec![Integer(1)]])));
+    }
+
+    #[test]
     fn only_one_select_passes_the_check() {
         assert!(check("SELECT code FROM errors WHERE severity = 'error';").is_ok());
         assert!(check("with x as (select 1) select * from x").is_ok());
@@ -300,6 +364,13 @@ mod tests {
         assert!(why("/* hidden */ DELETE FROM errors").contains("DELETE"));
         assert!(why("   ;  ").contains("no statement"));
         assert!(why("I cannot help with that.").contains("not a SQL statement"));
+        assert_eq!(
+            why("INSERT INTO errors VALUES (1)"),
+            "the model wrote an INSERT statement; only a SELECT may run, and nothing was changed"
+        );
+        assert!(why("ATTACH DATABASE 'x.db' AS x").starts_with("the model wrote an ATTACH"));
+        assert!(why("DROP TABLE errors").starts_with("the model wrote a DROP"));
+        assert!(check("SELECT code FROM errors; -- the codes that stop syncing").is_ok());
         assert_eq!(statements("SELECT 1;;  ;"), 1);
         assert_eq!(statements("SELECT 'a;b'; SELECT 2"), 2);
     }
@@ -311,6 +382,35 @@ mod tests {
             let sql = extract_sql(&reply);
             let _ = check(&sql);
             let _ = strip_comments(&reply);
+        }
+
+        /// Any text: the reader never panics; every question it reads is one line's two fields.
+        #[test]
+        fn any_gold_file_reads_or_names_its_line(body in "[a-zA-Z0-9 ;'\t\n]{0,200}") {
+            let text = format!("question\tsql\n{body}");
+            match read_gold(std::path::Path::new("g.tsv"), &text) {
+                Ok(set) => {
+                    let lines = text.lines().skip(1).filter(|l| !l.trim().is_empty()).count();
+                    proptest::prop_assert_eq!(set.len(), lines);
+                    for g in &set {
+                        proptest::prop_assert!(!g.question.is_empty() && !g.sql.is_empty());
+                        proptest::prop_assert!(!g.question.contains('\t') && !g.sql.contains('\t'));
+                    }
+                }
+                Err(e) => proptest::prop_assert!(e.to_string().contains("g.tsv: line "), "{}", e),
+            }
+        }
+
+        /// A set written out reads back as it was.
+        #[test]
+        fn a_written_gold_set_reads_back(items in proptest::collection::vec(("[a-zA-Z?][a-zA-Z ?]{0,30}[a-zA-Z?]", "SELECT [a-z0-9 =']{1,30}[a-z0-9']"), 0..10)) {
+            let mut text = String::from("question\tsql\n");
+            for (q, s) in &items {
+                text.push_str(&format!("{q}\t{s}\n"));
+            }
+            let set = read_gold(std::path::Path::new("g.tsv"), &text).unwrap();
+            let got: Vec<(String, String)> = set.into_iter().map(|g| (g.question, g.sql)).collect();
+            proptest::prop_assert_eq!(got, items);
         }
 
         #[test]

@@ -37,8 +37,9 @@ impl Default for BuildOptions {
 
 /// The hash a graph's cache is keyed by, with the corpus and the model: both prompts'.
 pub fn prompt_hash() -> String {
-    // The schema a server is held to is part of what is asked: `j1` marks extractions asked with it.
-    format!("{}j1-{}", prompts::EXTRACT.hash(), prompts::COMMUNITY.hash())
+    // The schema a reply is held to is part of what is asked: `j2` marks extractions asked with
+    // the bounded schema (at most ten entities and ten relations).
+    format!("{}j2-{}", prompts::EXTRACT.hash(), prompts::COMMUNITY.hash())
 }
 
 /// Extract the graph of `corpus` with `generator`.
@@ -53,17 +54,35 @@ pub fn build(
     let model = generator.info().label();
     let mut extractions: Vec<(String, Extraction)> = Vec::new();
     let mut skipped = Vec::new();
+    let mut stored = 0usize;
+    let mut replies: Vec<(String, String)> = Vec::new();
     progress.stage("extracting entities and relations", docs.len() as u64);
     for d in docs {
         check_cancel(progress)?;
-        let (reply, read) = extract(generator, &d.passage_text(), progress)?;
-        match read {
-            Ok(x) => extractions.push((d.id.clone(), x)),
-            Err(reason) => skipped.push(Skipped {
+        match extract(generator, &d.passage_text(), progress) {
+            Err(crate::Error::Cancelled) => return Err(crate::Error::Cancelled),
+            // A request that fails (a server that went away, a prompt too long for the model)
+            // skips its passage, named and counted; the build goes on, and the replies already
+            // written are kept in the store for the next build.
+            Err(e) => skipped.push(Skipped {
                 passage: d.id.clone(),
-                reason,
-                reply: reply.chars().take(SKIPPED_REPLY_CHARS).collect(),
+                reason: format!("the request failed: {}", e.report()),
+                reply: String::new(),
             }),
+            Ok((reply, Ok(x))) => {
+                stored += usize::from(reply.stored);
+                replies.push((d.id.clone(), reply.text));
+                extractions.push((d.id.clone(), x));
+            }
+            Ok((reply, Err(reason))) => {
+                stored += usize::from(reply.stored);
+                replies.push((d.id.clone(), reply.text.clone()));
+                skipped.push(Skipped {
+                    passage: d.id.clone(),
+                    reason,
+                    reply: reply.text.chars().take(SKIPPED_REPLY_CHARS).collect(),
+                });
+            }
         }
         progress.advance(1);
     }
@@ -77,14 +96,24 @@ pub fn build(
         for id in worth {
             check_cancel(progress)?;
             let request = summary_request(&graph, &found[id].members);
-            let text = generator.chat(&request, &mut |_| {}, progress)?.text;
-            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            found[id].summary = (!text.is_empty()).then_some(text);
+            match generator.chat(&request, &mut |_| {}, progress) {
+                Err(crate::Error::Cancelled) => return Err(crate::Error::Cancelled),
+                // A summary that cannot be had leaves its community unsummarised (global search
+                // reads the others).
+                Err(_) => {}
+                Ok(reply) => {
+                    stored += usize::from(reply.stored);
+                    let text = reply.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    found[id].summary = (!text.is_empty()).then_some(text);
+                }
+            }
             progress.advance(1);
         }
     }
     graph.set_communities(found);
     graph.set_seconds(started.elapsed().as_secs_f64());
+    graph.set_stored_replies(stored);
+    graph.set_replies(replies);
     Ok(graph)
 }
 

@@ -45,28 +45,35 @@ pub struct Extraction {
     pub dropped: Vec<String>,
 }
 
-/// The JSON schema of an extraction, sent to servers that can hold a reply to one.
+/// The most entities, and the most relations, one passage's reply may list (a reply held to the
+/// schema then always closes within the prompt's token budget).
+pub const MAX_ITEMS: usize = 10;
+
+/// The JSON schema of an extraction, sent to servers that can hold a reply to one, and the grammar
+/// the embedded model's reply is held to.
 pub fn schema() -> serde_json::Value {
-    let text = serde_json::json!({"type": "string"});
+    let text = |most: usize| serde_json::json!({"type": "string", "minLength": 1, "maxLength": most});
+    let name = text(MAX_NAME_CHARS);
+    let label = text(40);
     serde_json::json!({
         "type": "object",
         "properties": {
-            "entities": {"type": "array", "items": {"type": "object",
-                "properties": {"name": text, "type": text}, "required": ["name", "type"]}},
-            "relations": {"type": "array", "items": {"type": "object",
-                "properties": {"source": text, "relation": text, "target": text},
-                "required": ["source", "relation", "target"]}}
+            "entities": {"type": "array", "maxItems": MAX_ITEMS, "items": {"type": "object",
+                "properties": {"name": name, "type": label}, "required": ["name", "type"],
+                "additionalProperties": false}},
+            "relations": {"type": "array", "maxItems": MAX_ITEMS, "items": {"type": "object",
+                "properties": {"source": name, "relation": label, "target": name},
+                "required": ["source", "relation", "target"], "additionalProperties": false}}
         },
-        "required": ["entities", "relations"]
+        "required": ["entities", "relations"],
+        "additionalProperties": false
     })
 }
 
 /// The request for one passage (with [`schema`]).
 pub fn extract_request(passage: &str) -> crate::generate::ChatRequest {
     let text: String = passage.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut r = prompts::EXTRACT.request(&[("passage", &text)]);
-    r.json_schema = Some(schema());
-    r
+    prompts::EXTRACT.request(&[("passage", &text)]).shaped(crate::generate::Shape::Json { schema: schema() })
 }
 
 /// Ask `generator` for one passage's extraction: the reply as written, and the extraction or why
@@ -75,10 +82,10 @@ pub fn extract(
     generator: &dyn Generator,
     passage: &str,
     progress: &dyn Progress,
-) -> Result<(String, std::result::Result<Extraction, String>)> {
+) -> Result<(crate::generate::Generated, std::result::Result<Extraction, String>)> {
     let g = generator.chat(&extract_request(passage), &mut |_| {}, progress)?;
     let read = read_extraction(&g.text);
-    Ok((g.text, read))
+    Ok((g, read))
 }
 
 /// A name cleaned: whitespace collapsed, quotes trimmed, cut at [`MAX_NAME_CHARS`].

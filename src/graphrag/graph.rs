@@ -95,7 +95,18 @@ pub struct GraphData {
     pub dropped_items: usize,
     /// Seconds the extraction took (and the summaries).
     pub seconds: f64,
+    /// How many of the model's replies (extractions and summaries) came from the workspace's
+    /// store of replies: the passages a stopped or smaller build had already read.
+    #[serde(default)]
+    pub stored_replies: usize,
+    /// Each passage's reply as the model wrote it (cut to [`REPLY_CHARS`]), by passage id: what a
+    /// click on an entity or a link shows beside its passage.
+    #[serde(default)]
+    pub replies: std::collections::BTreeMap<String, String>,
 }
+
+/// Characters of each passage's reply a graph keeps.
+pub const REPLY_CHARS: usize = 2000;
 
 /// The extracted graph.
 #[derive(Debug, Clone, Default)]
@@ -203,6 +214,16 @@ impl ModelGraph {
     /// Add the seconds the build took.
     pub fn set_seconds(&mut self, seconds: f64) {
         self.data.seconds = seconds;
+    }
+
+    /// Say how many replies came from the store.
+    pub fn set_stored_replies(&mut self, stored: usize) {
+        self.data.stored_replies = stored;
+    }
+
+    /// Keep each passage's reply (passage id, the reply as written).
+    pub fn set_replies(&mut self, replies: impl IntoIterator<Item = (String, String)>) {
+        self.data.replies = replies.into_iter().map(|(p, r)| (p, r.chars().take(REPLY_CHARS).collect())).collect();
     }
 
     /// Its entities.

@@ -26,6 +26,14 @@ pub struct GraphOverlap {
     pub edges_model_only: Vec<String>,
     /// Hand-built facts the model did not link.
     pub edges_hand_only: Vec<String>,
+    /// The model's nodes (indices) that are hand-built entities, each with the entity's id: what
+    /// both drawings mark as held by both.
+    #[serde(default)]
+    pub shared_nodes: Vec<(usize, String)>,
+    /// The model's edges (indices) that are hand-built facts, each with the fact
+    /// (`subject relation object`).
+    #[serde(default)]
+    pub shared_edges: Vec<(usize, String)>,
 }
 
 impl GraphOverlap {
@@ -67,10 +75,11 @@ pub fn compare(model: &ModelGraph, hand: &KnowledgeGraph) -> GraphOverlap {
     }
     out.entities_model_only =
         model.nodes().iter().zip(&resolved).filter(|(_, r)| r.is_none()).map(|(n, _)| n.name.clone()).collect();
+    out.shared_nodes = resolved.iter().enumerate().filter_map(|(i, r)| r.clone().map(|id| (i, id))).collect();
     let mut linked: BTreeSet<(String, String)> = BTreeSet::new();
     let mut model_only: BTreeSet<String> = BTreeSet::new();
     let facts = hand.facts();
-    for e in model.edges() {
+    for (index, e) in model.edges().iter().enumerate() {
         let ends = (resolved.get(e.source).cloned().flatten(), resolved.get(e.target).cloned().flatten());
         let hit = match &ends {
             (Some(a), Some(b)) => {
@@ -81,6 +90,7 @@ pub fn compare(model: &ModelGraph, hand: &KnowledgeGraph) -> GraphOverlap {
         match hit {
             Some(f) => {
                 linked.insert((f.subject.clone(), f.object.clone()));
+                out.shared_edges.push((index, format!("{} {} {}", f.subject, f.relation, f.object)));
             }
             None => {
                 model_only.insert(model.describe(e));
@@ -132,6 +142,16 @@ mod tests {
         assert_eq!(o.edges_both, ["e2e depends_on sodium"]);
         assert_eq!(o.edges_hand_only, ["links depends_on sodium"]);
         assert_eq!(o.edges_model_only, ["libsodium written_in C"]);
+        // Which of the model's nodes and edges are the person's, for the drawings.
+        let name = |i: usize| model.nodes()[i].name.clone();
+        let shared: Vec<(String, String)> = o.shared_nodes.iter().map(|(i, id)| (name(*i), id.clone())).collect();
+        assert_eq!(
+            shared,
+            [("End-to-end encryption".to_string(), "e2e".to_string()), ("libsodium".into(), "sodium".into())]
+        );
+        assert_eq!(o.shared_edges.len(), 1);
+        assert_eq!(model.describe(&model.edges()[o.shared_edges[0].0]), "libsodium used_by End-to-end encryption");
+        assert_eq!(o.shared_edges[0].1, "e2e depends_on sodium");
         assert!(
             o.summary().starts_with("entities: 2 in both, 1 the model's only, 1 the person's only; links: 1 in both")
         );

@@ -112,6 +112,8 @@ pub enum ModelCommand {
     /// Write text with this chat server instead of the embedded model (`None`: back to the
     /// embedded model).
     UseChatServer(Option<crate::generate::ServerConfig>),
+    /// Write text with this embedded generator (a manifest id), fetched when missing.
+    UseGenerator(String),
     /// Never download.
     SetOffline(bool),
     /// Run the encoders in this precision: the loaded models are loaded again and the corpus

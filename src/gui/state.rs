@@ -154,6 +154,10 @@ pub struct Persisted {
     /// The judge's prompt as the user last edited it.
     #[serde(default)]
     pub judge_prompt: crate::generate::tasks::JudgePrompt,
+    /// The embedded generator chosen in Models → Generator (a manifest id); `None`: the preferred
+    /// one that is here (the larger model once fetched, else the small one).
+    #[serde(default)]
+    pub generator_model: Option<String>,
 }
 
 impl Default for Persisted {
@@ -172,6 +176,7 @@ impl Default for Persisted {
             engines: Vec::new(),
             chat_server: None,
             judge_prompt: Default::default(),
+            generator_model: None,
         }
     }
 }
@@ -320,8 +325,8 @@ pub struct RagAnswer {
     /// Each sentence of the answer against every passage of the prompt, whatever it cites.
     pub grounding: Vec<crate::generate::citations::Grounded>,
     /// The same question answered with no passages, each sentence checked against the same
-    /// passages (none when the model could not).
-    pub closed_book: Option<ClosedBook>,
+    /// passages, or why the model gave none.
+    pub closed_book: std::result::Result<ClosedBook, String>,
 }
 
 /// A query adapter trained in the app: where it was saved, and how it did on the questions held

@@ -20,6 +20,10 @@ pub const EXPANSION: Color32 = Color32::from_rgb(204, 121, 167);
 /// Terms written in the text.
 pub const LITERAL: Color32 = Color32::from_rgb(0, 114, 178);
 
+/// What two graphs both hold (the hand-built and the model's), marked in both drawings
+/// (Okabe–Ito's bluish green).
+pub const SHARED: Color32 = Color32::from_rgb(0, 158, 115);
+
 /// Errors shown inline.
 pub const ERROR: Color32 = Color32::from_rgb(220, 60, 60);
 

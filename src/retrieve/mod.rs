@@ -504,6 +504,13 @@ pub trait Retriever: Send + Sync {
     fn explain(&self, query: &QueryContext, doc: DocId) -> Result<Explanation> {
         self.prepare(query)?.explain(doc)
     }
+
+    /// What the method did over every question it prepared, in one line, where that is more than
+    /// its ranking says (a language model's windows: how many came back whole permutations, were
+    /// mended or kept their order). A question set's evaluation shows it beside the method.
+    fn over_questions(&self) -> Option<String> {
+        None
+    }
 }
 
 pub use crate::topk::{key_doc, key_score, rank_key, smallest_keys};

@@ -4,4 +4,4 @@ mod graph;
 mod sql;
 
 pub use graph::{Entity, Fact, GraphMatch, GraphResult, KnowledgeGraph, Mention};
-pub use sql::{SqlDatabase, SqlLimits, SqlResult, SqlValue, TableSchema, where_conditions};
+pub use sql::{SqlDatabase, SqlLimits, SqlResult, SqlValue, TableSchema, strip_comments, where_conditions};

@@ -290,7 +290,9 @@ impl SqlDatabase {
     /// several statements at once, syntax errors and time-outs are clear errors; the database is
     /// never changed.
     pub fn query(&self, sql: &str, limits: SqlLimits) -> Result<SqlResult> {
-        let trimmed = sql.trim().trim_end_matches(';').trim();
+        // Comments go first: `SELECT …; -- why` is one statement with a comment after it.
+        let body = strip_comments(sql);
+        let trimmed = body.trim().trim_end_matches(';').trim();
         if trimmed.is_empty() {
             return Err(Error::Sql("the statement is empty".into()));
         }
@@ -474,6 +476,48 @@ fn keyword_at(bytes: &[u8], i: usize, keyword: &[u8]) -> bool {
 }
 
 /// Is there a `;` outside quotes, i.e. a second statement?
+/// `sql` without `-- …` line comments and `/* … */` block comments (outside quotes).
+pub fn strip_comments(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) => {
+                out.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            (None, '\'' | '"' | '`') => {
+                quote = Some(c);
+                out.push(c);
+            }
+            (None, '-') if chars.peek() == Some(&'-') => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            (None, '/') if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+                out.push(' ');
+            }
+            (None, c) => out.push(c),
+        }
+    }
+    out
+}
+
 fn has_second_statement(sql: &str) -> bool {
     let mut quote: Option<char> = None;
     for c in sql.chars() {

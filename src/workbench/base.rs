@@ -43,6 +43,8 @@ pub struct Workbench {
     pub(super) encoding: Mutex<()>,
     /// Provisional columns while the corpus is encoded (`workbench/while_encoding.rs`).
     pub(super) provisional: Arc<encoding_state::ProvisionalState>,
+    /// The workspace's store of language-model replies, opened at the first use.
+    pub(super) replies: std::sync::OnceLock<Option<Arc<crate::generate::ReplyStore>>>,
 }
 
 /// The structured sources that came with a corpus folder.
@@ -70,6 +72,7 @@ impl Workbench {
             query_models: Mutex::new(BTreeMap::new()),
             encoding: Mutex::new(()),
             provisional: Arc::default(),
+            replies: std::sync::OnceLock::new(),
         }
     }
 

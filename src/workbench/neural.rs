@@ -297,15 +297,14 @@ impl super::Workbench {
                 })
             }
             MethodKind::DenseAdapter => self.adapter_retriever(settings),
-            MethodKind::GraphLocal => {
-                match self.model_graph() {
-                    Some(graph) => Ok(Arc::new(GraphLocalRetriever::new(graph, corpus))),
-                    None => unavailable(
-                        "GraphRAG local search needs the language model's graph of this corpus: build it with                          `ranklens graphrag build --corpus C` (or Structured → Build the model's graph)"
-                            .into(),
-                    ),
-                }
-            }
+            MethodKind::GraphLocal => match self.model_graph() {
+                Some(graph) => Ok(Arc::new(GraphLocalRetriever::new(graph, corpus))),
+                None => unavailable(
+                    "GraphRAG local search needs the language model's graph of this corpus: build it with \
+                         `ranklens graphrag build --corpus C` (or Structured → Build the model's graph)"
+                        .into(),
+                ),
+            },
             MethodKind::Agent => {
                 let Some((generator, _)) = n.generator.clone() else {
                     return Err(crate::retrieve::generated::no_generator(kind));
@@ -329,9 +328,26 @@ impl super::Workbench {
         Ok(Toolbox::new(self.corpus().clone(), search, s.sql.clone(), s.graph.clone()))
     }
 
-    /// The language model, when one is loaded or a server was given.
+    /// The language model, when one is loaded or a server was given; with a workspace, its
+    /// replies are kept in the workspace's store (`generate::store`), so a request asked before
+    /// is answered from there.
     pub fn generator(&self) -> Option<Arc<dyn Generator>> {
-        self.neural().generator.map(|(g, _)| g)
+        let g = self.neural().generator.map(|(g, _)| g)?;
+        Some(match self.replies() {
+            Some(store) => crate::generate::Stored::wrap(g, &store),
+            None => g,
+        })
+    }
+
+    /// The workspace's store of language-model replies (`None` without a workspace, or where its
+    /// file cannot be opened: then every request is asked).
+    pub fn replies(&self) -> Option<Arc<crate::generate::ReplyStore>> {
+        self.replies
+            .get_or_init(|| {
+                let dir = self.workspace()?;
+                crate::generate::ReplyStore::in_workspace(dir).ok().map(Arc::new)
+            })
+            .clone()
     }
 
     /// Use a chat server (or any generator) as the language model, in place of the embedded one.

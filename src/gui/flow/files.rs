@@ -103,7 +103,7 @@ impl RankLensApp {
                 source: a.source.clone(),
                 passages: a.passages.iter().map(|(id, _)| id.clone()).collect(),
                 rag: a.grounding.clone(),
-                closed_book: a.closed_book.as_ref().map(|c| c.grounding.clone()),
+                closed_book: a.closed_book.as_ref().ok().map(|c| c.grounding.clone()),
             }
         });
         // The statement the model wrote for the tables, and its rows or why it did not run.

@@ -54,10 +54,10 @@ impl RankLensApp {
             let mut sink = |piece: &str| parts.send(AnswerPiece::ClosedBook(piece.to_string()));
             let closed_book = match crate::generate::tasks::closed_book(generator.as_ref(), &question, &mut sink, p) {
                 Ok(g) => {
-                    Some(ClosedBook { grounding: crate::generate::citations::ground(&g.text, &passages), generated: g })
+                    Ok(ClosedBook { grounding: crate::generate::citations::ground(&g.text, &passages), generated: g })
                 }
                 Err(Error::Cancelled) => return Err(Error::Cancelled),
-                Err(_) => None,
+                Err(e) => Err(e.report()),
             };
             Ok(RagAnswer { question, source, passages, generated, answer, grounding, closed_book })
         });

@@ -23,6 +23,11 @@ impl RankLensApp {
                 self.data.persisted.chat_server = config;
                 self.start_generator(true);
             }
+            ModelCommand::UseGenerator(id) => {
+                self.data.persisted.chat_server = None;
+                self.data.persisted.generator_model = Some(id);
+                self.start_model(Role::Generator, true);
+            }
             ModelCommand::SetOffline(offline) => self.data.persisted.offline = offline,
             ModelCommand::SetPrecision(precision) => self.set_precision(precision),
             ModelCommand::TrainAdapter => self.start_adapter(),
@@ -199,7 +204,18 @@ impl RankLensApp {
     /// Load (or, when `download`, fetch) the model of a role; the corpus is then encoded with it.
     pub(super) fn start_model(&mut self, role: Role, download: bool) {
         let Some(engine) = self.data.engine.clone() else { return };
-        let manager = self.data.models.manager.clone().offline(self.data.persisted.offline);
+        let mut manager = self.data.models.manager.clone().offline(self.data.persisted.offline);
+        if role == Role::Generator
+            && let Some(id) = &self.data.persisted.generator_model
+        {
+            match manager.clone().with_choice(id) {
+                Ok(m) => manager = m,
+                Err(e) => {
+                    self.data.models.errors.insert(role, e.report());
+                    return;
+                }
+            }
+        }
         let waker = self.waker();
         let Some(job) = self.jobs.models.get_mut(&role) else { return };
         job.start(waker, move |p| engine.load_model(&manager, role, download, p));

@@ -201,11 +201,19 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
         // Counts, not a spinner: the window repaints once a second while the candidates are
         // encoded, so that the encoding has the cores (see JobKind::repaint_every).
         let progress = ctx.jobs.running().into_iter().find(|j| j.kind == JobKind::RankSlow).map(|j| j.progress);
-        ui.label(match progress.filter(|p| p.total > 0) {
+        ui.label(match progress.as_ref().filter(|p| p.total > 0) {
             Some(p) => format!("{}: {} of {}", p.stage, p.done, p.total),
             None => "ranking…".to_string(),
         });
+        // The work's trace as it grows: an agent's steps, a listwise window's order.
+        if let Some(p) = &progress {
+            for line in p.notes.iter().rev().take(8).rev() {
+                ui.label(RichText::new(line).small().monospace());
+            }
+        }
+        let asks_model = roles.contains(&crate::models::Role::Generator);
         let text = match ctx.engine().is_some_and(|e| e.answers_provisionally(kind)) {
+            _ if asks_model => "asking the language model (what it has done so far is above)".to_string(),
             true => format!(
                 "encoding BM25's top {} passages for a provisional answer while the corpus is encoded",
                 crate::retrieve::PROVISIONAL_DEPTH

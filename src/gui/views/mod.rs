@@ -13,6 +13,7 @@ mod engine_explain;
 mod evaluate;
 mod explain;
 mod explain_detail;
+mod graph_drawing;
 mod lessons;
 mod map;
 mod model_detail;

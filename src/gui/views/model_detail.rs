@@ -24,8 +24,19 @@ pub fn listwise_ui(ui: &mut Ui, windows: &[ListWindow], orders: &[ListOrder], ta
     );
     for (i, w) in windows.iter().enumerate() {
         ui.add_space(4.0);
+        let when = if w.stored {
+            format!("from the store of replies (written in {:.1} s; not asked again)", w.seconds)
+        } else {
+            format!("{:.1} s", w.seconds)
+        };
+        ui.label(RichText::new(format!("Window {} (places {}–{}), {when}", i + 1, w.start + 1, w.end)).strong());
         ui.label(
-            RichText::new(format!("Window {} (places {}–{}), {:.1} s", i + 1, w.start + 1, w.end, w.seconds)).strong(),
+            RichText::new(match &w.constrained {
+                Some(c) => format!("the reply was held to {c} while it was written"),
+                None => "the reply was read as the model wrote it (nothing held it to a shape)".to_string(),
+            })
+            .small()
+            .weak(),
         );
         ui.label(RichText::new(format!("in:  {}", w.input.join(" > "))).small().monospace());
         ui.label(RichText::new(format!("out: {}", w.output.join(" > "))).small().monospace());

@@ -13,6 +13,8 @@ use crate::gui::jobs::{JobKind, WorkItem};
 use crate::gui::theme;
 use crate::gui::widgets::{ellipsis, labelled_code_ui, labelled_text_ui};
 
+use super::graph_drawing::{GraphDrawing, GraphPair, Picked, drawing_ui};
+
 /// Ask the tables in words: the model writes the SELECT, the user reads it, then runs it.
 pub fn ask_sql_ui(ui: &mut Ui, ctx: &ViewContext<'_>, question: &mut String) {
     ui.add_space(8.0);
@@ -99,12 +101,24 @@ pub fn ask_sql_ui(ui: &mut Ui, ctx: &ViewContext<'_>, question: &mut String) {
     }
 }
 
-/// The model's graph: build it (with progress and Stop), its figures, and it against the
-/// hand-built graph.
+/// The model's graph as the Structured view shows it: the graph, both drawings, and what is
+/// picked in the model's.
+pub struct GraphShown<'a> {
+    /// The model's graph, when there is one.
+    pub graph: Option<&'a ModelGraph>,
+    /// Both graphs drawn and compared.
+    pub pair: &'a GraphPair,
+    /// What is picked in the model's drawing.
+    pub picked: &'a mut Option<Picked>,
+}
+
+/// The model's graph: build it (with progress and Stop), its figures, its drawing beside the
+/// hand-built graph's (what both hold marked in both), and a click's passage and reply.
 pub fn model_graph_ui(
     ui: &mut Ui,
     ctx: &ViewContext<'_>,
     engine: &crate::workbench::Workbench,
+    shown: GraphShown<'_>,
     limit: &mut usize,
     global_question: &mut String,
 ) {
@@ -142,29 +156,73 @@ pub fn model_graph_ui(
     if let Some(e) = job.failure() {
         ui.colored_label(theme::ERROR, e.report());
     }
-    let graph = job.ready().map(|(g, _)| g.clone()).or_else(|| engine.neural().model_graph);
-    let Some(graph) = graph else {
+    let Some(graph) = shown.graph else {
         ui.label(RichText::new("No graph of this corpus yet.").small());
         return;
     };
-    figures_ui(ui, &graph, job.ready().is_some_and(|(_, cached)| *cached));
-    if let Some(hand) = &engine.structured().graph {
-        let o = crate::graphrag::compare(&graph, hand);
+    figures_ui(ui, graph, job.ready().is_some_and(|(_, cached)| *cached));
+    if let Some(o) = &shown.pair.overlap {
         ui.label(RichText::new("Against the hand-built graph").strong());
-        ui.label(o.summary());
-        let list = |ui: &mut Ui, what: &str, items: &[String]| {
-            if !items.is_empty() {
-                ui.label(RichText::new(format!("{what}: {}", ellipsis(&items.join(", "), 400))).small());
-            }
-        };
-        list(ui, "entities in both", &o.entities_both);
-        list(ui, "entities only the model found", &o.entities_model_only);
-        list(ui, "entities only the person wrote", &o.entities_hand_only);
-        list(ui, "links in both", &o.edges_both);
-        list(ui, "links only the model made", &o.edges_model_only);
-        list(ui, "links only the person wrote", &o.edges_hand_only);
+        ui.label(RichText::new(o.summary()).color(theme::SHARED));
+    }
+    if let Some(drawing) = &shown.pair.model {
+        let hint = "Click an entity or a link to see the passage it came from and the model's reply.";
+        if let Some(p) = drawing_ui(ui, drawing, &[], *shown.picked, hint) {
+            *shown.picked = Some(p);
+        }
+        picked_ui(ui, graph, drawing, *shown.picked);
+    }
+    if let Some(o) = &shown.pair.overlap {
+        egui::CollapsingHeader::new("Both graphs, item by item").id_salt("graph-overlap").show(ui, |ui| {
+            let list = |ui: &mut Ui, what: &str, items: &[String]| {
+                if !items.is_empty() {
+                    ui.label(RichText::new(format!("{what}: {}", ellipsis(&items.join(", "), 400))).small());
+                }
+            };
+            list(ui, "entities in both", &o.entities_both);
+            list(ui, "entities only the model found", &o.entities_model_only);
+            list(ui, "entities only the person wrote", &o.entities_hand_only);
+            list(ui, "links in both", &o.edges_both);
+            list(ui, "links only the model made", &o.edges_model_only);
+            list(ui, "links only the person wrote", &o.edges_hand_only);
+        });
     }
     global_ui(ui, ctx, global_question);
+}
+
+/// What a click picked in the model's drawing: an entity's links, or one link, each with the
+/// passage it was read from and the model's reply to that passage.
+fn picked_ui(ui: &mut Ui, graph: &ModelGraph, drawing: &GraphDrawing, picked: Option<Picked>) {
+    let d = graph.data();
+    let reply_ui = |ui: &mut Ui, passage: &str| {
+        let reply =
+            d.replies.get(passage).map(String::as_str).unwrap_or("(no reply kept: built before replies were kept)");
+        ui.label(RichText::new(format!("the model's reply to {passage}:")).small());
+        ui.label(RichText::new(ellipsis(reply, 600)).small().monospace().weak());
+    };
+    match picked {
+        Some(Picked::Node(i)) => {
+            let Some(node) = d.nodes.get(i) else { return };
+            ui.label(RichText::new(format!("{} ({})", node.name, node.kind)).strong());
+            if let Some(id) = drawing.nodes.get(i).and_then(|n| n.shared.clone()) {
+                ui.label(RichText::new(format!("the hand-built graph holds it as {id}")).small().color(theme::SHARED));
+            }
+            for e in graph.edges().iter().filter(|e| e.source == i || e.target == i) {
+                ui.label(RichText::new(format!("{} — from {}", graph.describe(e), e.provenance.passage)).small());
+            }
+            ui.label(RichText::new(format!("extracted from: {}", node.passages.join(", "))).small());
+            if let Some(first) = node.passages.first() {
+                reply_ui(ui, first);
+            }
+        }
+        Some(Picked::Edge(i)) => {
+            let Some(e) = drawing.edges.get(i).and_then(|x| graph.edges().get(x.index)) else { return };
+            ui.label(RichText::new(graph.describe(e)).strong());
+            ui.label(RichText::new(format!("read from {} by {}", e.provenance.passage, e.provenance.model)).small());
+            reply_ui(ui, &e.provenance.passage);
+        }
+        None => {}
+    }
 }
 
 fn figures_ui(ui: &mut Ui, graph: &ModelGraph, cached: bool) {

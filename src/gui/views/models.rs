@@ -130,9 +130,27 @@ impl View for ModelsView {
             if role == Role::Generator {
                 self.chat_server_ui(ui, ctx);
             }
+            let in_use = neural.generator.as_ref().map(|(g, _)| g.info().model.clone());
             for s in models.status.iter().filter(|s| s.role == role) {
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(&s.id).monospace());
+                    if role == Role::Generator {
+                        let name = s.id.rsplit('/').next().unwrap_or(&s.id);
+                        let using = in_use.as_deref() == Some(name) && ctx.data.persisted.chat_server.is_none();
+                        if using {
+                            ui.label(RichText::new("writing now").small().strong());
+                        } else {
+                            let what = if s.present.is_some() {
+                                "Use".to_string()
+                            } else {
+                                format!("Fetch and use ({})", s.size)
+                            };
+                            let enabled = s.present.is_some() || !offline;
+                            if ui.add_enabled(enabled, egui::Button::new(what)).on_hover_text(&s.note).clicked() {
+                                ctx.send(Command::Models(ModelCommand::UseGenerator(s.id.clone())));
+                            }
+                        }
+                    }
                     match &s.present {
                         Some(p) => ui.label(RichText::new(format!("here: {}", p.display())).small()),
                         None => ui.label(RichText::new("not here").small().weak()),
@@ -145,6 +163,9 @@ impl View for ModelsView {
                 });
                 if !s.note.is_empty() {
                     ui.label(RichText::new(&s.note).small().weak());
+                }
+                if let Some(license) = &s.license {
+                    ui.label(RichText::new(format!("Licence: {license}")).small().weak());
                 }
             }
         }

@@ -252,12 +252,12 @@ fn answer_read_ui(ui: &mut Ui, done: &RagAnswer) {
         grounding_ui(&mut cols[0], &done.grounding, &done.passages);
         cols[1].label(RichText::new("Closed book (no passages): each sentence against the same passages").strong());
         match &done.closed_book {
-            Some(c) => {
+            Ok(c) => {
                 cols[1].label(RichText::new(format!("{} · {:.1} s", c.generated.model, c.generated.seconds)).small());
                 grounding_ui(&mut cols[1], &c.grounding, &done.passages);
             }
-            None => {
-                cols[1].label(RichText::new("the model gave no closed-book answer").small().weak());
+            Err(why) => {
+                cols[1].colored_label(theme::WARNING, format!("the model gave no closed-book answer: {why}"));
             }
         }
     });

@@ -2,24 +2,32 @@
 //! knowledge graph drawn as nodes and links with the matched paths highlighted and a pattern
 //! editor. Both answer exactly — and say what that exactness is relative to.
 
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use egui::{Align2, Color32, FontId, Pos2, RichText, Sense, Stroke, Ui, vec2};
+use egui::{RichText, Ui};
 
 use super::View;
+use super::graph_drawing::{GraphPair, Picked, drawing_ui};
+use super::view::{Memo, Same};
 use crate::corpus::QueryTemplates;
+use crate::graphrag::ModelGraph;
 use crate::gui::command::Command;
 use crate::gui::command::RankCommand;
 use crate::gui::command::StructuredCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
 use crate::gui::widgets::{ellipsis, labelled_code_ui};
-use crate::structured::{Fact, KnowledgeGraph};
+use crate::structured::Fact;
 
-/// The structured view; it keeps the graph node picked in the drawing.
+/// The structured view; it keeps what is picked in each drawing.
 #[derive(Default)]
 pub struct StructuredView {
-    graph_node: Option<String>,
+    /// Picked in the hand-built graph's drawing.
+    hand_pick: Option<Picked>,
+    /// Picked in the model's graph's drawing.
+    model_pick: Option<Picked>,
+    /// Both drawings, by the workbench and the model's graph they show.
+    drawings: Memo<(Same<crate::workbench::Workbench>, Option<Same<ModelGraph>>), GraphPair>,
     /// The question the model writes SQL for.
     ask: String,
     /// Passages the model's graph reads.
@@ -34,17 +42,26 @@ impl View for StructuredView {
         if self.graph_limit == 0 {
             self.graph_limit = engine.corpus().len().clamp(1, 50);
         }
+        let model_graph: Option<Arc<ModelGraph>> =
+            ctx.jobs.graph_build.ready().map(|(g, _)| g.clone()).or_else(|| engine.neural().model_graph);
+        let key = (Same(engine.clone()), model_graph.clone().map(Same));
+        let pair = self.drawings.get(key, || GraphPair::of(engine, model_graph.as_deref()));
         egui::ScrollArea::vertical().id_salt("structured").show(ui, |ui| {
             ui.columns(2, |cols| {
                 sql_ui(ctx, engine, &mut cols[0]);
                 if engine.structured().sql.is_some() {
                     super::model_structured::ask_sql_ui(&mut cols[0], ctx, &mut self.ask);
                 }
-                self.graph_ui(ctx, engine, &mut cols[1]);
+                graph_ui(ctx, engine, pair, &mut self.hand_pick, &mut cols[1]);
                 super::model_structured::model_graph_ui(
                     &mut cols[1],
                     ctx,
                     engine,
+                    super::model_structured::GraphShown {
+                        graph: model_graph.as_deref(),
+                        pair,
+                        picked: &mut self.model_pick,
+                    },
                     &mut self.graph_limit,
                     &mut self.global,
                 );
@@ -156,150 +173,101 @@ fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::workbench::Workbench, ui: &mut 
     }
 }
 
-impl StructuredView {
-    fn graph_ui(&mut self, ctx: &ViewContext<'_>, engine: &crate::workbench::Workbench, ui: &mut Ui) {
-        ui.heading("Knowledge graph");
-        let Some(graph) = &engine.structured().graph else {
-            ui.label("This corpus has no knowledge graph. Put a graph.txt next to it (see the sample's).");
-            return;
-        };
-        ui.label(RichText::new(format!("relations: {}", graph.relations().join(", "))).small());
-        let list = templates(engine, |t| t.graph.clone());
-        template_menu_ui(ui, ctx, "Pattern template", "choose a question's pattern", &list, |s| {
-            Command::Structured(StructuredCommand::SetPattern(s))
-        });
-        let mut pattern = ctx.data.persisted.pattern.clone();
-        if labelled_code_ui(ui, "Graph pattern", &mut pattern, 2).changed() {
-            ctx.send(Command::Structured(StructuredCommand::SetPattern(pattern)));
+/// The hand-built graph: its pattern editor, and its drawing with a pattern's path highlighted
+/// and the entities the model's graph also holds marked; a click shows an entity's facts or a
+/// link's passages.
+fn graph_ui(
+    ctx: &ViewContext<'_>,
+    engine: &crate::workbench::Workbench,
+    pair: &GraphPair,
+    picked: &mut Option<Picked>,
+    ui: &mut Ui,
+) {
+    ui.heading("Knowledge graph");
+    let Some(graph) = &engine.structured().graph else {
+        ui.label("This corpus has no knowledge graph. Put a graph.txt next to it (see the sample's).");
+        return;
+    };
+    ui.label(RichText::new(format!("relations: {}", graph.relations().join(", "))).small());
+    let list = templates(engine, |t| t.graph.clone());
+    template_menu_ui(ui, ctx, "Pattern template", "choose a question's pattern", &list, |s| {
+        Command::Structured(StructuredCommand::SetPattern(s))
+    });
+    let mut pattern = ctx.data.persisted.pattern.clone();
+    if labelled_code_ui(ui, "Graph pattern", &mut pattern, 2).changed() {
+        ctx.send(Command::Structured(StructuredCommand::SetPattern(pattern)));
+    }
+    if ui.button("Run pattern").clicked() {
+        ctx.send(Command::Structured(StructuredCommand::RunGraph));
+    }
+    let mut highlighted: Vec<Fact> = Vec::new();
+    if let Some(e) = ctx.jobs.graph.failure() {
+        ui.colored_label(theme::ERROR, e.report());
+    }
+    if let Some(r) = ctx.jobs.graph.ready() {
+        ui.label(RichText::new(format!("{} binding(s)", r.matches.len())).strong());
+        for m in &r.matches {
+            let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            ui.label(RichText::new(vars.join(", ")).strong());
+            let path: Vec<String> = m.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
+            ui.label(RichText::new(path.join(" → ")).small());
+            highlighted.extend(m.path.iter().cloned());
         }
-        if ui.button("Run pattern").clicked() {
-            ctx.send(Command::Structured(StructuredCommand::RunGraph));
-        }
-        let mut highlighted: Vec<Fact> = Vec::new();
-        if let Some(e) = ctx.jobs.graph.failure() {
-            ui.colored_label(theme::ERROR, e.report());
-        }
-        match ctx.jobs.graph.ready() {
-            None => {}
-            Some(r) => {
-                ui.label(RichText::new(format!("{} binding(s)", r.matches.len())).strong());
-                for m in &r.matches {
-                    let vars: Vec<String> = m.bindings.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                    ui.label(RichText::new(vars.join(", ")).strong());
-                    let path: Vec<String> = m.path.iter().map(|f| format!("{f} [{}]", f.passages.join(", "))).collect();
-                    ui.label(RichText::new(path.join(" → ")).small());
-                    highlighted.extend(m.path.iter().cloned());
-                }
-                ui.label(RichText::new(&r.note).italics().small());
+        ui.label(RichText::new(&r.note).italics().small());
+    }
+    let Some(drawing) = &pair.hand else { return };
+    let facts = graph.facts();
+    let hot: Vec<usize> = drawing
+        .edges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| facts.get(e.index).is_some_and(|f| highlighted.contains(f)))
+        .map(|(k, _)| k)
+        .collect();
+    if pair.model.is_some() {
+        let (n, e) = drawing.shared_counts();
+        ui.label(
+            RichText::new(format!("Green: the {n} entities and {e} links the model's graph holds too."))
+                .small()
+                .color(theme::SHARED),
+        );
+    }
+    if let Some(p) = drawing_ui(
+        ui,
+        drawing,
+        &hot,
+        *picked,
+        "Click an entity to see its facts and the passages that mention it, or a link to see its passages.",
+    ) {
+        *picked = Some(p);
+    }
+    match *picked {
+        Some(Picked::Node(i)) => {
+            let Some(node) = drawing.nodes.get(i) else { return };
+            let id = node.label.clone();
+            let of: Vec<&Fact> = facts.iter().copied().filter(|f| f.subject == id || f.object == id).collect();
+            ui.label(RichText::new(format!("{id} ({}): {} fact(s)", node.kind, of.len())).strong());
+            if let Some(name) = &node.shared {
+                ui.label(RichText::new(format!("the model's graph holds it as “{name}”")).small().color(theme::SHARED));
             }
-        }
-        if let Some(clicked) = draw_graph_ui(ui, graph, &highlighted) {
-            self.graph_node = Some(clicked);
-        }
-        if let Some(node) = self.graph_node.clone() {
-            let facts: Vec<&Fact> =
-                graph.facts().into_iter().filter(|f| f.subject == node || f.object == node).collect();
-            ui.label(RichText::new(format!("{node}: {} fact(s)", facts.len())).strong());
-            for f in facts {
+            for f in of {
                 ui.label(RichText::new(format!("{f} [{}]", f.passages.join(", "))).small());
             }
             let mentioning: Vec<String> = engine
                 .corpus()
                 .docs()
                 .iter()
-                .filter(|d| graph.mentions(&d.full_text()).iter().any(|m| m.entity == node))
+                .filter(|d| graph.mentions(&d.full_text()).iter().any(|m| m.entity == id))
                 .map(|d| d.id.clone())
                 .collect();
             ui.label(RichText::new(format!("mentioned in: {}", mentioning.join(", "))).small());
         }
-    }
-}
-
-/// Nodes in layers by link direction (a node sits one layer right of everything linking to it),
-/// ordered by type within a layer; links as arrows labelled with their relation. Returns the node
-/// clicked.
-fn draw_graph_ui(ui: &mut Ui, graph: &KnowledgeGraph, highlighted: &[Fact]) -> Option<String> {
-    let entities = graph.entities();
-    let facts = graph.facts();
-    let mut layer: BTreeMap<&str, usize> = entities.iter().map(|e| (e.id.as_str(), 0)).collect();
-    for _ in 0..entities.len() {
-        let mut changed = false;
-        for f in &facts {
-            let next = layer.get(f.subject.as_str()).copied().unwrap_or(0) + 1;
-            if let Some(l) = layer.get_mut(f.object.as_str())
-                && *l < next
-                && next < entities.len()
-            {
-                *l = next;
-                changed = true;
+        Some(Picked::Edge(i)) => {
+            if let Some(f) = drawing.edges.get(i).and_then(|e| facts.get(e.index)) {
+                ui.label(RichText::new(format!("{f}")).strong());
+                ui.label(RichText::new(format!("written from: {}", f.passages.join(", "))).small());
             }
         }
-        if !changed {
-            break;
-        }
+        None => {}
     }
-    let layers = layer.values().copied().max().unwrap_or(0) + 1;
-    let mut columns: Vec<Vec<&crate::structured::Entity>> = vec![Vec::new(); layers];
-    for e in &entities {
-        columns[layer.get(e.id.as_str()).copied().unwrap_or(0)].push(e);
-    }
-    for c in &mut columns {
-        c.sort_by(|a, b| a.kind.cmp(&b.kind).then(a.id.cmp(&b.id)));
-    }
-    let tallest = columns.iter().map(Vec::len).max().unwrap_or(1);
-    let size = vec2(ui.available_width().min(640.0), (tallest as f32 * 46.0 + 40.0).max(200.0));
-    let (rect, response) = ui.allocate_exact_size(size, Sense::click());
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-    let mut pos: BTreeMap<&str, Pos2> = BTreeMap::new();
-    for (ci, column) in columns.iter().enumerate() {
-        let x = rect.left() + rect.width() * (ci as f32 + 0.5) / layers as f32;
-        for (ri, e) in column.iter().enumerate() {
-            let y = rect.top() + 20.0 + (rect.height() - 40.0) * (ri as f32 + 0.5) / column.len().max(1) as f32;
-            pos.insert(e.id.as_str(), Pos2::new(x, y));
-        }
-    }
-    let order = entities;
-    let text = ui.visuals().text_color();
-    for f in facts {
-        let (Some(&a), Some(&b)) = (pos.get(f.subject.as_str()), pos.get(f.object.as_str())) else { continue };
-        let hot = highlighted.contains(f);
-        let stroke = if hot { Stroke::new(3.0, theme::HIGHLIGHT) } else { Stroke::new(1.0, Color32::from_gray(140)) };
-        let dir = (b - a).normalized();
-        let (from, to) = (a + dir * 10.0, b - dir * 10.0);
-        painter.line_segment([from, to], stroke);
-        let back = -dir * 8.0;
-        for angle in [0.45f32, -0.45] {
-            let (sin, cos) = angle.sin_cos();
-            let head = egui::vec2(back.x * cos - back.y * sin, back.x * sin + back.y * cos);
-            painter.line_segment([to, to + head], stroke);
-        }
-        painter.text(
-            from + (to - from) * 0.5,
-            Align2::CENTER_BOTTOM,
-            &f.relation,
-            FontId::proportional(10.0),
-            if hot { Color32::BLACK } else { Color32::from_gray(110) },
-        );
-    }
-    let hot_nodes: Vec<&str> = highlighted.iter().flat_map(|f| [f.subject.as_str(), f.object.as_str()]).collect();
-    let mut clicked = None;
-    for e in &order {
-        let Some(&p) = pos.get(e.id.as_str()) else { continue };
-        let hot = hot_nodes.contains(&e.id.as_str());
-        let fill = if hot { theme::HIGHLIGHT } else { Color32::from_rgb(200, 220, 240) };
-        painter.circle(p, 8.0, fill, Stroke::new(1.0, Color32::DARK_GRAY));
-        painter.text(
-            p + vec2(0.0, 10.0),
-            Align2::CENTER_TOP,
-            format!("{} ({})", e.id, e.kind),
-            FontId::proportional(10.0),
-            text,
-        );
-        if response.clicked() && response.interact_pointer_pos().is_some_and(|q| q.distance(p) < 12.0) {
-            clicked = Some(e.id.clone());
-        }
-    }
-    response.on_hover_text("Click a node to see its facts and the passages that mention it.");
-    clicked
 }

@@ -57,7 +57,8 @@ impl Retriever for AgentRetriever {
     }
 
     fn prepare_with(&self, query: &QueryContext, progress: &dyn Progress) -> Result<Arc<dyn Prepared>> {
-        let run = self.run(query, &mut |_| {}, progress)?;
+        // Each step is noted as it is recorded: the app shows the trace growing while it runs.
+        let run = self.run(query, &mut |step| progress.note(&step.line()), progress)?;
         let corpus = self.tools.corpus();
         let order: Vec<DocId> = run.hits.iter().filter_map(|id| corpus.lookup(id)).collect();
         Ok(Arc::new(PreparedAgent { label: self.label(), query: query.clone(), run, order }))

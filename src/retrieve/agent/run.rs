@@ -14,7 +14,7 @@ use super::tools::{OBSERVATION_WORDS, ToolResult, Toolbox};
 use super::trace::{AgentLimits, AgentRun, AgentStep, Protocol, ReadPassage, Stop};
 use crate::corpus::DocId;
 use crate::generate::citations::read_answer;
-use crate::generate::{ChatRequest, Generator, Message, ToolCall, prompts};
+use crate::generate::{ChatRequest, Generator, Message, Shape, ToolCall, prompts};
 use crate::progress::{Progress, check_cancel};
 use crate::{Error, Result};
 
@@ -85,6 +85,8 @@ pub fn run_agent(
     let mut text_messages = text_start(tools, question.text());
     let mut answer: Option<String> = None;
     let mut stopped = Stop::Rounds { rounds: limits.rounds };
+    let mut constrained: Option<String> = None;
+    let mut stored_turns = 0usize;
     let mut record = |steps: &mut Vec<AgentStep>, step: AgentStep| {
         on_step(&step);
         steps.push(step);
@@ -100,8 +102,25 @@ pub fn run_agent(
         if protocol == Protocol::Tools {
             let request = ChatRequest::new(tool_messages.clone(), prompts::AGENT_TOOLS.max_tokens);
             match generator.chat_with_tools(&request, &specs, progress) {
+                Ok(Some(turn)) if turn.calls.is_empty() && round == 1 => {
+                    // A server that takes `tools` but whose chat format drops them (its model never
+                    // sees them) answers from nothing: asked in words instead, as one that refuses.
+                    tokens += turn.completion_tokens;
+                    stored_turns += usize::from(turn.stored);
+                    let step = unread(
+                        round,
+                        &turn.text,
+                        "the model called no tool in the first round (its chat format may not pass tools on); \
+                         asked again in the text protocol",
+                        turn.completion_tokens,
+                        turn.seconds,
+                    );
+                    record(&mut steps, step);
+                    protocol = Protocol::Text;
+                }
                 Ok(Some(turn)) => {
                     tokens += turn.completion_tokens;
+                    stored_turns += usize::from(turn.stored);
                     if turn.calls.is_empty() {
                         if turn.text.trim().is_empty() {
                             let step = unread(
@@ -168,10 +187,13 @@ pub fn run_agent(
                 Err(e) => return Err(e),
             }
         }
-        // The text protocol.
-        let request = ChatRequest::new(text_messages.clone(), prompts::AGENT.max_tokens);
+        // The text protocol, each turn held to it where the generator can be.
+        let request = ChatRequest::new(text_messages.clone(), prompts::AGENT.max_tokens)
+            .shaped(Shape::AgentTurn { tools: names.clone() });
         let generated = generator.chat(&request, &mut |_| {}, progress)?;
         tokens += generated.completion_tokens;
+        stored_turns += usize::from(generated.stored);
+        constrained = constrained.or(generated.constrained.clone());
         let turn = read_turn(&generated.text, &names);
         let repairs = (!turn.repairs.is_empty()).then(|| turn.repairs.join("; "));
         match (turn.action, turn.answer) {
@@ -227,21 +249,22 @@ pub fn run_agent(
         Some(a) => a,
         None => {
             check_cancel(progress)?;
-            let messages = match protocol {
+            let request = match protocol {
                 Protocol::Tools => {
                     let mut m = tool_messages.clone();
                     m.push(Message::user(prompts::AGENT_LAST_WORD));
-                    m
+                    ChatRequest::new(m, prompts::AGENT_TOOLS.max_tokens)
                 }
                 Protocol::Text => {
                     let mut m = text_messages.clone();
                     m.push(Message::user(format!("{}\nStart with `Answer:`.", prompts::AGENT_LAST_WORD)));
-                    m
+                    // No tool is offered now: the turn can only be an answer.
+                    ChatRequest::new(m, prompts::AGENT_TOOLS.max_tokens).shaped(Shape::AgentTurn { tools: Vec::new() })
                 }
             };
-            let generated =
-                generator.chat(&ChatRequest::new(messages, prompts::AGENT_TOOLS.max_tokens), &mut |_| {}, progress)?;
+            let generated = generator.chat(&request, &mut |_| {}, progress)?;
             tokens += generated.completion_tokens;
+            stored_turns += usize::from(generated.stored);
             let turn = read_turn(&generated.text, &[]);
             turn.answer.unwrap_or_default()
         }
@@ -267,6 +290,8 @@ pub fn run_agent(
         tokens,
         seconds: started.elapsed().as_secs_f64(),
         caveat: info.caveat,
+        constrained,
+        stored_turns,
     })
 }
 

@@ -77,6 +77,27 @@ pub struct AgentStep {
     pub seconds: f64,
 }
 
+impl AgentStep {
+    /// One line: the round, the call and what it returned, or what went wrong
+    /// (`round 1: bm25 {"query":"E104"} → 3 passages: errors-2, releases-5, accounts-3`).
+    pub fn line(&self) -> String {
+        let call = match &self.tool {
+            Some(tool) => format!("{tool} {}", self.arguments),
+            None => "no call".to_string(),
+        };
+        let got = match (&self.problem, self.ids.len()) {
+            (Some(p), _) => p.clone(),
+            (None, 0) => "nothing".to_string(),
+            (None, n) => {
+                let shown: Vec<&str> = self.ids.iter().take(3).map(String::as_str).collect();
+                let more = if n > 3 { ", …" } else { "" };
+                format!("{n} passage{}: {}{more}", if n == 1 { "" } else { "s" }, shown.join(", "))
+            }
+        };
+        format!("round {}: {call} → {got}", self.round)
+    }
+}
+
 /// Why a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "reason")]
@@ -150,6 +171,17 @@ pub struct AgentRun {
     /// What a reader should know about the model's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+    /// What the model's turns were held to while written, when they were (the embedded model's
+    /// protocol grammar).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constrained: Option<String>,
+    /// How many of the model's turns came from the workspace's store of replies.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stored_turns: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl AgentRun {

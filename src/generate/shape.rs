@@ -1,0 +1,530 @@
+//! What a model's reply to a task must look like, and holding the reply to it while it is written.
+//!
+//! Each task that reads a model's reply as data says what that data is ([`Shape`]): a listwise
+//! window's order is a permutation of the window's identifiers, each once; a graph extraction is
+//! JSON of its schema; text to SQL is one SELECT over the tables' own columns; a judgement is yes
+//! or no; an agent's turn is its protocol. Where the model runs in this process, the reply is
+//! *constrained* to that shape while it is decoded: before each token is chosen, every token the
+//! shape's grammar cannot continue with is masked out ([`Held::mask`]), so the reply can only be
+//! of the shape. The grammars are compiled and run by llguidance (Microsoft's constrained-decoding
+//! library, the one llama.cpp, vLLM and SGLang use): Lark grammars, its JSON-schema compiler, and
+//! its parametric rules, which say "each identifier once" in one rule per identifier instead of
+//! one alternative per ordering. A chat server is sent the JSON schemas it can hold a reply to
+//! (`response_format`); what nothing constrains is read tolerantly and its repairs are shown.
+
+use llguidance::api::TopLevelGrammar;
+use llguidance::toktrie::{TokEnv, TokenId};
+use llguidance::{Matcher, ParserFactory};
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The most identifiers a permutation grammar holds (its rules track the ones written in 64 bits).
+pub const MAX_PERMUTATION: usize = 64;
+
+/// What a reply must be.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Shape {
+    /// `[3] > [1] > [2]`: every identifier of a window of `n` passages exactly once (RankGPT's
+    /// form), nothing else.
+    Permutation {
+        /// The window's size.
+        n: usize,
+    },
+    /// Exactly one of these words (any case).
+    OneOf {
+        /// The words.
+        words: Vec<String>,
+    },
+    /// JSON of this schema.
+    Json {
+        /// The JSON schema.
+        schema: serde_json::Value,
+    },
+    /// One SQLite `SELECT` statement whose tables and columns are the database's own.
+    Select {
+        /// Each table with its columns.
+        tables: Vec<(String, Vec<String>)>,
+    },
+    /// One turn of the agent's text protocol: an optional `Thought:` line, then `Action:` one of
+    /// `tools` and its `Input:` line, or `Answer:`.
+    AgentTurn {
+        /// The tools' names.
+        tools: Vec<String>,
+    },
+}
+
+impl Shape {
+    /// What the shape is, in words, for an explanation (`the reply was held to …`).
+    pub fn describe(&self) -> String {
+        match self {
+            Shape::Permutation { n } => {
+                format!("a whole permutation of the window's {n} identifiers, each once ([i] > [j] > …)")
+            }
+            Shape::OneOf { words } => format!("one word: {}", words.join(" or ")),
+            Shape::Json { .. } => "JSON of the extraction's schema".to_string(),
+            Shape::Select { tables } => {
+                let names: Vec<&str> = tables.iter().map(|(t, _)| t.as_str()).collect();
+                format!("one SQLite SELECT over the columns of {}", names.join(", "))
+            }
+            Shape::AgentTurn { tools } if tools.is_empty() => "an answer (`Answer: …`)".to_string(),
+            Shape::AgentTurn { tools } => {
+                format!(
+                    "one turn of the protocol: Thought, then Action ({}) with its Input, or Answer",
+                    tools.join(", ")
+                )
+            }
+        }
+    }
+
+    /// The JSON schema a chat server can hold the reply to (`response_format`), where the shape is
+    /// one.
+    pub fn json_schema(&self) -> Option<&serde_json::Value> {
+        match self {
+            Shape::Json { schema } => Some(schema),
+            _ => None,
+        }
+    }
+
+    /// The grammar llguidance compiles for the shape.
+    pub fn grammar(&self) -> Result<TopLevelGrammar> {
+        match self {
+            Shape::Json { schema } => Ok(TopLevelGrammar::from_json_schema(held_json(schema))),
+            other => Ok(TopLevelGrammar::from_lark(other.lark()?)),
+        }
+    }
+
+    /// The shape as a Lark grammar (JSON schemas are compiled by llguidance directly and have
+    /// none).
+    pub fn lark(&self) -> Result<String> {
+        match self {
+            Shape::Permutation { n } => permutation_lark(*n),
+            Shape::OneOf { words } => {
+                if words.is_empty() {
+                    return Err(Error::invalid("reply shape", "a choice of no words"));
+                }
+                let alternatives: Vec<String> = words.iter().map(|w| format!("{}i", literal(w))).collect();
+                Ok(format!("start: {}\n", alternatives.join(" | ")))
+            }
+            Shape::Select { tables } => select_lark(tables),
+            Shape::AgentTurn { tools } => agent_lark(tools),
+            Shape::Json { .. } => Err(Error::invalid("reply shape", "a JSON schema is compiled as a schema")),
+        }
+    }
+}
+
+/// A Lark string literal holding `text` exactly.
+fn literal(text: &str) -> String {
+    serde_json::Value::String(text.to_string()).to_string()
+}
+
+/// The JSON schema with llguidance's own options: no free whitespace (a small model otherwise
+/// pads a reply with newlines until it runs out of tokens) and the separators the prompts' worked
+/// examples use.
+fn held_json(schema: &serde_json::Value) -> serde_json::Value {
+    let mut held = schema.clone();
+    if let Some(object) = held.as_object_mut() {
+        object.insert(
+            "x-guidance".into(),
+            serde_json::json!({"whitespace_flexible": false, "item_separator": ", ", "key_separator": ": "}),
+        );
+    }
+    held
+}
+
+/// `[i] > [j] > …` over `1..=n`, each once: llguidance's parametric rules carry the set of
+/// identifiers written so far as the bits of a 64-bit parameter, so the grammar has one line per
+/// identifier (a plain context-free grammar of permutations needs one rule per subset).
+fn permutation_lark(n: usize) -> Result<String> {
+    if n == 0 || n > MAX_PERMUTATION {
+        return Err(Error::invalid(
+            "reply shape",
+            format!("a permutation of {n} identifiers (a grammar holds 1 to {MAX_PERMUTATION})"),
+        ));
+    }
+    let mut out = String::from("start: first::0x0\nfirst::_ : ");
+    let firsts: Vec<String> = (0..n).map(|i| format!("\"[{}]\" rest::set_bit({i})", i + 1)).collect();
+    out.push_str(&firsts.join("\n    | "));
+    out.push_str(&format!("\nrest::_ : \"\" %if is_ones([0:{n}])"));
+    for i in 0..n {
+        out.push_str(&format!("\n    | \" > [{}]\" rest::set_bit({i}) %if bit_clear({i})", i + 1));
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+/// An identifier as SQL writes it: bare when it is a plain word, else double-quoted.
+fn sql_name(name: &str) -> String {
+    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain { name.to_string() } else { format!("\"{}\"", name.replace('"', "\"\"")) }
+}
+
+/// The SQLite functions a statement may call.
+const SQL_FUNCTIONS: [&str; 22] = [
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "TOTAL",
+    "GROUP_CONCAT",
+    "LOWER",
+    "UPPER",
+    "LENGTH",
+    "SUBSTR",
+    "TRIM",
+    "REPLACE",
+    "INSTR",
+    "ABS",
+    "ROUND",
+    "COALESCE",
+    "IFNULL",
+    "NULLIF",
+    "CAST",
+    "TYPEOF",
+    "PRINTF",
+];
+
+/// One SELECT (SQLite's grammar, the part a question over tables needs: joins, conditions with
+/// LIKE, IN, BETWEEN and subqueries, grouping, ordering, limits) whose table and column names are
+/// only the database's own, ending in at most one semicolon.
+fn select_lark(tables: &[(String, Vec<String>)]) -> Result<String> {
+    if tables.is_empty() {
+        return Err(Error::invalid("reply shape", "a SELECT over no tables"));
+    }
+    let table_names: Vec<String> = tables.iter().map(|(t, _)| literal(&sql_name(t))).collect();
+    let mut columns: Vec<String> = tables.iter().flat_map(|(_, cs)| cs.iter().map(|c| literal(&sql_name(c)))).collect();
+    columns.sort();
+    columns.dedup();
+    if columns.is_empty() {
+        return Err(Error::invalid("reply shape", "a SELECT over tables with no columns"));
+    }
+    let functions: Vec<String> = SQL_FUNCTIONS.iter().map(|f| format!("{}i", literal(f))).collect();
+    Ok(format!(
+        r#"%ignore /[ \t\n]+/
+start: select ";"?
+select: "SELECT"i "DISTINCT"i? result ("," result)* "FROM"i source where? group? order? limit?
+result: "*" | expr alias?
+alias: "AS"i ALIAS
+source: table alias? join*
+join: ("LEFT"i "OUTER"i? | "INNER"i | "CROSS"i)? "JOIN"i table alias? ("ON"i expr)?
+where: "WHERE"i expr
+group: "GROUP"i "BY"i expr ("," expr)* ("HAVING"i expr)?
+order: "ORDER"i "BY"i ordering ("," ordering)*
+ordering: expr ("ASC"i | "DESC"i)?
+limit: "LIMIT"i NUMBER ("OFFSET"i NUMBER)?
+expr: conjunction ("OR"i conjunction)*
+conjunction: negation ("AND"i negation)*
+negation: "NOT"i negation | predicate
+predicate: sum (COMPARE sum | "IS"i "NOT"i? "NULL"i | "NOT"i? "LIKE"i sum | "NOT"i? "IN"i "(" (select | expr ("," expr)*) ")" | "NOT"i? "BETWEEN"i sum "AND"i sum)?
+sum: product (("+" | "-" | "||") product)*
+product: unary (("*" | "/" | "%") unary)*
+unary: "-"? atom
+atom: NUMBER | STRING | "NULL"i | column | call | "(" expr ")" | "(" select ")"
+call: function "(" ("*" | "DISTINCT"i? expr ("," expr)* | expr "AS"i TYPE)? ")"
+column: (table ".")? name
+table: {tables}
+name: {columns}
+function: {functions}
+TYPE: /(INTEGER|REAL|TEXT|NUMERIC)/i
+COMPARE: "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+ALIAS: /[A-Za-z_][A-Za-z0-9_]*/
+NUMBER: /[0-9]+(\.[0-9]+)?/
+STRING: /'([^'\n]|'')*'/
+"#,
+        tables = table_names.join(" | "),
+        columns = columns.join(" | "),
+        functions = functions.join(" | "),
+    ))
+}
+
+/// One turn of the agent's text protocol (`prompts::AGENT`): the tools are only those offered,
+/// and nothing follows the input line, so the model cannot write the tool's observation itself.
+/// With no tools (its searches spent) the turn can only be an answer.
+fn agent_lark(tools: &[String]) -> Result<String> {
+    if tools.is_empty() {
+        return Ok(
+            "start: (\"Thought: \" LINE \"\\n\")? \"Answer: \" TEXT\nLINE: /[^\\n]+/\nTEXT: /[^\\n](.|\\n)*/\n".into()
+        );
+    }
+    let names: Vec<String> = tools.iter().map(|t| literal(t)).collect();
+    Ok(format!(
+        r#"start: thought? (action | answer)
+thought: "Thought: " LINE "\n"
+action: "Action: " tool "\nInput: " LINE
+answer: "Answer: " TEXT
+tool: {tools}
+LINE: /[^\n]+/
+TEXT: /[^\n](.|\n)*/
+"#,
+        tools = names.join(" | ")
+    ))
+}
+
+/// The grammars of one model's vocabulary: llguidance's compiler with the model's tokens. Built
+/// once per model (the vocabulary is walked once), then used for every request.
+pub struct Grammars {
+    factory: ParserFactory,
+}
+
+impl Grammars {
+    /// The compiler over a vocabulary.
+    pub fn new(env: &TokEnv) -> Result<Self> {
+        let mut factory =
+            ParserFactory::new_simple(env).map_err(|e| Error::Model(format!("the grammar compiler: {e}")))?;
+        factory.quiet();
+        Ok(Self { factory })
+    }
+
+    /// A matcher holding a reply to `shape`.
+    pub fn hold(&self, shape: &Shape) -> Result<Held> {
+        let parser = self
+            .factory
+            .create_parser(shape.grammar()?)
+            .map_err(|e| Error::Model(format!("the grammar of {}: {e}", shape.describe())))?;
+        let matcher = Matcher::new(Ok(parser));
+        if let Some(e) = matcher.get_error() {
+            return Err(Error::Model(format!("the grammar of {}: {e}", shape.describe())));
+        }
+        Ok(Held { matcher, description: shape.describe() })
+    }
+}
+
+/// A reply being held to its shape, token by token.
+pub struct Held {
+    matcher: Matcher,
+    description: String,
+}
+
+impl Held {
+    /// What the reply is held to (`Shape::describe`).
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Mask out (to −∞) every token the shape cannot continue with; `eos` are the model's
+    /// end-of-turn tokens, allowed only where the shape may end.
+    pub fn mask(&mut self, logits: &mut [f32]) -> Result<()> {
+        let allowed = self.matcher.compute_mask_or_eos().map_err(|e| self.failed(e))?;
+        for (token, logit) in logits.iter_mut().enumerate() {
+            if !allowed.is_allowed(token as TokenId) {
+                *logit = f32::NEG_INFINITY;
+            }
+        }
+        Ok(())
+    }
+
+    /// Take in the token chosen.
+    pub fn accept(&mut self, token: u32) -> Result<()> {
+        self.matcher.consume_token(token).map_err(|e| self.failed(e))
+    }
+
+    /// Whether nothing may follow (the shape is complete and allows no more text).
+    pub fn is_complete(&self) -> bool {
+        self.matcher.is_stopped()
+    }
+
+    /// Whether the reply so far is a whole reply of the shape (it may end here).
+    pub fn may_end(&mut self) -> bool {
+        self.matcher.is_accepting().unwrap_or(false)
+    }
+
+    fn failed(&self, e: impl std::fmt::Display) -> Error {
+        Error::Model(format!("holding the reply to {}: {e}", self.description))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use llguidance::toktrie::{ApproximateTokEnv, TokRxInfo, TokTrie};
+    use std::sync::Arc;
+
+    /// A vocabulary of every byte, some longer pieces a real tokenizer has (which cross the
+    /// shapes' boundaries: `] > [`, ` >`, `Yes`, `SELECT`), and an end-of-turn token last.
+    fn vocabulary(extra: &[&str]) -> (TokEnv, Vec<Vec<u8>>) {
+        let mut words: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for w in extra {
+            words.push(w.as_bytes().to_vec());
+        }
+        words.push(b"\xFF<|im_end|>".to_vec());
+        let info = TokRxInfo::new(words.len() as u32, words.len() as u32 - 1);
+        let trie = TokTrie::from(&info, &words);
+        (Arc::new(ApproximateTokEnv::new(trie)), words)
+    }
+
+    const PIECES: [&str; 16] = [
+        "] > [", " >", " > [", "[1", "12", "]", "Yes", "yes", "No", "SELECT", " code", " FROM", " errors", "Answer:",
+        "\n\n", "DROP",
+    ];
+
+    /// A decoder that prefers, at each step, the allowed token `choose` likes best; the text it
+    /// wrote, and whether it ended by choosing the end-of-turn token or by the shape's end.
+    fn decode(shape: &Shape, choose: impl Fn(&str, &[Vec<u8>], &[bool]) -> usize, steps: usize) -> (String, bool) {
+        let (env, words) = vocabulary(&PIECES);
+        let eos = words.len() - 1;
+        let grammars = Grammars::new(&env).unwrap();
+        let mut held = grammars.hold(shape).unwrap();
+        let mut text = Vec::new();
+        for _ in 0..steps {
+            let mut logits = vec![0.0f32; words.len()];
+            held.mask(&mut logits).unwrap();
+            let allowed: Vec<bool> = logits.iter().map(|l| l.is_finite()).collect();
+            assert!(allowed.iter().any(|&a| a), "some token is always allowed");
+            let t = choose(&String::from_utf8_lossy(&text), &words, &allowed);
+            assert!(allowed[t], "the decoder chose among the allowed");
+            if t == eos {
+                return (String::from_utf8_lossy(&text).into_owned(), true);
+            }
+            held.accept(t as u32).unwrap();
+            text.extend_from_slice(&words[t]);
+            if held.is_complete() {
+                return (String::from_utf8_lossy(&text).into_owned(), false);
+            }
+        }
+        panic!("no end after {steps} steps: {}", String::from_utf8_lossy(&text));
+    }
+
+    /// Prefer the first allowed of `wishes` (a token's text), else the end of the turn, else the
+    /// lowest allowed token.
+    fn stubborn(wishes: &'static [&'static str]) -> impl Fn(&str, &[Vec<u8>], &[bool]) -> usize {
+        move |_, words, allowed| {
+            for w in wishes {
+                if let Some(t) = words.iter().position(|x| x == w.as_bytes())
+                    && allowed[t]
+                {
+                    return t;
+                }
+            }
+            let eos = words.len() - 1;
+            if allowed[eos] {
+                return eos;
+            }
+            allowed.iter().position(|&a| a).unwrap_or(0)
+        }
+    }
+
+    /// Write `script` byte by byte while the shape allows; where it does not, end the turn if
+    /// allowed, else take the lowest allowed token.
+    fn scripted(script: &'static str) -> impl Fn(&str, &[Vec<u8>], &[bool]) -> usize {
+        move |written, words, allowed| {
+            let eos = words.len() - 1;
+            let next = script.as_bytes().get(written.len()).copied();
+            match next {
+                Some(b) if allowed[usize::from(b)] => usize::from(b),
+                _ if allowed[eos] => eos,
+                _ => allowed.iter().position(|&a| a).unwrap_or(0),
+            }
+        }
+    }
+
+    fn ids_of(text: &str) -> Vec<usize> {
+        text.split(" > ").map(|p| p.trim_matches(|c| c == '[' || c == ']').parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn a_permutation_is_every_identifier_once_whatever_the_decoder_prefers() {
+        // A decoder that would repeat [1] forever, stop at once, or write prose cannot.
+        for wishes in [&["[1", "]", "] > [", "1"][..], &["\n\n", "Yes", "DROP"][..], &["2", "]", " > [", "2"][..]] {
+            let (text, by_eos) = decode(&Shape::Permutation { n: 12 }, stubborn(wishes), 400);
+            let mut ids = ids_of(&text);
+            ids.sort_unstable();
+            assert_eq!(ids, (1..=12).collect::<Vec<_>>(), "{text}");
+            assert!(text.starts_with('[') && text.ends_with(']'), "{text}");
+            // The end of the turn is allowed only once every identifier is written.
+            let _ = by_eos;
+        }
+    }
+
+    #[test]
+    fn a_permutation_decoder_that_wants_to_end_early_cannot() {
+        // Wishes the end of the turn at every step (stubborn falls back to it first).
+        let (text, _) = decode(&Shape::Permutation { n: 3 }, stubborn(&[]), 100);
+        let mut ids = ids_of(&text);
+        ids.sort_unstable();
+        assert_eq!(ids, [1, 2, 3], "{text}");
+    }
+
+    #[test]
+    fn the_permutation_grammar_is_one_line_per_identifier() {
+        let g = permutation_lark(3).unwrap();
+        assert_eq!(
+            g,
+            "start: first::0x0\nfirst::_ : \"[1]\" rest::set_bit(0)\n    | \"[2]\" rest::set_bit(1)\n    | \"[3]\" \
+             rest::set_bit(2)\nrest::_ : \"\" %if is_ones([0:3])\n    | \" > [1]\" rest::set_bit(0) %if bit_clear(0)\n    \
+             | \" > [2]\" rest::set_bit(1) %if bit_clear(1)\n    | \" > [3]\" rest::set_bit(2) %if bit_clear(2)\n"
+        );
+        assert!(permutation_lark(0).is_err() && permutation_lark(65).is_err());
+        assert!(permutation_lark(64).is_ok());
+    }
+
+    #[test]
+    fn a_choice_is_one_of_its_words_and_nothing_after() {
+        for wishes in [&["Yes", "\n\n"][..], &["DROP", "No"][..], &["\n\n", "]"][..]] {
+            let (text, _) = decode(&Shape::OneOf { words: vec!["yes".into(), "no".into()] }, stubborn(wishes), 20);
+            assert!(["yes", "no"].contains(&text.to_ascii_lowercase().as_str()), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_select_names_only_the_schemas_columns_and_is_one_statement() {
+        let shape = Shape::Select {
+            tables: vec![("errors".into(), vec!["code".into(), "meaning".into(), "stops_sync".into()])],
+        };
+        // A decoder that wants to drop the table, then write a second statement.
+        let (text, _) = decode(&shape, stubborn(&["DROP", "SELECT", " code", " FROM", " errors", ";", " "]), 200);
+        assert!(text.to_ascii_uppercase().starts_with("SELECT"), "{text}");
+        assert!(crate::generate::text_to_sql::check(&text).is_ok(), "{text}");
+        assert_eq!(text.matches(';').count().min(1), text.matches(';').count(), "{text}");
+        assert!(!text.to_ascii_uppercase().contains("DROP"), "{text}");
+    }
+
+    #[test]
+    fn an_agent_turn_is_an_action_on_an_offered_tool_or_an_answer() {
+        let shape = Shape::AgentTurn { tools: vec!["bm25".into(), "dense".into()] };
+        // One that starts with prose is held to a label; one that answers may write anything after.
+        let (text, _) = decode(&shape, scripted("Sure! Answer: E104 means the sync token expired [1]."), 200);
+        assert!(text.starts_with("Answer: ") || text.starts_with("Action: "), "{text:?}");
+        let (text, _) = decode(&shape, scripted("Answer: E104 means the sync token expired [1]."), 200);
+        assert_eq!(text, "Answer: E104 means the sync token expired [1].");
+        // One that writes its own observation after its action, then a second action: the turn
+        // ends with the input line.
+        let script = "Action: dense\nInput: E104\nObservation: E104 means the token expired.\nAction: bm25";
+        let (text, _) = decode(&shape, scripted(script), 200);
+        assert_eq!(text, "Action: dense\nInput: E104");
+        // One that names a tool it was not offered is held to one that was.
+        let (text, _) = decode(&shape, scripted("Action: sql\nInput: DROP TABLE errors"), 200);
+        assert!(text.starts_with("Action: bm25\nInput: ") || text.starts_with("Action: dense\nInput: "), "{text:?}");
+        assert!(!text.contains("Observation"), "{text:?}");
+    }
+
+    #[test]
+    fn json_is_held_to_its_schema() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"name": {"type": "string", "maxLength": 5}},
+            "required": ["name"],
+            "additionalProperties": false
+        });
+        let (text, _) = decode(&Shape::Json { schema }, stubborn(&["\n\n", "Yes", "]"]), 80);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(v["name"].as_str().is_some_and(|s| s.chars().count() <= 5), "{text}");
+    }
+
+    #[test]
+    fn shapes_say_what_they_hold_and_what_a_server_takes() {
+        assert!(Shape::Permutation { n: 20 }.describe().contains("20 identifiers"));
+        let schema = serde_json::json!({"type": "object"});
+        assert_eq!(Shape::Json { schema: schema.clone() }.json_schema(), Some(&schema));
+        assert_eq!(Shape::Permutation { n: 2 }.json_schema(), None);
+        assert!(Shape::OneOf { words: vec![] }.lark().is_err());
+        assert!(Shape::Select { tables: vec![] }.lark().is_err());
+        let (text, _) = decode(&Shape::AgentTurn { tools: vec![] }, scripted("Action: bm25\nInput: x"), 60);
+        assert!(text.starts_with("Answer: "), "no tool left: only an answer ({text:?})");
+        assert_eq!(sql_name("code"), "code");
+        assert_eq!(sql_name("my col"), "\"my col\"");
+        assert_eq!(sql_name("a\"b"), "\"a\"\"b\"");
+    }
+}
