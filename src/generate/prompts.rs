@@ -207,8 +207,10 @@ pub const REASON: Prompt = Prompt {
 /// One SQLite statement written for a question from the tables' schema and example rows.
 pub const TEXT_TO_SQL: Prompt = Prompt {
     task: "text to SQL",
-    system: "You write one SQLite SELECT statement that answers a question from the tables described. Reply with \
-             the statement only, on one line, ending with a semicolon.",
+    system: "You write one SQLite SELECT statement that answers a question from the tables described. Select only \
+             what the question asks for: for \"which …\" the column that names each row, for \"how many\" a COUNT. \
+             Compare with the values a column holds; find a word in free text with LIKE '%word%'. Reply with the \
+             statement only, on one line, ending with a semicolon.",
     examples: &[(
         "Tables:\nbooks(title TEXT, author TEXT, year INTEGER, pages INTEGER)\nExample rows of books:\n  title=Emma | \
          author=Jane Austen | year=1815 | pages=474\n\nQuestion: which books by Jane Austen have more than 400 \

@@ -14,6 +14,8 @@ use crate::{Error, Result};
 
 /// Example rows of each table the prompt shows.
 pub const EXAMPLE_ROWS: usize = 3;
+/// A text column with at most this many distinct values has them all listed in the prompt.
+pub const FEW_VALUES: usize = 20;
 /// Characters of one example value the prompt shows.
 const EXAMPLE_VALUE_CHARS: usize = 60;
 
@@ -72,6 +74,30 @@ pub fn schema_text(db: &SqlDatabase) -> Result<String> {
                 })
                 .collect();
             out.push_str(&format!("  {}\n", cells.join(" | ")));
+        }
+        // A text column of few values lists them all: the model then writes a value the column
+        // holds (`'Clear the cache'`, not `'Clear cache'`).
+        let mut listed = Vec::new();
+        for (c, t) in &columns {
+            if !t.eq_ignore_ascii_case("TEXT") {
+                continue;
+            }
+            let q = |c: &str| format!("\"{}\"", c.replace('"', "\"\""));
+            let sql = format!(
+                "SELECT DISTINCT {col} FROM {tab} WHERE {col} IS NOT NULL ORDER BY {col} LIMIT {}",
+                FEW_VALUES + 1,
+                col = q(c),
+                tab = q(&table)
+            );
+            let values = db.query(&sql, SqlLimits::default())?;
+            if (2..=FEW_VALUES).contains(&values.rows.len()) {
+                let shown: Vec<String> =
+                    values.rows.iter().filter_map(|r| r.first()).map(|v| format!("'{v}'")).collect();
+                listed.push(format!("  {c}: {}", shown.join(", ")));
+            }
+        }
+        if !listed.is_empty() {
+            out.push_str(&format!("Every value of these columns of {table}:\n{}\n", listed.join("\n")));
         }
     }
     Ok(out.trim_end().to_string())
@@ -307,6 +333,28 @@ mod tests {
         assert_eq!(extract_sql("  DROP TABLE errors;  "), "DROP TABLE errors;");
         assert_eq!(extract_sql("SELECT 1; DROP TABLE errors;"), "SELECT 1; DROP TABLE errors;", "kept whole");
         assert_eq!(extract_sql("I cannot help with that."), "I cannot help with that.");
+    }
+
+    #[test]
+    fn the_schema_shows_example_rows_and_every_value_of_a_column_of_few() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("errors.csv");
+        std::fs::write(
+            &csv,
+            "code,severity,fix,stops_sync\nE1,error,Sign in again,1\nE2,warning,Rename the file,0\nE3,error,Sign in \
+             again,0\nE4,info,Retry later,0\n",
+        )
+        .unwrap();
+        let (db, _) = SqlDatabase::create(&dir.path().join("t.sqlite"), &[csv]).unwrap();
+        let text = schema_text(&db).unwrap();
+        assert_eq!(
+            text,
+            "errors(code TEXT, severity TEXT, fix TEXT, stops_sync INTEGER)\nExample rows of errors:\n  code=E1 | \
+             severity=error | fix=Sign in again | stops_sync=1\n  code=E2 | severity=warning | fix=Rename the file | \
+             stops_sync=0\n  code=E3 | severity=error | fix=Sign in again | stops_sync=0\nEvery value of these columns \
+             of errors:\n  code: 'E1', 'E2', 'E3', 'E4'\n  severity: 'error', 'info', 'warning'\n  fix: 'Rename the file', \
+             'Retry later', 'Sign in again'"
+        );
     }
 
     #[test]
