@@ -104,6 +104,37 @@ fn a_well_behaved_model_reorders_each_window_from_the_bottom_up() {
     assert!(chat::last(&body).contains(&format!("Search Query: {QUESTION}\n")), "{}", chat::last(&body));
 }
 
+/// The half-the-ids rule: a reply that names fewer than half of a window's passages (an echo of one
+/// passage, as SmolLM2 answered) is no order; one that names half is read and mended.
+#[test]
+fn a_reply_naming_fewer_than_half_of_the_window_leaves_it_as_it_was_and_says_so() {
+    let engine = sample();
+    let server = chat::serve(|body| {
+        let passages = chat::window_passages(body);
+        Reply::Text(format!("[4] {}", passages[3]))
+    });
+    let prepared = listwise(&engine, &server);
+    let ranking = prepared.search(10).unwrap();
+    assert_eq!(ids(&engine, &ranking), bm25_top(&engine, 10), "no window moved");
+    let (windows, total) = windows_of(&prepared.explain(ranking.hits[0].doc).unwrap());
+    assert_eq!(windows.len(), 4);
+    for w in &windows {
+        assert_eq!(
+            w.kept.as_deref(),
+            Some(
+                "the reply named 1 of 4 passages, which is no order of the window, so the window keeps the order it was given"
+            )
+        );
+        assert!(w.reply.starts_with("[4] ") && w.constrained.is_none(), "{w:?}");
+    }
+    assert!(total.is_empty(), "nothing was mended: nothing was read as an order");
+    // Half (two of four) is an order: those two first, the others after in their order.
+    let server = chat::serve(|_| Reply::Text("[3] > [2]".into()));
+    let prepared = listwise(&engine, &server);
+    let ranking = prepared.search(10).unwrap();
+    assert_eq!(ids(&engine, &ranking), by_hand(bm25_top(&engine, 10), |_| vec![2, 1, 0, 3]));
+}
+
 #[test]
 fn missing_repeated_and_unknown_ids_are_mended_and_counted_and_prose_is_read_through() {
     let engine = sample();
@@ -163,11 +194,14 @@ fn a_megabyte_reply_is_read_in_bounds() {
     let started = std::time::Instant::now();
     let prepared = listwise(&engine, &server);
     let ranking = prepared.search(10).unwrap();
-    // [1] first, then the missing in their order: every window keeps its order.
+    // The reply names one passage of each window of four: that is no order, so every window keeps
+    // its order and says what the reply named; the reply is shown cut.
     assert_eq!(ids(&engine, &ranking), bm25_top(&engine, 10));
     let (windows, _) = windows_of(&prepared.explain(ranking.hits[0].doc).unwrap());
-    assert!(windows.iter().all(|w| w.repairs.missing == [2, 3, 4] && w.reply.chars().count() <= 300));
-    assert!(windows.iter().all(|w| w.repairs.repeated.len() <= 4 * 4 + 64), "the repeats read are bounded");
+    for w in &windows {
+        assert!(w.kept.as_deref().is_some_and(|k| k.contains("named 1 of 4 passages")), "{:?}", w.kept);
+        assert!(w.repairs.is_empty() && w.reply.chars().count() <= 300 && w.output == w.input);
+    }
     assert!(started.elapsed().as_secs() < 60);
 }
 
@@ -418,7 +452,14 @@ fn a_corpus_of_one_passage_and_an_empty_first_stage_ask_the_model_nothing_they_n
     let p = r.prepare(&QueryContext::new("nothing matches this")).unwrap();
     assert!(p.search(10).unwrap().hits.is_empty());
     assert!(server.requests.lock().unwrap().is_empty(), "no passage, no request");
+    // One passage: its window has nothing to order, so the model is not asked either, and the
+    // explanation says why.
     let p = r.prepare(&QueryContext::new("E140")).unwrap();
-    assert_eq!(p.search(10).unwrap().hits.len(), 1);
+    let ranking = p.search(10).unwrap();
+    assert_eq!(ranking.hits.len(), 1);
+    assert!(server.requests.lock().unwrap().is_empty(), "one passage, no request");
+    let e = p.explain(ranking.hits[0].doc).unwrap();
+    let Detail::Listwise { windows, .. } = &e.detail else { panic!("{:?}", e.detail) };
+    assert!(windows[0].kept.as_deref().is_some_and(|k| k.contains("nothing to order")), "{:?}", windows[0]);
     let _ = NoProgress;
 }

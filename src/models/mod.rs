@@ -25,7 +25,8 @@ pub use encoders::{
 };
 pub use fetch::{ModelManager, ModelSource, ModelStatus, ResolvedModel};
 pub use manifest::{
-    ArchSettings, ColbertSettings, HubSource, Manifest, ModelFile, ModelSpec, PipSource, Pooling, Role,
+    ArchSettings, ColbertSettings, HubSource, Manifest, ModelFile, ModelSpec, PartsSource, PipPart, PipSource, Pooling,
+    Role,
 };
 pub use precision::Precision;
 pub use window_cuts::{WindowSpec, window_spans};

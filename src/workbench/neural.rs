@@ -262,7 +262,8 @@ impl super::Workbench {
             | MethodKind::HydeText
             | MethodKind::ReasonBm25
             | MethodKind::ReasonDense => {
-                let Some((generator, _)) = n.generator.clone() else {
+                // The generator with its replies kept in the workspace's store.
+                let Some(generator) = self.generator() else {
                     return Err(crate::retrieve::generated::no_generator(kind));
                 };
                 let (search, inner) = match kind {
@@ -280,7 +281,8 @@ impl super::Workbench {
                 Ok(Arc::new(GeneratedRetriever::new(search, generator, inner)))
             }
             MethodKind::Listwise | MethodKind::Pointwise => {
-                let Some((generator, _)) = n.generator.clone() else {
+                // The generator with its replies kept in the workspace's store.
+                let Some(generator) = self.generator() else {
                     return Err(crate::retrieve::generated::no_generator(kind));
                 };
                 let knobs = settings.model_rerank;
@@ -306,7 +308,8 @@ impl super::Workbench {
                 ),
             },
             MethodKind::Agent => {
-                let Some((generator, _)) = n.generator.clone() else {
+                // The generator with its replies kept in the workspace's store.
+                let Some(generator) = self.generator() else {
                     return Err(crate::retrieve::generated::no_generator(kind));
                 };
                 Ok(Arc::new(AgentRetriever::new(generator, self.agent_tools(settings)?, settings.agent)))
