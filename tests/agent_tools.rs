@@ -220,6 +220,46 @@ fn a_server_that_refuses_tools_is_asked_in_the_text_protocol() {
     assert_eq!(run.stopped, Stop::Answered);
 }
 
+#[test]
+fn a_server_whose_model_calls_no_tool_in_the_first_round_is_asked_in_the_text_protocol() {
+    // The server takes `tools`, but its chat format drops them: the model answers from nothing.
+    let s = sample();
+    let server = chat::serve(move |body| {
+        if body.get("tools").is_some() {
+            return Reply::Text("E104 is probably a network error; restart your router.".into());
+        }
+        if chat::tool_results(body).is_empty() && !chat::said(body).contains("Observation:") {
+            return Reply::Text("Thought: look the code up\nAction: bm25\nInput: E104".into());
+        }
+        Reply::Text("Answer: E104 is an expired sync token; sign in again [1].".into())
+    });
+    let run = agent(&s.engine, &server, AgentLimits::default())
+        .run(&QueryContext::new(QUESTION), &mut |_| {}, &NoProgress)
+        .unwrap();
+    assert_eq!(run.protocol, Protocol::Text);
+    let first = &run.steps[0];
+    assert!(first.problem.as_deref().unwrap().contains("called no tool in the first round"), "{first:?}");
+    assert!(first.thought.contains("restart your router"), "the unread answer is kept in the trace");
+    assert_eq!(run.steps[1].tool.as_deref(), Some("bm25"));
+    assert_eq!(run.cited_ids(), [bm25(&s.engine, "E104", 1)[0].clone()], "the answer cites what it read");
+    let asked = requests(&server);
+    assert!(asked[0].get("tools").is_some() && asked[1].get("tools").is_none(), "asked again in words");
+}
+
+#[test]
+fn graph_local_search_without_a_graph_says_how_to_build_one_in_one_clean_line() {
+    let s = sample();
+    let e = match s.engine.retriever(MethodKind::GraphLocal, &Settings::default()) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("no graph was built"),
+    };
+    assert!(
+        e.contains("ranklens graphrag build --corpus C") && e.contains("Structured → Build the model's graph"),
+        "{e}"
+    );
+    assert!(!e.contains("  ") && !e.contains('\n'), "{e:?}");
+}
+
 /// The database file's bytes.
 fn digest(path: &std::path::Path) -> Vec<u8> {
     sha2::Sha256::digest(std::fs::read(path).unwrap()).to_vec()

@@ -79,6 +79,8 @@ pub(super) struct GraphFigures {
     dropped_items: usize,
     seconds: f64,
     cached: bool,
+    /// Replies that came from the workspace's store (passages read by an earlier build).
+    stored_replies: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +118,7 @@ impl GraphFigures {
             dropped_items: d.dropped_items,
             seconds: d.seconds,
             cached,
+            stored_replies: d.stored_replies,
             file: file.map(|p| p.display().to_string()),
             file_bytes: file.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()),
             overlap: hand.map(|h| graphrag::compare(graph, h)),

@@ -2,6 +2,7 @@
 //! how much the columns agree, and whole question sets (studies).
 
 pub mod analyzers;
+pub mod cost;
 mod graded;
 pub mod judge;
 pub mod moved;

@@ -169,6 +169,7 @@ impl Chrome {
                 ui.separator();
                 self.filter_ui(ui, &mut s.filter);
             });
+            super::model_cost::model_cost_ui(ui, ctx, &s);
             if s != ctx.data.persisted.settings {
                 ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
             }

@@ -16,6 +16,7 @@ mod flow;
 mod frames;
 pub mod jobs;
 mod keys;
+mod model_cost;
 pub mod state;
 pub mod theme;
 pub mod views;

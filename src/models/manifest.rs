@@ -183,6 +183,18 @@ pub struct PartsSource {
     pub parts: Vec<PipPart>,
 }
 
+/// A generator's speed as measured (`ranklens bench-llm`): what the app says a language-model
+/// column will cost before it runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneratorSpeed {
+    /// Microseconds to read one prompt token.
+    pub read_us_per_token: u32,
+    /// Microseconds to write one token.
+    pub write_us_per_token: u32,
+    /// The CPU and threads it was measured on.
+    pub measured_on: String,
+}
+
 /// One model RankLens knows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelSpec {
@@ -213,6 +225,9 @@ pub struct ModelSpec {
     /// Its licence and where the model comes from, as the model card says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub license: Option<String>,
+    /// A generator's measured speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<GeneratorSpeed>,
 }
 
 impl ModelSpec {

@@ -23,10 +23,10 @@ pub use encoders::{
     BertCrossEncoder, BertDenseEncoder, BertSpladeEncoder, ColbertEncoder, InputKind, PairScorer, SparseEncoder,
     SparseVector, TextEncoder, TokenEncoder, TokenStates, TokenVectors,
 };
-pub use fetch::{ModelManager, ModelSource, ModelStatus, ResolvedModel};
+pub use fetch::{ModelManager, ModelSource, ModelStatus, ResolvedModel, human_bytes};
 pub use manifest::{
-    ArchSettings, ColbertSettings, HubSource, Manifest, ModelFile, ModelSpec, PartsSource, PipPart, PipSource, Pooling,
-    Role,
+    ArchSettings, ColbertSettings, GeneratorSpeed, HubSource, Manifest, ModelFile, ModelSpec, PartsSource, PipPart,
+    PipSource, Pooling, Role,
 };
 pub use precision::Precision;
 pub use window_cuts::{WindowSpec, window_spans};
