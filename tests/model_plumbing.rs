@@ -281,6 +281,7 @@ fn test_model(dir: &Path, revision: &str) -> (ModelSpec, HashMap<String, Vec<u8>
         parts: None,
         on_request: false,
         license: None,
+        speed: None,
     };
     (spec, served)
 }
