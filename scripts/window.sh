@@ -3,14 +3,9 @@
 # starts Xvfb on DISPLAY, runs the app with a fresh state folder (and $WORKSPACE as its workspace,
 # or a fresh one), waits for its window and sizes it to 1360×860. Sets $app, $xvfb, $state, $win
 # and stops everything when the calling script exits (removing $scratch too, if the caller made
-# one). Needs Debian's xvfb and xdotool.
-# The Debian packages a real window needs here (installed when run as root, as the test script does).
-need=()
-command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
-command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
-command -v import >/dev/null 2>&1 || need+=(imagemagick)
-source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
-install_debian_packages "${need[@]}"
+# one). Needs Xvfb, xdotool and ImageMagick (installed as root on Debian; named otherwise).
+source "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
+need_packages window
 
 start_window() {
     local display="$1"

@@ -19,6 +19,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod corpus;
+pub mod datasets;
 pub mod error;
 pub mod eval;
 pub mod external;

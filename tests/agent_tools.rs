@@ -228,7 +228,7 @@ fn a_server_whose_model_calls_no_tool_in_the_first_round_is_asked_in_the_text_pr
         if body.get("tools").is_some() {
             return Reply::Text("E104 is probably a network error; restart your router.".into());
         }
-        if chat::tool_results(body).is_empty() && !chat::said(body).contains("Observation:") {
+        if chat::tool_results(body).is_empty() && !chat::last(body).starts_with("Observation:") {
             return Reply::Text("Thought: look the code up\nAction: bm25\nInput: E104".into());
         }
         Reply::Text("Answer: E104 is an expired sync token; sign in again [1].".into())

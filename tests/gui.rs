@@ -1104,27 +1104,27 @@ fn a_lesson_checks_a_prediction_names_the_mistake_reveals_steps_and_runs_in_clas
     h.get_by_label("Answer the checkpoint above (or reveal it) to see what follows.");
     snapshot(&mut h, "checkpoint_before", false);
     // A wrong answer: ln 4 instead of log2 4 is named as the mistake; still hidden.
-    answer(&mut h, "Your answer to tfidf-idf", "1.3863");
+    answer(&mut h, "Your answer to checkpoint 1", "1.3863");
     h.get_by_label("✘ 1.3863 is what you get with ln instead of log2; the answer is 2.");
     assert!(h.query_by_label("Inverse document frequencies").is_none());
     snapshot(&mut h, "checkpoint_wrong", false);
     // A number far from every mistake says so.
-    answer(&mut h, "Your answer to tfidf-idf", "7");
+    answer(&mut h, "Your answer to checkpoint 1", "7");
     h.get_by_label_contains("matches none of the usual mistakes");
     // Right: what follows appears, up to the next checkpoint.
-    answer(&mut h, "Your answer to tfidf-idf", "2,0");
+    answer(&mut h, "Your answer to checkpoint 1", "2,0");
     h.get_by_label("✔ Right: 2.");
     h.get_by_label("Inverse document frequencies");
     h.get_by_label_contains("What is the tf-idf weight of `mars` in D3?");
     // Reveal the next one: its answer and steps.
-    h.get_by_label("Reveal tfidf-weight").click();
+    h.get_by_label("Reveal checkpoint 2's answer").click();
     h.run_steps(3);
     h.get_by_label("Answer: 2");
     h.get_by_label("w = tf × idf = 1 × 2 = 2");
     h.get_by_label("D3's vector (w = tf × idf)");
     snapshot(&mut h, "checkpoint_revealed", false);
     // A choice: the options are buttons.
-    h.get_by_label("Reveal tfidf-cosine").click();
+    h.get_by_label("Reveal checkpoint 3's answer").click();
     h.run_steps(3);
     h.get_by_label("D4").click();
     h.run_steps(3);
@@ -1634,4 +1634,177 @@ fn the_class_report_shows_what_the_class_got_wrong() {
     settle(&mut h);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Bob") && html.contains("Not answered: Cy"), "{html}");
+}
+
+/// Every lesson's checkpoints, read whole (predict-first off): a student reads each by its
+/// number, never by its internal id (`tfidf-idf`), in any label, button or box name.
+#[test]
+fn no_label_of_any_lesson_holds_a_checkpoints_internal_id() {
+    let mut h = harness("Why does my phone say my login is stale?");
+    h.get_by_label("Lessons").click();
+    settle(&mut h);
+    h.get_by_label("Predict first").click();
+    h.run_steps(2);
+    let mut checked = 0;
+    for &ranklens::lessons::LessonEntry { id, title, .. } in ranklens::lessons::LESSONS {
+        h.get_all_by_label(title).next().unwrap().click();
+        settle(&mut h);
+        let (_, _, lesson) = h.state().shown_lesson().cloned().unwrap();
+        let lesson = lesson.unwrap_or_else(|e| panic!("{id}: {e}"));
+        for (n, c) in lesson.checkpoints().enumerate() {
+            checked += 1;
+            let internal = &c.question.id;
+            let leaked: Vec<String> = h
+                .query_all_by(|node| node.label().is_some_and(|t| t.contains(internal.as_str())))
+                .filter_map(|node| node.accesskit_node().label())
+                .collect();
+            assert!(leaked.is_empty(), "{id}: {internal:?} shows in {leaked:?}");
+            h.get_by_label(&format!("Checkpoint {}", n + 1));
+        }
+    }
+    assert!(checked >= 10, "{checked} checkpoints walked");
+}
+
+/// The teacher's files from the app: the lesson's checkpoints as a Moodle XML and a GIFT quiz, a
+/// student's handout without answers, and a class's gradebook for Moodle and for Canvas — each
+/// saved where the dialog says (here: what a dialog answers, sent as it would be) and read back.
+#[test]
+fn the_teachers_files_are_saved_from_lessons_and_read_back() {
+    use ranklens::gui::command::FileCommand;
+    use ranklens::gui::dialog::{DialogPurpose, Field};
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness("Why does my phone say my login is stale?");
+    h.get_by_label("Lessons").click();
+    settle(&mut h);
+    h.get_all_by_label("Cosine over TF-IDF").next().unwrap().click();
+    settle(&mut h);
+    let (_, _, lesson) = h.state().shown_lesson().cloned().unwrap();
+    let lesson = lesson.unwrap();
+    // Both quiz formats, read back by RankLens's own readers: every checkpoint is a question.
+    let (xml, gift) = (dir.path().join("quiz.xml"), dir.path().join("quiz.gift"));
+    send(
+        &mut h,
+        [
+            Command::Files(FileCommand::UsePath(DialogPurpose::SaveQuiz, xml.clone())),
+            Command::Files(FileCommand::UsePath(DialogPurpose::SaveQuiz, gift.clone())),
+        ],
+    );
+    let n = lesson.checkpoints().count();
+    let read =
+        ranklens::lessons::exchange::read_moodle_xml(&std::fs::read_to_string(&xml).unwrap(), "quiz.xml").unwrap();
+    assert_eq!(read.len(), n);
+    let read = ranklens::lessons::exchange::read_gift(&std::fs::read_to_string(&gift).unwrap(), "quiz.gift").unwrap();
+    assert!(!read.is_empty() && read.len() <= n, "GIFT has no ordering questions");
+    // The student's handout: the lesson without its answers.
+    let student = dir.path().join("student.html");
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::SaveStudentHandout, student.clone()))]);
+    let html = std::fs::read_to_string(&student).unwrap();
+    assert_eq!(html, ranklens::lessons::handout::lesson_html(&lesson, false));
+    assert_ne!(html, ranklens::lessons::handout::lesson_html(&lesson, true));
+    let first = lesson.checkpoints().next().unwrap();
+    assert!(!html.contains(&first.solution.answer.to_text()) || first.solution.answer.to_text().len() < 3);
+
+    // A class: an assignment for two students, their answers, the class report, the gradebooks.
+    let roster = dir.path().join("roster.csv");
+    std::fs::write(&roster, "name,email,id\nAda,ada@uni.example,s1\nBob,bob@uni.example,s2\n").unwrap();
+    let engine = h.state().data().engine.clone().unwrap();
+    let made =
+        ranklens::lessons::make_assignment("tfidf", &["Ada".into(), "Bob".into()], 3, &engine, &NoProgress).unwrap();
+    let out = dir.path().join("week");
+    made.write(&out).unwrap();
+    let answers = dir.path().join("answers.csv");
+    std::fs::write(&answers, "student,question,answer\nAda,q1,2\nBob,q1,7\n").unwrap();
+    h.get_by_label("Class report…").click();
+    h.run_steps(3);
+    // The key chosen with "Choose…" lands in its field.
+    send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::Choose(Field::Key), out.join("key.json")))]);
+    h.run_steps(3);
+    assert!(shows(&h, &out.join("key.json").display().to_string()), "the chosen key is in its field");
+    send(
+        &mut h,
+        [Command::Lessons(ranklens::gui::command::LessonCommand::ClassReport {
+            key: out.join("key.json"),
+            answers: answers.clone(),
+            roster: Some(roster.clone()),
+        })],
+    );
+    let (moodle, canvas) = (dir.path().join("moodle.csv"), dir.path().join("canvas.csv"));
+    send(
+        &mut h,
+        [
+            Command::Files(FileCommand::UsePath(DialogPurpose::SaveGradebookMoodle, moodle.clone())),
+            Command::Files(FileCommand::UsePath(DialogPurpose::SaveGradebookCanvas, canvas.clone())),
+        ],
+    );
+    let key = ranklens::lessons::assignment::Key::read(&out.join("key.json")).unwrap();
+    let class = ranklens::lessons::assignment::read_answers(&answers).unwrap();
+    let bytes = std::fs::read(&roster).unwrap();
+    for (path, lms, header) in [
+        (&moodle, ranklens::lessons::assignment::Lms::Moodle, "Student,Email address,ID number,"),
+        (&canvas, ranklens::lessons::assignment::Lms::Canvas, "Student,ID,SIS User ID,SIS Login ID,Section,"),
+    ] {
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(text.starts_with(header), "{text}");
+        assert!(text.contains("Ada") && text.contains("Bob"));
+        let core =
+            ranklens::lessons::assignment::gradebook_csv(&key, &class, Some((&bytes, "roster.csv")), lms).unwrap();
+        assert_eq!(text, core, "the same file as `ranklens assignment grade --format …`");
+    }
+    assert!(std::fs::read_to_string(&moodle).unwrap().contains("ada@uni.example"), "the roster's ids carried through");
+}
+
+/// Evaluate → the judge panel: after the question set is evaluated and a judge (here a scripted
+/// server that says no to every passage) has judged its pool, one click measures whether the
+/// judge can order the methods — and this one, grading every passage alike, cannot, and says so.
+#[test]
+fn the_judge_panel_says_whether_the_judge_can_rank_the_methods() {
+    use common::chat::Reply;
+    let (_server, config) = scripted_chat(|_| Reply::Text("No".into()));
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1400.0));
+    let mut h = harness_with("What is E140?", tall);
+    send(&mut h, [Command::Models(ModelCommand::UseChatServer(Some(config)))]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Evaluate))]);
+    h.get_by_label("Evaluate every method shown").click();
+    settle(&mut h);
+    assert!(!shows(&h, "Evaluate the question set above first"));
+    h.get_by_label("The question set: the pool of the columns shown").click();
+    h.run_steps(2);
+    h.get_by_label("Judge with the language model").click();
+    settle(&mut h);
+    let j = h.state().data().model_judgements.clone().expect("judgements");
+    assert!(j.finished() && j.judgements.iter().all(|m| m.grade == Some(0)), "{:?}", j.scope);
+    h.get_by_label("Measure the judge against the people's order").click();
+    h.run_steps(3);
+    h.get_by_label_contains("the judge gave every passage the same grade (0): its labels cannot order the systems");
+    assert!(shows(&h, "under the judge (not trusted)"));
+    assert!(shows(&h, "Kendall τ none"));
+}
+
+/// Explain → Why not?: a passage BM25 leaves out of its top 10 gets a fix found by ranking again;
+/// "Use this question" asks it, and BM25's column then holds the passage where the fix said.
+#[test]
+fn explain_finds_a_verified_fix_and_one_click_asks_it() {
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1100.0));
+    let mut h = harness_with("How long before saved results expire?", tall);
+    let order = bm25_order(&h);
+    let corpus = h.state().engine().unwrap().corpus().clone();
+    let outside = corpus
+        .iter()
+        .map(|(_, d)| d.id.clone())
+        .find(|id| !order.contains(id) && id.starts_with("accounts"))
+        .expect("a passage BM25 does not rank");
+    select(&mut h, MethodKind::Bm25, &outside);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Explain))]);
+    h.get_by_label("Find the smallest fix").click();
+    settle(&mut h);
+    let found = h.state().jobs().fixes.latest().cloned().expect("the search finished");
+    assert_eq!(found.passage, outside);
+    let fix = found.fixes.first().cloned().unwrap_or_else(|| panic!("no fix: {found:?}"));
+    assert!(fix.verified && fix.rank <= 10);
+    h.get_by_label_contains(&format!("rank {} (verified)", fix.rank));
+    h.get_all_by_label("Use this question").next().unwrap().click();
+    settle(&mut h);
+    assert_eq!(h.state().data().persisted.question, fix.question);
+    let rank = bm25_order(&h).iter().position(|d| *d == outside).map(|p| p + 1);
+    assert_eq!(rank, Some(fix.rank), "asked again, BM25 puts {outside} where the fix said");
 }

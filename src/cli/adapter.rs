@@ -36,7 +36,7 @@ enum AdapterCommand {
 #[derive(Debug, Args)]
 struct TrainArgs {
     /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: PathBuf,
     /// The judgements it trains on: qrels/SPLIT.tsv.
     #[arg(long, default_value = "train")]

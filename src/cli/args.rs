@@ -17,9 +17,10 @@ use crate::workbench::Workbench;
 /// Where the documents come from.
 #[derive(Debug, Args, Clone)]
 pub struct CorpusArgs {
-    /// A folder of .txt/.md files, a .jsonl/.csv/.tsv file, a BEIR folder, or a folder written by
-    /// `ranklens index`. Defaults to the bundled Acme Sync sample.
-    #[arg(long, value_name = "PATH")]
+    /// A folder of .txt/.md files, a .jsonl/.csv/.tsv file, a BEIR folder (or a collection's name
+    /// once `ranklens data fetch NAME` has fetched it), or a folder written by `ranklens index`.
+    /// Defaults to the bundled Acme Sync sample.
+    #[arg(long, value_name = "PATH|NAME")]
     pub corpus: Option<PathBuf>,
     /// For folders of text files: one document per file or per paragraph.
     #[arg(long, value_enum, default_value = "file")]
@@ -156,6 +157,11 @@ impl CorpusArgs {
     /// The corpus path: as given, or the bundled Acme Sync sample.
     pub fn path(&self) -> anyhow::Result<PathBuf> {
         Ok(match &self.corpus {
+            // A collection's name finds its fetched folder; a path that does not exist is left for
+            // the loader to name.
+            Some(p) if !p.exists() && p.to_str().is_some_and(|n| crate::datasets::collection(n).is_some()) => {
+                dataset(&p.to_string_lossy()).map_err(anyhow::Error::msg)?
+            }
             Some(p) => p.clone(),
             None => crate::sample::acme_sync()?,
         })
@@ -355,6 +361,10 @@ pub struct ModelArgs {
     /// (a benchmark's timings, a model whose replies should be seen afresh).
     #[arg(long)]
     pub no_store: bool,
+    /// Let the embedded model write freely, held to no task's shape (what a server that takes no
+    /// grammar gives): for measuring what the shapes change.
+    #[arg(long)]
+    pub free: bool,
 }
 
 /// An error's text with each chat-server setting it names followed by the flag that gives it on
@@ -418,14 +428,17 @@ impl ModelArgs {
     /// (a request asked before, by a command or the app, is answered from there) unless
     /// --no-store.
     pub fn generator(&self, progress: &dyn Progress) -> anyhow::Result<std::sync::Arc<dyn crate::generate::Generator>> {
-        let generator = self.unstored_generator(progress)?;
-        if self.no_store {
-            return Ok(generator);
+        let mut generator = self.unstored_generator(progress)?;
+        if !self.no_store
+            && let Ok(store) = crate::generate::ReplyStore::in_workspace(&crate::workspace_dir())
+        {
+            generator = crate::generate::Stored::wrap(generator, &std::sync::Arc::new(store));
         }
-        Ok(match crate::generate::ReplyStore::in_workspace(&crate::workspace_dir()) {
-            Ok(store) => crate::generate::Stored::wrap(generator, &std::sync::Arc::new(store)),
-            Err(_) => generator,
-        })
+        // Outermost, so the store keeps a free reply under a request with no shape.
+        if self.free {
+            generator = std::sync::Arc::new(crate::generate::unshaped::Unshaped(generator));
+        }
+        Ok(generator)
     }
 
     /// The language model these flags ask for, every request asked.
@@ -595,4 +608,9 @@ pub fn text_or_stdin(s: &str) -> Result<String, String> {
         .ok_or_else(|| format!("standard input holds more than {MAX_STDIN_TEXT} bytes; the limit for one text"))?;
     let text = String::from_utf8(bytes).map_err(|e| format!("standard input is not UTF-8 text: {e}"))?;
     Ok(text.trim_end_matches(['\n', '\r']).to_string())
+}
+
+/// A `--dataset` or `--corpus` value: a path, or the name of a fetched collection.
+pub fn dataset(s: &str) -> Result<std::path::PathBuf, String> {
+    crate::datasets::resolve(s, &crate::datasets::data_dir(&crate::workspace_dir()))
 }

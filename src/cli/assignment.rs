@@ -157,21 +157,21 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
         }
         AssignmentCommand::Grade(g) => {
             let (key, answers) = key_and_answers(g.key.as_ref(), g.quiz.as_deref(), &g.answers)?;
-            let book = assignment::grade(&key, &answers)?;
-            let ids = match &g.roster {
-                Some(r) => {
-                    let bytes = std::fs::read(r).map_err(|e| crate::Error::io(r, e))?;
-                    assignment::roster_columns(&bytes, &r.display().to_string())?
-                }
-                None => Default::default(),
+            let roster = match &g.roster {
+                Some(r) => Some((std::fs::read(r).map_err(|e| crate::Error::io(r, e))?, r.display().to_string())),
+                None => None,
             };
-            let item = format!("{} assignment (RankLens)", key.lesson);
+            let roster = roster.as_ref().map(|(b, s)| (b.as_slice(), s.as_str()));
             match g.format {
-                GradeFormat::Table => print!("{}", book.to_table()),
-                GradeFormat::Csv => print!("{}", book.to_csv()),
-                GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&book)?),
-                GradeFormat::Moodle => print!("{}", book.to_moodle_csv(&item, &ids)),
-                GradeFormat::Canvas => print!("{}", book.to_canvas_csv(&item, &ids)),
+                GradeFormat::Table => print!("{}", assignment::grade(&key, &answers)?.to_table()),
+                GradeFormat::Csv => print!("{}", assignment::grade(&key, &answers)?.to_csv()),
+                GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&assignment::grade(&key, &answers)?)?),
+                GradeFormat::Moodle => {
+                    print!("{}", assignment::gradebook_csv(&key, &answers, roster, assignment::Lms::Moodle)?)
+                }
+                GradeFormat::Canvas => {
+                    print!("{}", assignment::gradebook_csv(&key, &answers, roster, assignment::Lms::Canvas)?)
+                }
             }
             Ok(Found::Some)
         }

@@ -21,7 +21,7 @@ use crate::workbench::{SparseSpec, Workbench};
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// A BEIR folder with queries, e.g. ../shared/data/scifact.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: PathBuf,
     #[command(flatten)]
     rank: RankArgs,

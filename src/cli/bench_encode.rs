@@ -26,7 +26,7 @@ use crate::workbench::Workbench;
 #[derive(Debug, Args)]
 pub struct BenchEncodeArgs {
     /// A BEIR folder (its corpus.jsonl is encoded), e.g. ../shared/data/scifact.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: PathBuf,
     /// Encode the first N passages (0: all).
     #[arg(long, default_value_t = 1000)]

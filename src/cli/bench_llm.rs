@@ -41,7 +41,7 @@ pub struct BenchLlmArgs {
     #[arg(long, value_enum, default_value = "rag")]
     task: Task,
     /// A BEIR folder for the listwise window, e.g. ../shared/data/scifact.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: Option<PathBuf>,
     /// Hold the reply to the task's shape (the listwise window's permutation); otherwise the
     /// model writes freely, as the reference does.

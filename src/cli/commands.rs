@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use super::{Found, RunArgs};
 use super::{
-    adapter, agent, assignment, bench, bench_encode, bench_llm, bench_scale, compare, embed, eval, graphrag, index,
-    lesson, llm, models, report, response, search, structured,
+    adapter, agent, assignment, bench, bench_encode, bench_llm, bench_scale, compare, data, embed, eval, graphrag,
+    index, lesson, llm, models, report, response, search, structured, why_not,
 };
 
 /// RankLens: one question, many retrieval methods, every score explained.
@@ -40,6 +40,9 @@ pub enum Command {
     Search(search::SearchArgs),
     /// Every lexical method side by side for one question.
     Compare(compare::CompareArgs),
+    /// What would bring a passage a method missed into its top k: the smallest question edits (and
+    /// BM25 / TF-IDF knob changes), each verified by ranking again
+    WhyNot(why_not::WhyNotArgs),
     /// Evaluate methods over a dataset's queries and judgements (BEIR folder).
     Eval(eval::EvalArgs),
     /// Build an on-disk index that `--corpus DIR` can reopen later.
@@ -58,6 +61,8 @@ pub enum Command {
     Sql(structured::SqlArgs),
     /// Run a knowledge-graph pattern (joins with ?variables).
     Graph(structured::GraphArgs),
+    /// List or fetch the public test collections (BEIR's SciFact, NFCorpus, FiQA …) by name.
+    Data(data::DataArgs),
     /// List or fetch the neural models.
     Models(models::ModelsArgs),
     /// Write a shareable report (HTML, Markdown, JSON or CSV) of a question or a question set.
@@ -96,6 +101,7 @@ pub enum Command {
 pub fn run(command: Command) -> ExitCode {
     let result = match command {
         Command::Search(a) => search::search(a),
+        Command::WhyNot(a) => why_not::why_not(a),
         Command::Compare(a) => compare::compare(a),
         Command::Eval(a) => eval::eval(a),
         Command::Index(a) => index::index(a),
@@ -103,6 +109,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::BenchEncode(a) => bench_encode::bench_encode(a),
         Command::BenchScale(a) => bench_scale::bench_scale(a),
         Command::BenchLlm(a) => bench_llm::bench_llm(a),
+        Command::Data(a) => data::data(a),
         Command::Sql(a) => structured::sql(a),
         Command::Graph(a) => structured::graph(a),
         Command::Models(a) => models::models(a),

@@ -15,7 +15,7 @@ use super::table::Table;
 use super::views::truncate;
 use crate::compare::{Baseline, Plan, Study, Triage, TriageOrder, find_system, no_such_system};
 use crate::corpus::{self, LoadOptions};
-use crate::eval::{Correction, Qrels};
+use crate::eval::{Correction, Qrels, Validity};
 use crate::retrieve::MethodKind;
 use crate::workbench::Workbench;
 
@@ -24,7 +24,7 @@ use crate::workbench::Workbench;
 pub struct EvalArgs {
     /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv), e.g. ../shared/data/scifact:
     /// RankLens's methods run over its questions.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: Option<PathBuf>,
     /// Judgements (TREC qrels or BEIR TSV): with only --run, no corpus is needed (default: the
     /// dataset's).
@@ -70,6 +70,12 @@ pub struct EvalArgs {
     /// Write one TREC run file per method into this folder.
     #[arg(long, value_name = "DIR")]
     runs: Option<PathBuf>,
+    /// A second set of judgements (the language model's from `ranklens judge --out`, another
+    /// assessor's, a pooled file): every system evaluated under it too, and whether it orders the
+    /// systems as the people's judgements do — Kendall τ with a 95 % bootstrap interval, the pairs
+    /// whose Holm-corrected paired test flips, κ (the JSON's `validity` object).
+    #[arg(long, value_name = "FILE")]
+    judge_qrels: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
@@ -87,6 +93,19 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         bail!("--questions: give at least one");
     }
     let correction: Correction = a.correction.parse()?;
+    let judge = match &a.judge_qrels {
+        Some(path) => {
+            let (judge, warnings) = Qrels::load(path)?;
+            for w in warnings.iter().take(20) {
+                eprintln!("warning: {w}");
+            }
+            if judge.judgements.is_empty() {
+                bail!("--judge-qrels {}: the file holds no judgement", path.display());
+            }
+            Some(judge)
+        }
+        None => None,
+    };
     let corpus = a.dataset.as_deref().map(|d| corpus::load(d, LoadOptions::default())).transpose()?;
     if let Some(c) = &corpus {
         report_load(c);
@@ -209,7 +228,12 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         None => {
             let methods_ran = study.methods.iter().any(|m| !m.kind.is_external());
             let analyzer = methods_ran.then(|| settings.analyzer.to_string());
-            print(&StudyView { study: &study, analyzer }, a.format)?
+            let validity = judge.as_ref().map(|judge| {
+                let systems: Vec<(String, &crate::eval::Run)> =
+                    study.methods.iter().map(|m| (m.label.clone(), &m.run)).collect();
+                crate::eval::validity(&systems, &qrels, judge, VALIDITY_SEED)
+            });
+            print(&StudyView { study: &study, analyzer, validity: validity.as_ref() }, a.format)?
         }
     }
     Ok(Found::Some)
@@ -236,18 +260,62 @@ fn file_name(label: &str) -> String {
     out.trim_matches('_').to_string()
 }
 
-/// A study as printed; its JSON is the study itself.
+/// The bootstrap's seed for `--judge-qrels` (the same interval every run).
+const VALIDITY_SEED: u64 = 0x5eed;
+
+/// A study as printed; its JSON is the study itself, with `validity` when a judge was given.
 pub struct StudyView<'a> {
     /// The study.
     pub study: &'a Study,
     /// The analyzer RankLens's methods ran with (none when only runs were evaluated).
     pub analyzer: Option<String>,
+    /// A second set of judgements measured against the people's (`--judge-qrels`).
+    pub validity: Option<&'a Validity>,
 }
 
 impl Serialize for StudyView<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.study.serialize(s)
+        #[derive(Serialize)]
+        struct Out<'a> {
+            #[serde(flatten)]
+            study: &'a Study,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            validity: Option<&'a Validity>,
+        }
+        Out { study: self.study, validity: self.validity }.serialize(s)
     }
+}
+
+/// A judge's validity as printed: its verdict first, then the two orders, the flips and κ.
+fn validity_table(v: &Validity) -> String {
+    let mut out = format!("\nThe judge against the people ({} questions both judged, {}):\n", v.questions, v.metric);
+    let _ = writeln!(out, "  {}", v.verdict);
+    let mut t = Table::new(vec!["method".into(), "people".into(), "judge".into()], 1);
+    for s in &v.systems {
+        t.row(vec![s.label.clone(), format!("{:.4}", s.people), format!("{:.4}", s.judge)]);
+    }
+    out.push_str(&t.render());
+    let tau = v.tau.map_or("none".into(), |t| format!("{t:.4}"));
+    let interval = v.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.4} to {hi:.4}"));
+    let _ = writeln!(
+        out,
+        "Kendall τ {tau}, 95 % interval {interval} ({} of {} resamples of the questions ordered the systems, seed {:#x})",
+        v.resamples_with_tau, v.resamples, v.seed
+    );
+    match v.flips.len() {
+        0 => {
+            let _ = writeln!(out, "No pair of the {} flips its paired-test conclusion (Holm, α 0.05).", v.pairs);
+        }
+        n => {
+            let _ = writeln!(out, "{n} of {} pairs flip their paired-test conclusion (Holm, α 0.05):", v.pairs);
+            for f in &v.flips {
+                let _ = writeln!(out, "  {}", f.text);
+            }
+        }
+    }
+    let kappa = v.kappa.map_or("undefined".into(), |k| format!("{k:.3}"));
+    let _ = writeln!(out, "Cohen's κ {kappa} over the {} passages the judge labelled; {}.", v.agreement.n, v.unjudged);
+    out
 }
 
 impl Printable for StudyView<'_> {
@@ -308,6 +376,9 @@ impl Printable for StudyView<'_> {
             for d in &study.disagreements {
                 let _ = writeln!(out, "  {:>8}  {:.3} vs {:.3}  {}", d.qid, d.a, d.b, truncate(&d.question, 80));
             }
+        }
+        if let Some(v) = self.validity {
+            out.push_str(&validity_table(v));
         }
         out
     }

@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use super::{CorpusArgs, Found};
+use crate::lessons::exchange::QuizFormat;
 use crate::lessons::{LessonKit, LessonParams, Open, handout};
 use crate::models::ModelManager;
 use crate::progress::NoProgress;
@@ -102,17 +103,8 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
         LessonFormat::Text => lesson.to_text(),
         LessonFormat::Html => handout::lesson_html(&lesson, !a.no_answers),
         LessonFormat::Md => handout::lesson_markdown(&lesson, !a.no_answers),
-        LessonFormat::Moodle | LessonFormat::Gift => {
-            let checkpoints: Vec<_> = lesson.checkpoints().cloned().collect();
-            if checkpoints.is_empty() {
-                anyhow::bail!("the {} lesson has no checkpoints to export", lesson.id);
-            }
-            if a.format == LessonFormat::Moodle {
-                crate::lessons::exchange::moodle_xml(&lesson.title, &checkpoints)
-            } else {
-                crate::lessons::exchange::gift(&lesson.title, &checkpoints)
-            }
-        }
+        LessonFormat::Moodle => crate::lessons::exchange::quiz(&lesson, QuizFormat::Moodle)?,
+        LessonFormat::Gift => crate::lessons::exchange::quiz(&lesson, QuizFormat::Gift)?,
     };
     match &a.out {
         Some(path) => {

@@ -279,7 +279,7 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
     /// A BEIR folder with judgements (corpus.jsonl, queries.jsonl, qrels/test.tsv).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: PathBuf,
     /// The methods whose top k are pooled and judged (repeat for several).
     #[arg(long, value_enum, default_value = "bm25")]

@@ -12,6 +12,7 @@ mod bench_llm;
 mod bench_scale;
 mod commands;
 mod compare;
+mod data;
 mod embed;
 mod eval;
 mod found;
@@ -28,6 +29,7 @@ mod search;
 mod structured;
 mod table;
 mod views;
+mod why_not;
 
 pub use args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs, RunArgs, split_run_arg};
 pub use commands::{Cli, Command, run};

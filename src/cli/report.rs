@@ -31,7 +31,7 @@ pub struct ReportArgs {
     #[arg(short = 'k', long = "top", default_value_t = 10)]
     k: usize,
     /// Evaluate this BEIR folder's question set instead of one question.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: Option<PathBuf>,
     /// Columns to add to the built-in ones, comma-separated: the language model's (agent,
     /// listwise, pointwise, rewrite, hyde, reason-bm25, …) or graphrag-local. An agent column's

@@ -3,6 +3,7 @@
 
 pub mod analyzers;
 pub mod cost;
+pub mod fixes;
 mod graded;
 pub mod judge;
 pub mod moved;

@@ -8,6 +8,7 @@ mod metrics;
 mod run;
 mod runfile;
 mod significance;
+mod validity;
 
 pub use crate::corpus::{IdFormat, Qrels, check_id};
 /// Judgements belong to a dataset and are loaded with it; evaluation reads them.
@@ -17,3 +18,4 @@ pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec
 pub use run::Run;
 pub use runfile::{MAX_RUN_BYTES, RunFile, RunFormat};
 pub use significance::{Correction, PairedTest, paired_test, t_test_p};
+pub use validity::{Conclusion, Flip, Judged, TRUSTED_TAU, Validity, kendall_tau_b, validity};

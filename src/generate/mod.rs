@@ -19,6 +19,7 @@ pub mod shape;
 pub mod store;
 pub mod tasks;
 pub mod text_to_sql;
+pub mod unshaped;
 
 use std::fmt;
 

@@ -82,6 +82,8 @@ impl RankLensApp {
             class_mode: false,
             model_judgements: Default::default(),
             model_sql: String::new(),
+            chosen: None,
+            class_files: None,
         };
         let mut frames = FrameStats::default();
         if let Some(path) = std::env::var_os("RANKLENS_FRAME_LOG") {

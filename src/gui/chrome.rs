@@ -147,8 +147,9 @@ impl Chrome {
                 let text = RichText::new(text).color(theme::method_color(kind));
                 if ui.checkbox(&mut on, text).on_hover_text(kind.label()).changed() {
                     if on {
+                        // A new column goes last (the Compare view brings it into view); the
+                        // columns' order is the user's (◀ ▶ above each column).
                         s.methods.push(kind);
-                        s.methods.sort_by_key(|k| all.iter().position(|x| x == k));
                     } else {
                         s.methods.retain(|k| *k != kind);
                     }
@@ -223,6 +224,21 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) -> bool {
             Split::File
         })));
     }
+    ui.menu_button("Open a test collection", |ui| {
+        let data = crate::datasets::data_dir(ctx.data.workspace.as_deref().unwrap_or(&crate::workspace_dir()));
+        for c in crate::datasets::COLLECTIONS {
+            let here = crate::datasets::is_collection(&data.join(c.name));
+            let label = if here {
+                format!("{} — {} passages (here)", c.name, c.passages)
+            } else {
+                format!("{} — {} passages (download)", c.name, c.passages)
+            };
+            if ui.button(label).on_hover_text(c.about).clicked() {
+                ctx.send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Collection(c.name.into()))));
+                ui.close();
+            }
+        }
+    });
     ui.separator();
     item(ui, "Acme Sync sample", Command::Corpus(CorpusCommand::Open(CorpusChoice::Sample)));
     for lesson in ["isro", "mozart"] {

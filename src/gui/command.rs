@@ -187,6 +187,8 @@ pub enum LessonCommand {
         key: PathBuf,
         /// A folder of `<student>.json` files, or a CSV.
         answers: PathBuf,
+        /// The roster whose identifier columns the gradebook files carry (optional).
+        roster: Option<PathBuf>,
     },
     /// Write the class report shown as a printable page.
     SaveClassReport(PathBuf),
@@ -214,6 +216,13 @@ pub enum ToolCommand {
         before: Box<crate::compare::moved::State>,
         /// After.
         after: Box<crate::compare::moved::State>,
+    },
+    /// Search for the smallest changes that bring a passage into a method's top k.
+    FindFixes {
+        /// The passage.
+        doc: DocId,
+        /// The method.
+        kind: crate::retrieve::MethodKind,
     },
 }
 

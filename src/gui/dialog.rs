@@ -26,6 +26,37 @@ pub enum DialogPurpose {
     OpenRuns,
     /// Save the language model's judgements as qrels naming the model.
     ExportModelQrels,
+    /// Save the lesson shown as a student's handout: no answers.
+    SaveStudentHandout,
+    /// Save the lesson's checkpoints as a quiz (Moodle XML for `.xml`, else GIFT).
+    SaveQuiz,
+    /// Save the class report's gradebook for Moodle's grade import.
+    SaveGradebookMoodle,
+    /// Save the class report's gradebook for Canvas's gradebook import.
+    SaveGradebookCanvas,
+    /// Choose a file or folder for a form's field (its path lands in the field).
+    Choose(Field),
+    /// Use an adapter file for the dense + adapter column.
+    ChooseAdapter,
+    /// Write with this GGUF file as the embedded generator.
+    ChooseGguf,
+}
+
+/// A form's path field a dialog fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The assignment's roster (CSV).
+    Roster,
+    /// The folder the assignment is written into.
+    AssignmentFolder,
+    /// The class report's key.
+    Key,
+    /// The class's answers as a CSV.
+    AnswersFile,
+    /// The class's answers as a folder of `<student>.json`.
+    AnswersFolder,
+    /// The roster the gradebook takes its identifiers from.
+    GradebookRoster,
 }
 
 /// Ask the user for the paths of `purpose` (none when the dialog is cancelled). Blocks until the
@@ -58,6 +89,44 @@ pub fn pick(purpose: DialogPurpose) -> Vec<PathBuf> {
             .set_title("Save the lesson as a handout (.html prints, .md for Markdown)")
             .set_file_name("lesson.html")
             .save_file(),
+        DialogPurpose::SaveStudentHandout => d
+            .set_title("Save the lesson as a student's handout, without answers (.html prints, .md for Markdown)")
+            .set_file_name("lesson-student.html")
+            .save_file(),
+        DialogPurpose::SaveQuiz => d
+            .set_title("Export the checkpoints as a quiz (.xml for Moodle XML, .gift for GIFT)")
+            .set_file_name("quiz.xml")
+            .save_file(),
+        DialogPurpose::SaveGradebookMoodle => d
+            .set_title("Save the gradebook for Moodle's grade import (CSV)")
+            .set_file_name("grades-moodle.csv")
+            .save_file(),
+        DialogPurpose::SaveGradebookCanvas => d
+            .set_title("Save the gradebook for Canvas's gradebook import (CSV)")
+            .set_file_name("grades-canvas.csv")
+            .save_file(),
+        DialogPurpose::Choose(Field::Roster | Field::GradebookRoster) => {
+            d.set_title("Choose the roster (CSV, first column the name)").add_filter("roster", &["csv"]).pick_file()
+        }
+        DialogPurpose::Choose(Field::AssignmentFolder) => {
+            d.set_title("Choose the folder to write the assignment into").pick_folder()
+        }
+        DialogPurpose::Choose(Field::Key) => {
+            d.set_title("Choose the assignment's key").add_filter("key", &["json"]).pick_file()
+        }
+        DialogPurpose::Choose(Field::AnswersFile) => {
+            d.set_title("Choose the class's answers (CSV: student,question,answer)").pick_file()
+        }
+        DialogPurpose::Choose(Field::AnswersFolder) => {
+            d.set_title("Choose the folder of the class's answers (<student>.json)").pick_folder()
+        }
+        DialogPurpose::ChooseAdapter => d
+            .set_title("Use a query adapter (from ranklens adapter train)")
+            .add_filter("adapter", &["json"])
+            .pick_file(),
+        DialogPurpose::ChooseGguf => {
+            d.set_title("Write with a GGUF instruct model").add_filter("GGUF", &["gguf"]).pick_file()
+        }
     };
     picked.into_iter().collect()
 }

@@ -26,6 +26,9 @@ pub enum CorpusChoice {
     Lesson(String),
     /// A user's file or folder.
     Path(PathBuf, Split),
+    /// A public test collection by name (`scifact`), fetched into the workspace's data folder
+    /// the first time it is opened.
+    Collection(String),
 }
 
 impl CorpusChoice {
@@ -35,6 +38,7 @@ impl CorpusChoice {
             CorpusChoice::Sample => crate::sample::acme_sync()?,
             CorpusChoice::Lesson(name) => crate::sample::lessons()?.join(format!("{name}.jsonl")),
             CorpusChoice::Path(p, _) => p.clone(),
+            CorpusChoice::Collection(name) => crate::datasets::data_dir(&crate::workspace_dir()).join(name),
         })
     }
 
@@ -307,6 +311,12 @@ pub struct AppData {
     /// The statement the language model wrote for a question, as the user edited it (it runs
     /// only when asked).
     pub model_sql: String,
+    /// The last path a dialog chose for a form's field, with a serial number: a form takes it
+    /// into its field once (when the serial is new to it).
+    pub chosen: Option<(u64, crate::gui::dialog::Field, PathBuf)>,
+    /// The files the class report was read from (key, answers, roster): what its gradebook files
+    /// are written from.
+    pub class_files: Option<(PathBuf, PathBuf, Option<PathBuf>)>,
 }
 
 /// The reader's answer to a question, read against the passages of its prompt.

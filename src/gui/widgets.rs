@@ -154,3 +154,39 @@ pub fn ellipsis(s: &str, n: usize) -> String {
         format!("{}…", flat.chars().take(n.saturating_sub(1)).collect::<String>())
     }
 }
+
+/// A path typed into a labelled field, or chosen with the "Choose…" beside it (the system's file
+/// dialog, run off the UI thread): the dialog's answer lands in the field the frame it arrives.
+/// `seen` is the serial of the last chosen path the field took.
+pub fn path_field_ui(
+    ui: &mut Ui,
+    ctx: &crate::gui::context::ViewContext<'_>,
+    label: &str,
+    value: &mut String,
+    fields: &[crate::gui::dialog::Field],
+    seen: &mut u64,
+    width: f32,
+) {
+    use crate::gui::command::{Command, FileCommand};
+    use crate::gui::dialog::{DialogPurpose, Field};
+    if let Some((serial, field, path)) = &ctx.data.chosen
+        && *serial > *seen
+        && fields.contains(field)
+    {
+        *value = path.display().to_string();
+        *seen = *serial;
+    }
+    ui.horizontal(|ui| {
+        labelled_text_ui(ui, label, value, width);
+        for &field in fields {
+            let text = match field {
+                Field::AnswersFile => "Choose a file…",
+                Field::AnswersFolder => "Choose a folder…",
+                _ => "Choose…",
+            };
+            if ui.button(text).on_hover_text(format!("{label}: pick it in a file dialog")).clicked() {
+                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::Choose(field))));
+            }
+        }
+    });
+}

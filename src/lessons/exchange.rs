@@ -85,6 +85,41 @@ fn text_element(tag: &str, format: Option<&str>, text: &str) -> String {
 }
 
 /// The quiz as Moodle XML, in a category named after the lesson.
+/// A quiz's file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuizFormat {
+    /// Moodle XML.
+    Moodle,
+    /// GIFT, Moodle's text format.
+    Gift,
+}
+
+impl QuizFormat {
+    /// By a file's extension: `.xml` is Moodle XML, anything else GIFT.
+    pub fn of_path(path: &std::path::Path) -> Self {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml")) {
+            QuizFormat::Moodle
+        } else {
+            QuizFormat::Gift
+        }
+    }
+}
+
+/// A lesson's checkpoints as a quiz file; a lesson with none is an error naming it. What `ranklens
+/// lesson NAME --format moodle|gift` prints and Lessons → Export quiz… saves.
+pub fn quiz(lesson: &crate::lessons::Lesson, format: QuizFormat) -> Result<String> {
+    let checkpoints: Vec<Checkpoint> = lesson.checkpoints().cloned().collect();
+    if checkpoints.is_empty() {
+        return Err(crate::Error::invalid("lesson", format!("the {} lesson has no checkpoints to export", lesson.id)));
+    }
+    Ok(match format {
+        QuizFormat::Moodle => moodle_xml(&lesson.title, &checkpoints),
+        QuizFormat::Gift => gift(&lesson.title, &checkpoints),
+    })
+}
+
+/// The checkpoints as a Moodle XML quiz: one category named after the lesson, each checkpoint a
+/// question of the type its answer calls for.
 pub fn moodle_xml(title: &str, checkpoints: &[Checkpoint]) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<quiz>\n");
     let _ = writeln!(

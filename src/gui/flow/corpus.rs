@@ -28,8 +28,15 @@ impl RankLensApp {
     fn start_corpus(&mut self, choice: CorpusChoice) {
         let workspace = self.data.workspace.clone();
         self.jobs.corpus.start(self.waker(), move |progress| {
+            let path = match &choice {
+                // A test collection is fetched (with the job's progress and Stop) the first time.
+                CorpusChoice::Collection(name) => {
+                    let data = crate::datasets::data_dir(workspace.as_deref().unwrap_or(&crate::workspace_dir()));
+                    crate::datasets::Fetcher::new(data).fetch(name, progress)?
+                }
+                other => other.path()?,
+            };
             progress.stage("reading files", 0);
-            let path = choice.path()?;
             let corpus = corpus::load(&path, LoadOptions { split: choice.split(), format: None })?;
             if corpus.is_empty() {
                 // Say why: the first problems found, each naming its file and line.

@@ -68,7 +68,23 @@ impl RankLensApp {
             DialogPurpose::ImportQrels => self.import_qrels(&path),
             DialogPurpose::ExportModelQrels => self.export_model_qrels(&path),
             DialogPurpose::ExportPrompt => self.export_prompt(&path),
-            DialogPurpose::SaveHandout => self.save_handout(&path),
+            DialogPurpose::SaveHandout => self.save_handout(&path, true),
+            DialogPurpose::SaveStudentHandout => self.save_handout(&path, false),
+            DialogPurpose::SaveQuiz => self.save_quiz(&path),
+            DialogPurpose::SaveGradebookMoodle => self.save_gradebook(&path, crate::lessons::assignment::Lms::Moodle),
+            DialogPurpose::SaveGradebookCanvas => self.save_gradebook(&path, crate::lessons::assignment::Lms::Canvas),
+            DialogPurpose::Choose(field) => {
+                let serial = self.data.chosen.as_ref().map_or(1, |c| c.0 + 1);
+                self.data.chosen = Some((serial, field, path));
+            }
+            DialogPurpose::ChooseAdapter => {
+                let mut s = self.data.persisted.settings.clone();
+                s.adapter = Some(path);
+                self.apply(Command::Rank(crate::gui::command::RankCommand::SetSettings(Box::new(s))));
+            }
+            DialogPurpose::ChooseGguf => {
+                self.apply(Command::Models(crate::gui::command::ModelCommand::UseGenerator(path.display().to_string())))
+            }
             DialogPurpose::OpenRuns => self.apply(Command::Outside(OutsideCommand::OpenRuns(vec![(None, path)]))),
         }
     }

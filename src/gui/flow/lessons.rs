@@ -26,7 +26,8 @@ impl RankLensApp {
                 }
             }
             LessonCommand::MakeAssignment(request) => self.start_assignment(request),
-            LessonCommand::ClassReport { key, answers } => {
+            LessonCommand::ClassReport { key, answers, roster } => {
+                self.data.class_files = Some((key.clone(), answers.clone(), roster));
                 self.jobs.class_report.start(self.waker(), move |_| {
                     let key = crate::lessons::assignment::Key::read(&key)?;
                     let answers = crate::lessons::assignment::read_answers(&answers)?;
@@ -109,19 +110,62 @@ impl RankLensApp {
 
     /// Write the lesson shown as a handout: Markdown for `.md`, else printable HTML (answers at
     /// the end, on a page of their own).
-    pub(super) fn save_handout(&mut self, path: &std::path::Path) {
+    /// Write the lesson shown as a handout: HTML, or Markdown for `.md`; with its answers at the
+    /// end, or a student's without.
+    pub(super) fn save_handout(&mut self, path: &std::path::Path, answers: bool) {
         let Some((_, _, Ok(lesson))) = self.jobs.lesson.latest() else {
             self.say(Message::error("there is no lesson to save yet"));
             return;
         };
         let md = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
         let text = if md {
-            crate::lessons::handout::lesson_markdown(lesson, true)
+            crate::lessons::handout::lesson_markdown(lesson, answers)
         } else {
-            crate::lessons::handout::lesson_html(lesson, true)
+            crate::lessons::handout::lesson_html(lesson, answers)
         };
+        let what = if answers { "handout" } else { "student's handout (no answers)" };
         match crate::fsutil::write_atomic(path, text) {
-            Ok(()) => self.say(Message::warning(format!("handout written to {}", path.display()))),
+            Ok(()) => self.say(Message::warning(format!("{what} written to {}", path.display()))),
+            Err(e) => self.say(Message::error(e.report())),
+        }
+    }
+
+    /// Write the lesson's checkpoints as a quiz (Moodle XML for `.xml`, else GIFT), as `ranklens
+    /// lesson NAME --format moodle|gift` does.
+    pub(super) fn save_quiz(&mut self, path: &std::path::Path) {
+        let Some((_, _, Ok(lesson))) = self.jobs.lesson.latest() else {
+            self.say(Message::error("there is no lesson to export yet"));
+            return;
+        };
+        let format = crate::lessons::exchange::QuizFormat::of_path(path);
+        let written = crate::lessons::exchange::quiz(lesson, format).and_then(|t| crate::fsutil::write_atomic(path, t));
+        match written {
+            Ok(()) => self.say(Message::warning(format!("quiz written to {}", path.display()))),
+            Err(e) => self.say(Message::error(e.report())),
+        }
+    }
+
+    /// Write the class report's gradebook for `lms`, from the key and answers it was read from
+    /// (and the roster's identifiers, when the report names one), as `ranklens assignment grade
+    /// --format moodle|canvas` does.
+    pub(super) fn save_gradebook(&mut self, path: &std::path::Path, lms: crate::lessons::assignment::Lms) {
+        let Some((key, answers, roster)) = self.data.class_files.clone() else {
+            self.say(Message::error("read a class's answers first (Lessons → Class report…)"));
+            return;
+        };
+        let written = (|| -> crate::Result<()> {
+            let key = crate::lessons::assignment::Key::read(&key)?;
+            let answers = crate::lessons::assignment::read_answers(&answers)?;
+            let roster = match &roster {
+                Some(r) => Some((std::fs::read(r).map_err(|e| crate::Error::io(r, e))?, r.display().to_string())),
+                None => None,
+            };
+            let roster = roster.as_ref().map(|(b, s)| (b.as_slice(), s.as_str()));
+            let csv = crate::lessons::assignment::gradebook_csv(&key, &answers, roster, lms)?;
+            crate::fsutil::write_atomic(path, csv)
+        })();
+        match written {
+            Ok(()) => self.say(Message::warning(format!("gradebook written to {}", path.display()))),
             Err(e) => self.say(Message::error(e.report())),
         }
     }

@@ -208,11 +208,17 @@ impl RankLensApp {
         if role == Role::Generator
             && let Some(id) = &self.data.persisted.generator_model
         {
-            match manager.clone().with_choice(id) {
-                Ok(m) => manager = m,
-                Err(e) => {
-                    self.data.models.errors.insert(role, e.report());
-                    return;
+            // A GGUF file chosen in Models, or a manifest id.
+            let path = std::path::Path::new(id);
+            if path.is_file() {
+                manager = manager.with_explicit(role, path.to_path_buf());
+            } else {
+                match manager.clone().with_choice(id) {
+                    Ok(m) => manager = m,
+                    Err(e) => {
+                        self.data.models.errors.insert(role, e.report());
+                        return;
+                    }
                 }
             }
         }

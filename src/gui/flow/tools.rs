@@ -15,6 +15,12 @@ impl RankLensApp {
                     crate::compare::analyzers::compare_analyzers(&engine, &settings, &text, &question, 5, p)
                 });
             }
+            ToolCommand::FindFixes { doc, kind } => {
+                let settings = self.data.persisted.settings.clone();
+                self.jobs.fixes.start(self.waker(), move |p| {
+                    crate::compare::fixes::find_fixes(&engine, kind, &settings, &question, doc, settings.k, p)
+                });
+            }
             ToolCommand::WhatMoved { doc, before, after } => {
                 self.jobs.moved.start(self.waker(), move |_| {
                     crate::compare::moved::what_moved(&engine, &question, doc, &before, &after)
@@ -27,5 +33,6 @@ impl RankLensApp {
         // Their views show their results and failures.
         self.jobs.analyzers.poll();
         self.jobs.moved.poll();
+        self.jobs.fixes.poll();
     }
 }

@@ -33,6 +33,8 @@ pub enum JobKind {
     Analyzers,
     /// One passage under two states.
     Moved,
+    /// The smallest changes that bring a passage into a method's top k.
+    Fixes,
     /// A file dialog (not listed as work).
     Dialog,
     /// Reading run files.
@@ -105,6 +107,7 @@ impl JobKind {
             JobKind::Assignment => "Assignment".into(),
             JobKind::Analyzers => "Analyzers".into(),
             JobKind::Moved => "What moved it".into(),
+            JobKind::Fixes => "Finding a fix".into(),
             JobKind::Dialog => "File dialog".into(),
             JobKind::Runs => "Reading other systems' files".into(),
             JobKind::Answer => "Answering (language model)".into(),

@@ -40,6 +40,8 @@ pub struct Jobs {
     pub analyzers: Job<crate::compare::analyzers::AnalyzerComparison>,
     /// What moved a passage.
     pub moved: Job<crate::compare::moved::Moved>,
+    /// What would bring a passage into a method's top k.
+    pub fixes: Job<crate::compare::fixes::Fixes>,
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
     pub dialog: Job<(crate::gui::dialog::DialogPurpose, Vec<std::path::PathBuf>)>,
     /// Run files being read: each file with its run or why it could not be read.
@@ -81,6 +83,7 @@ impl Default for Jobs {
             assignment: Job::new(JobKind::Assignment),
             analyzers: Job::new(JobKind::Analyzers),
             moved: Job::new(JobKind::Moved),
+            fixes: Job::new(JobKind::Fixes),
             dialog: Job::new(JobKind::Dialog),
             runs: Job::new(JobKind::Runs),
             answer: Streaming::new(JobKind::Answer),
@@ -114,6 +117,7 @@ impl Jobs {
             &self.assignment,
             &self.analyzers,
             &self.moved,
+            &self.fixes,
             &self.dialog,
             &self.runs,
             &self.answer,
@@ -164,6 +168,7 @@ impl Jobs {
             JobKind::Assignment => self.assignment.cancel(),
             JobKind::Analyzers => self.analyzers.cancel(),
             JobKind::Moved => self.moved.cancel(),
+            JobKind::Fixes => self.fixes.cancel(),
             JobKind::Dialog => self.dialog.cancel(),
             JobKind::Runs => self.runs.cancel(),
             JobKind::Answer => self.answer.cancel(),

@@ -5,10 +5,11 @@
 
 use egui::{RichText, Ui};
 
-use crate::gui::command::{Command, LessonCommand};
+use crate::gui::command::{Command, FileCommand, LessonCommand};
 use crate::gui::context::ViewContext;
+use crate::gui::dialog::{DialogPurpose, Field};
 use crate::gui::theme;
-use crate::gui::widgets::{bar_ui, labelled_text_ui};
+use crate::gui::widgets::{bar_ui, labelled_text_ui, path_field_ui};
 use crate::lessons::assignment::ClassReport;
 
 /// The class report's fields.
@@ -20,6 +21,10 @@ pub struct ClassReportForm {
     pub answers: String,
     /// Where to save the printable page.
     pub save_as: String,
+    /// The roster whose identifier columns the gradebook files carry (optional).
+    pub roster: String,
+    /// The serial of the last chosen path a field took.
+    pub seen: u64,
 }
 
 /// The window: the files, then the report.
@@ -34,14 +39,32 @@ pub fn class_report_ui(ui: &mut Ui, ctx: &ViewContext<'_>, form: &mut ClassRepor
                 "What the class got wrong: each answer checked against its student's key, each wrong number recomputed \
                  with the usual mistakes, and the answers no mistake explains listed for you to read.",
             );
-            labelled_text_ui(ui, "Key (key.json)", &mut form.key, 360.0);
-            labelled_text_ui(ui, "Answers (a folder of <student>.json, or a CSV)", &mut form.answers, 360.0);
+            path_field_ui(ui, ctx, "Key (key.json)", &mut form.key, &[Field::Key], &mut form.seen, 300.0);
+            path_field_ui(
+                ui,
+                ctx,
+                "Answers (a folder of <student>.json, or a CSV)",
+                &mut form.answers,
+                &[Field::AnswersFile, Field::AnswersFolder],
+                &mut form.seen,
+                240.0,
+            );
+            path_field_ui(
+                ui,
+                ctx,
+                "Roster for the gradebook's ids (optional)",
+                &mut form.roster,
+                &[Field::GradebookRoster],
+                &mut form.seen,
+                240.0,
+            );
             ui.horizontal(|ui| {
                 let ready = !form.key.trim().is_empty() && !form.answers.trim().is_empty();
                 if ui.add_enabled(ready, egui::Button::new("Read the answers")).clicked() {
                     ctx.send(Command::Lessons(LessonCommand::ClassReport {
                         key: form.key.trim().into(),
                         answers: form.answers.trim().into(),
+                        roster: Some(form.roster.trim()).filter(|r| !r.is_empty()).map(Into::into),
                     }));
                 }
                 if ui.button("Close").clicked() {
@@ -66,6 +89,15 @@ pub fn class_report_ui(ui: &mut Ui, ctx: &ViewContext<'_>, form: &mut ClassRepor
                     labelled_text_ui(ui, "Save as", &mut form.save_as, 260.0);
                     if ui.button("Save the printable page").clicked() {
                         ctx.send(Command::Lessons(LessonCommand::SaveClassReport(form.save_as.trim().into())));
+                    }
+                });
+                ui.horizontal(|ui| {
+                    ui.label("The grades for your course's gradebook:");
+                    if ui.button("Moodle gradebook (CSV)…").clicked() {
+                        ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveGradebookMoodle)));
+                    }
+                    if ui.button("Canvas gradebook (CSV)…").clicked() {
+                        ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveGradebookCanvas)));
                     }
                 });
             }

@@ -4,6 +4,7 @@
 
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
+use super::overlap::overlap_ui;
 use super::{Memo, View, method_tag_ui};
 use crate::compare::{ColumnId, Outcome, OverlapMatrix};
 use crate::corpus::DocId;
@@ -26,6 +27,8 @@ const COLUMN_WIDTH: f32 = 190.0;
 #[derive(Default)]
 pub struct CompareView {
     data: Memo<(u64, u64), CompareData>,
+    /// The methods ticked when the view last drew: a method ticked since is brought into view.
+    seen: Vec<MethodKind>,
 }
 
 /// What the Compare view shows of a ranking besides the ranked lists themselves: each column's
@@ -114,11 +117,19 @@ impl View for CompareView {
         let shown = self.data.get((ranked.revision, data.grades_revision), || CompareData::build(data, ranked));
         let highlight = data.hovered.or(data.selected_doc());
         let mut hovered_now = None;
+        // A column ticked since the last frame is scrolled into view (it is added last).
+        let methods = &data.persisted.settings.methods;
+        let new: Vec<MethodKind> = if self.seen.is_empty() {
+            Vec::new()
+        } else {
+            methods.iter().copied().filter(|k| !self.seen.contains(k)).collect()
+        };
+        let mut reached = new.is_empty();
         egui::ScrollArea::both().id_salt("compare-columns").max_height(ui.available_height() * 0.72).show(ui, |ui| {
             let mut anchors: Vec<Option<Rect>> = Vec::new();
             ui.horizontal_top(|ui| {
                 for (i, (run, column)) in cmp.runs.iter().zip(&shown.columns).enumerate() {
-                    ui.vertical(|ui| {
+                    let drawn = ui.vertical(|ui| {
                         ui.set_width(COLUMN_WIDTH);
                         column_heading_ui(ui, ctx, run, column);
                         let mut anchor = None;
@@ -144,6 +155,10 @@ impl View for CompareView {
                         }
                         anchors.push(anchor);
                     });
+                    if !reached && new.contains(&run.kind) {
+                        drawn.response.scroll_to_me(Some(egui::Align::Center));
+                        reached = true;
+                    }
                     ui.separator();
                 }
             });
@@ -154,8 +169,40 @@ impl View for CompareView {
         if hovered_now != data.hovered {
             ctx.send(Command::Rank(RankCommand::Hover(hovered_now)));
         }
+        // Seen once drawn: a column whose ranking has not landed yet is brought into view then.
+        if reached {
+            self.seen.clone_from(methods);
+        }
         ui.separator();
         overlap_ui(ui, &shown.overlap);
+    }
+}
+
+/// Move a method's column left or right, or stop showing it (the agreement matrix follows the
+/// columns' order).
+fn column_order_ui(ui: &mut Ui, ctx: &ViewContext<'_>, kind: MethodKind) {
+    let settings = &ctx.data.persisted.settings;
+    let Some(at) = settings.methods.iter().position(|&k| k == kind) else { return };
+    let name = kind.label();
+    let mut moved = None;
+    if ui.add_enabled(at > 0, egui::Button::new("◀").small()).on_hover_text(format!("Move {name} left")).clicked() {
+        moved = Some(at - 1);
+    }
+    if ui
+        .add_enabled(at + 1 < settings.methods.len(), egui::Button::new("▶").small())
+        .on_hover_text(format!("Move {name} right"))
+        .clicked()
+    {
+        moved = Some(at + 1);
+    }
+    let mut s = settings.clone();
+    if let Some(to) = moved {
+        s.methods.swap(at, to);
+    } else if ui.small_button("×").on_hover_text(format!("Stop showing {name}")).clicked() {
+        s.methods.remove(at);
+    }
+    if s != *settings {
+        ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
     }
 }
 
@@ -170,6 +217,7 @@ fn column_heading_ui(ui: &mut Ui, ctx: &ViewContext<'_>, run: &crate::compare::M
             }
         } else {
             method_tag_ui(ui, run.kind, run.kind.label());
+            column_order_ui(ui, ctx, run.kind);
         }
     });
     ui.label(RichText::new(ellipsis(&column.caption, 60)).small().weak()).on_hover_text(&column.full);
@@ -399,57 +447,4 @@ fn graph_column_ui(ui: &mut Ui, b: &GraphResult) {
     if b.matches.is_empty() {
         ui.weak("no bindings");
     }
-}
-
-/// Method × method agreement.
-fn overlap_ui(ui: &mut Ui, m: &OverlapMatrix) {
-    if m.labels.len() < 2 {
-        return;
-    }
-    ui.label(
-        RichText::new(format!(
-            "Agreement between methods (top {}): Jaccard above the diagonal, RBO (p = 0.9) below",
-            m.k
-        ))
-        .strong(),
-    );
-    let short = |l: &str| ellipsis(l.split(" (").next().unwrap_or(l), 14);
-    egui::ScrollArea::horizontal().id_salt("overlap").show(ui, |ui| {
-        egui::Grid::new("overlap-grid").spacing([6.0, 2.0]).show(ui, |ui| {
-            ui.label("");
-            for l in &m.labels {
-                ui.label(RichText::new(short(l)).small().strong());
-            }
-            ui.end_row();
-            for (i, row) in m.labels.iter().enumerate() {
-                ui.label(RichText::new(short(row)).small().strong());
-                for j in 0..m.labels.len() {
-                    let v = if i == j {
-                        1.0
-                    } else if j > i {
-                        m.get(&m.jaccard, i, j)
-                    } else {
-                        m.get(&m.rbo, i, j)
-                    };
-                    let shade = (255.0 - 150.0 * v) as u8;
-                    let (rect, resp) = ui.allocate_exact_size(egui::vec2(46.0, 16.0), egui::Sense::hover());
-                    ui.painter().rect_filled(rect, 2.0, Color32::from_rgb(shade, shade, 255));
-                    ui.painter().text(
-                        rect.center(),
-                        egui::Align2::CENTER_CENTER,
-                        format!("{v:.2}"),
-                        egui::FontId::monospace(10.0),
-                        Color32::BLACK,
-                    );
-                    resp.on_hover_text(format!(
-                        "{} vs {}: {}",
-                        m.labels[i],
-                        m.labels[j],
-                        if j > i { "Jaccard" } else { "RBO" }
-                    ));
-                }
-                ui.end_row();
-            }
-        });
-    });
 }

@@ -183,7 +183,7 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>, memo: &mut Memo<(u64, Option<C
         let layout = egui::Layout::top_down(egui::Align::Min);
         ui.allocate_ui_with_layout(egui::vec2(left_width, height), layout, |left| methods_ui(left, ctx, data));
         ui.separator();
-        let Some(crate::compare::ExplainedItem { kind, explanation: Ok(e), .. }) =
+        let Some(crate::compare::ExplainedItem { kind, explanation: Ok(e), rank, .. }) =
             data.chosen.and_then(|i| explained.items.get(i))
         else {
             return;
@@ -191,6 +191,7 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>, memo: &mut Memo<(u64, Option<C
         let width = ui.available_width();
         ui.allocate_ui_with_layout(egui::vec2(width, height), layout, |right| {
             egui::ScrollArea::vertical().id_salt("why-detail").show(right, |ui| {
+                super::fixes::fixes_ui(ui, ctx, sel.doc, *kind, rank.is_none());
                 if let Some(w) = &e.window {
                     window_ui(ui, w, &data.text);
                 }

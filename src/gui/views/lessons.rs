@@ -13,33 +13,15 @@ use egui::{RichText, Ui};
 use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points};
 
 use super::View;
+pub use super::checkpoint::{CheckpointState, checkpoint_ui};
 use crate::gui::command::FileCommand;
 use crate::gui::command::LessonCommand;
 use crate::gui::command::{AssignmentRequest, Command};
 use crate::gui::context::ViewContext;
-use crate::gui::dialog::DialogPurpose;
+use crate::gui::dialog::{DialogPurpose, Field};
 use crate::gui::theme;
-use crate::gui::widgets::labelled_text_ui;
-use crate::lessons::checkpoint::{Answer, AnswerKind, Checkpoint, Verdict};
+use crate::gui::widgets::{labelled_text_ui, path_field_ui};
 use crate::lessons::{Block, IdfBase, LESSONS, Lesson, LessonParams};
-
-/// What a student has done with one checkpoint.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CheckpointState {
-    /// What was typed (or the option picked).
-    pub typed: String,
-    /// The checker's last word.
-    pub verdict: Option<Verdict>,
-    /// The answer and its working are shown.
-    pub revealed: bool,
-}
-
-impl CheckpointState {
-    /// Answered right, or revealed: what follows may be shown.
-    pub fn done(&self) -> bool {
-        self.revealed || self.verdict.as_ref().is_some_and(|v| v.correct)
-    }
-}
 
 /// The checkpoints' states of every lesson, by (lesson, checkpoint id).
 pub type Answers = HashMap<(String, String), CheckpointState>;
@@ -57,6 +39,8 @@ pub struct AssignmentForm {
     pub out: String,
     /// Draw from the open corpus (else the sample).
     pub open_corpus: bool,
+    /// The serial of the last chosen path a field took ([`crate::gui::widgets::path_field_ui`]).
+    pub seen: u64,
 }
 
 /// The lessons view: which lesson, its knobs, and what was last asked for.
@@ -196,6 +180,23 @@ impl LessonsView {
             {
                 ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveHandout)));
             }
+            if ui
+                .button("Student handout…")
+                .on_hover_text("The lesson as printable HTML (or Markdown for .md) for students: no answers")
+                .clicked()
+            {
+                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveStudentHandout)));
+            }
+            if ui
+                .button("Export quiz…")
+                .on_hover_text(
+                    "The lesson's checkpoints as a quiz for Moodle: Moodle XML (.xml) or GIFT (.gift), numbers with \
+                     their tolerances and the usual mistakes as feedback",
+                )
+                .clicked()
+            {
+                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveQuiz)));
+            }
             if ui.button("Assignment…").clicked() && self.assignment.is_none() {
                 let lesson = self.current();
                 let lesson = if crate::lessons::with_assignments().any(|(l, _)| l.id == lesson) {
@@ -209,12 +210,16 @@ impl LessonsView {
                     seed: 1,
                     out: "assignment".into(),
                     open_corpus: false,
+                    seen: ctx.data.chosen.as_ref().map_or(0, |c| c.0),
                 });
             }
             if ui.button("Class report…").on_hover_text("What the class got wrong in an assignment").clicked()
                 && self.class_report.is_none()
             {
-                self.class_report = Some(Default::default());
+                self.class_report = Some(super::class_report::ClassReportForm {
+                    seen: ctx.data.chosen.as_ref().map_or(0, |c| c.0),
+                    ..Default::default()
+                });
             }
             let mut class = ctx.data.class_mode;
             if ui.checkbox(&mut class, "Class mode").changed() {
@@ -243,12 +248,12 @@ impl LessonsView {
                     ui.selectable_value(&mut form.lesson, l.id.to_string(), format!("{}: {}", l.id, a.asks));
                 }
             });
-            labelled_text_ui(ui, "Roster (CSV, first column the name)", &mut form.roster, 320.0);
+            path_field_ui(ui, ctx, "Roster (CSV, first column the name)", &mut form.roster, &[Field::Roster], &mut form.seen, 320.0);
             ui.horizontal(|ui| {
                 let l = ui.label("Seed");
                 ui.add(egui::DragValue::new(&mut form.seed)).labelled_by(l.id);
             });
-            labelled_text_ui(ui, "Write into the folder", &mut form.out, 320.0);
+            path_field_ui(ui, ctx, "Write into the folder", &mut form.out, &[Field::AssignmentFolder], &mut form.seen, 320.0);
             ui.horizontal(|ui| {
                 ui.radio_value(&mut form.open_corpus, false, "the bundled sample");
                 let name = ctx.engine().map_or_else(|| "the open corpus".to_string(), |e| e.corpus().name.clone());
@@ -327,7 +332,7 @@ fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
 pub fn lesson_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, predict_first: bool) {
     ui.label(RichText::new(&l.title).size(22.0).strong());
     for (i, b) in l.blocks.iter().enumerate() {
-        block_ui(ui, i, b, &l.id, answers);
+        block_ui(ui, i, b, checkpoint_number(&l.blocks, i), &l.id, answers);
         if predict_first
             && let Block::Checkpoint(c) = b
             && !answers.get(&(l.id.clone(), c.question.id.clone())).is_some_and(CheckpointState::done)
@@ -365,11 +370,16 @@ pub fn class_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, step: &mut usize
     let from = if *step == 0 { 0 } else { stops[*step - 1] + 1 };
     let to = stops.get(*step).map_or(l.blocks.len(), |&i| i + 1);
     for (i, b) in l.blocks.iter().enumerate().take(to).skip(from) {
-        block_ui(ui, i, b, &l.id, answers);
+        block_ui(ui, i, b, checkpoint_number(&l.blocks, i), &l.id, answers);
     }
 }
 
-fn block_ui(ui: &mut Ui, i: usize, b: &Block, lesson: &str, answers: &mut Answers) {
+/// The checkpoint's number in its lesson (1 for the first) when `blocks[i]` is one.
+fn checkpoint_number(blocks: &[Block], i: usize) -> usize {
+    blocks[..i].iter().filter(|b| matches!(b, Block::Checkpoint(_))).count() + 1
+}
+
+fn block_ui(ui: &mut Ui, i: usize, b: &Block, number: usize, lesson: &str, answers: &mut Answers) {
     match b {
         Block::Heading(h) => {
             ui.add_space(8.0);
@@ -429,67 +439,7 @@ fn block_ui(ui: &mut Ui, i: usize, b: &Block, lesson: &str, answers: &mut Answer
         }
         Block::Checkpoint(c) => {
             let state = answers.entry((lesson.to_string(), c.question.id.clone())).or_default();
-            checkpoint_ui(ui, c, state);
+            checkpoint_ui(ui, c, number, state);
         }
     }
-}
-
-/// One checkpoint: the question and its tolerance, the answer box (or the options), Check and
-/// Reveal; the checker's verdict names the usual mistake the answer matches.
-pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, state: &mut CheckpointState) {
-    ui.add_space(6.0);
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, theme::LITERAL)).show(ui, |ui| {
-        ui.set_width(ui.available_width().min(900.0));
-        ui.label(RichText::new(format!("Checkpoint · {}", c.question.id)).strong().color(theme::LITERAL));
-        ui.add(egui::Label::new(RichText::new(&c.question.prompt).size(15.0).strong()).wrap());
-        ui.label(RichText::new(format!("({})", c.tolerance_text())).weak());
-        let label = format!("Your answer to {}", c.question.id);
-        let mut submit = false;
-        match c.question.kind {
-            AnswerKind::Choice => {
-                ui.horizontal_wrapped(|ui| {
-                    for o in &c.question.options {
-                        if ui.selectable_label(state.typed == *o, o).clicked() {
-                            state.typed = o.clone();
-                            submit = true;
-                        }
-                    }
-                });
-            }
-            AnswerKind::Number | AnswerKind::Ordering => {
-                ui.horizontal(|ui| {
-                    let l = ui.label(&label);
-                    let hint = if c.question.kind == AnswerKind::Ordering {
-                        format!("in order, separated by commas: {}", c.question.options.join(", "))
-                    } else {
-                        "a number".into()
-                    };
-                    let r = ui
-                        .add(egui::TextEdit::singleline(&mut state.typed).hint_text(hint).desired_width(320.0))
-                        .labelled_by(l.id);
-                    submit |= r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-                    submit |= ui.button(format!("Check {}", c.question.id)).clicked();
-                });
-            }
-        }
-        if submit {
-            state.verdict = Some(match Answer::parse(c.question.kind, &state.typed) {
-                Ok(a) => c.check(&a),
-                Err(why) => Verdict { correct: false, mistake: None, message: why },
-            });
-        }
-        if let Some(v) = &state.verdict {
-            let colour = if v.correct { theme::LITERAL } else { theme::ERROR };
-            let mark = if v.correct { "✔" } else { "✘" };
-            ui.colored_label(colour, format!("{mark} {}", v.message));
-        }
-        if state.revealed {
-            ui.label(RichText::new(format!("Answer: {}", c.solution.answer.to_text())).strong());
-            for s in &c.solution.steps {
-                ui.label(RichText::new(s).monospace());
-            }
-        } else if ui.button(format!("Reveal {}", c.question.id)).clicked() {
-            state.revealed = true;
-        }
-    });
 }

@@ -34,11 +34,21 @@ pub struct JudgePanel {
     pub prompt: Option<JudgePrompt>,
     /// Read P(yes) from the model's first answer token, and sweep its threshold.
     pub probabilities: bool,
+    /// Whether the judge orders the methods as the people do, once measured.
+    pub validity: super::judge_validity::ValidityState,
 }
 
 impl Default for JudgePanel {
     fn default() -> Self {
-        Self { whole_set: false, column: String::new(), k: 10, questions: 0, prompt: None, probabilities: false }
+        Self {
+            whole_set: false,
+            column: String::new(),
+            k: 10,
+            questions: 0,
+            prompt: None,
+            probabilities: false,
+            validity: Default::default(),
+        }
     }
 }
 
@@ -97,6 +107,7 @@ impl JudgePanel {
         if let Some(j) = ctx.data.model_judgements.as_ref() {
             ui.separator();
             judgements_ui(ui, ctx, j, running);
+            self.validity.ui(ui, ctx, j);
         }
     }
 

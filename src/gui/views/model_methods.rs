@@ -64,6 +64,15 @@ pub fn model_methods_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         } else if ui.button("Train an adapter on this corpus's judgements").clicked() {
             ctx.send(Command::Models(ModelCommand::TrainAdapter));
         }
+        if ui
+            .button("Use an adapter file…")
+            .on_hover_text("One saved by ranklens adapter train or by the app")
+            .clicked()
+        {
+            ctx.send(Command::Files(crate::gui::command::FileCommand::OpenDialog(
+                crate::gui::dialog::DialogPurpose::ChooseAdapter,
+            )));
+        }
         if let Some(path) = &ctx.data.persisted.settings.adapter {
             ui.label(RichText::new(format!("in use: {}", path.display())).small());
         }

@@ -48,6 +48,13 @@ pub fn ask_sql_ui(ui: &mut Ui, ctx: &ViewContext<'_>, question: &mut String) {
     }
     let Some(asked) = ctx.jobs.sql_ask.ready() else { return };
     ui.label(RichText::new(format!("{} wrote (edit it before it runs):", asked.model)).small());
+    let how = match (&asked.constrained, asked.stored) {
+        (Some(c), true) => format!("held to {c} while it was written; from the store of replies"),
+        (Some(c), false) => format!("held to {c} while it was written"),
+        (None, true) => "from the store of replies (read as the model wrote it)".to_string(),
+        (None, false) => "read as the model wrote it: nothing held it to a statement".to_string(),
+    };
+    ui.label(RichText::new(how).small().weak());
     let mut sql = ctx.data.model_sql.clone();
     if labelled_code_ui(ui, "The model's SQL", &mut sql, 3).changed() {
         ctx.send(Command::ModelTools(ModelToolCommand::EditModelSql(sql.clone())));

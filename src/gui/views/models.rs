@@ -128,6 +128,14 @@ impl View for ModelsView {
                 ui.label(RichText::new(e).small().color(theme::WARNING));
             }
             if role == Role::Generator {
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new("Or write with any GGUF instruct model on this machine:").small());
+                    if ui.button("Use a GGUF file…").clicked() {
+                        ctx.send(Command::Files(crate::gui::command::FileCommand::OpenDialog(
+                            crate::gui::dialog::DialogPurpose::ChooseGguf,
+                        )));
+                    }
+                });
                 self.chat_server_ui(ui, ctx);
             }
             let in_use = neural.generator.as_ref().map(|(g, _)| g.info().model.clone());

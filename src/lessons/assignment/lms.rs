@@ -32,6 +32,32 @@ pub fn roster_columns(bytes: &[u8], source: &str) -> Result<BTreeMap<String, BTr
     Ok(out)
 }
 
+/// Which gradebook a teacher imports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lms {
+    /// Moodle's grade import.
+    Moodle,
+    /// Canvas's gradebook import.
+    Canvas,
+}
+
+/// The class's gradebook in `lms`'s import shape: each student graded against the key, the
+/// roster's identifier columns carried through when a roster (its bytes and where they came from)
+/// is given. What `ranklens assignment grade --format moodle|canvas` prints and the app's class
+/// report saves.
+pub fn gradebook_csv(key: &Key, answers: &Answers, roster: Option<(&[u8], &str)>, lms: Lms) -> Result<String> {
+    let book = super::grade::grade(key, answers)?;
+    let ids = match roster {
+        Some((bytes, source)) => roster_columns(bytes, source)?,
+        None => BTreeMap::new(),
+    };
+    let item = format!("{} assignment (RankLens)", key.lesson);
+    Ok(match lms {
+        Lms::Moodle => book.to_moodle_csv(&item, &ids),
+        Lms::Canvas => book.to_canvas_csv(&item, &ids),
+    })
+}
+
 fn column<'a>(ids: &'a BTreeMap<String, BTreeMap<String, String>>, student: &str, names: &[&str]) -> &'a str {
     ids.get(student).and_then(|c| names.iter().find_map(|n| c.get(*n))).map_or("", String::as_str)
 }

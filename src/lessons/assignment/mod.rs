@@ -22,7 +22,7 @@ pub(crate) use drawer::round4;
 pub use drawer::{DRAW_TRIES, DrawFn, Drawer, is_content_word, make};
 pub use files::{Assignment, Key, Questions, Sheet};
 pub use grade::{Feedback, Grade, Gradebook, grade};
-pub use lms::{read_moodle_responses, read_moodle_responses_file, roster_columns};
+pub use lms::{Lms, gradebook_csv, read_moodle_responses, read_moodle_responses_file, roster_columns};
 pub use random::SplitMix64;
 pub use report::{ClassReport, MistakeCount, QuestionReport, Score, Unmatched, class_report, mistakes_by_question};
 pub use roster::{parse_roster, read_roster};

@@ -1,0 +1,108 @@
+//! `ranklens data list|fetch`: the public test collections by name, in the workspace's data folder.
+
+use clap::Args;
+use serde::Serialize;
+
+use super::Found;
+use super::args::OutputFormat;
+use super::printer::{Printable, print};
+use super::progress::TermProgress;
+use super::table::Table;
+use crate::datasets::{Fetcher, data_dir};
+
+/// `ranklens data`
+#[derive(Debug, Args)]
+pub struct DataArgs {
+    #[command(subcommand)]
+    action: DataAction,
+}
+
+/// What to do with the collections.
+#[derive(Debug, clap::Subcommand)]
+pub enum DataAction {
+    /// Every public BEIR collection: its size, whether it is here, and where.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
+    /// Download a collection (checked against BEIR's published md5) and unpack it into the data
+    /// folder; `--dataset NAME` then finds it from anywhere.
+    Fetch {
+        /// The collection: scifact, nfcorpus, arguana, scidocs, fiqa, trec-covid, quora, …
+        name: String,
+        /// Download from this address instead of BEIR's (a mirror).
+        #[arg(long, value_name = "URL")]
+        from: Option<String>,
+    },
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    about: String,
+    queries: String,
+    passages: String,
+    here: Option<String>,
+    url: String,
+}
+
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Rows {
+    rows: Vec<Row>,
+    #[serde(skip)]
+    folder: String,
+}
+
+impl Printable for Rows {
+    fn table(&self) -> String {
+        let mut t = Table::new(["collection", "questions", "passages", "here", "what"].map(String::from).to_vec(), 99);
+        for r in &self.rows {
+            t.row(vec![
+                r.name.clone(),
+                r.queries.clone(),
+                r.passages.clone(),
+                r.here.clone().unwrap_or_else(|| "not yet: ranklens data fetch NAME".into()),
+                r.about.clone(),
+            ]);
+        }
+        format!("data folder: {}\n{}", self.folder, t.render())
+    }
+}
+
+/// `ranklens data list|fetch`
+pub fn data(a: DataArgs) -> anyhow::Result<Found> {
+    let folder = data_dir(&crate::workspace_dir());
+    match a.action {
+        DataAction::List { format } => {
+            let fetcher = Fetcher::new(folder.clone());
+            let rows: Vec<Row> = fetcher
+                .list()
+                .into_iter()
+                .map(|(c, here)| Row {
+                    name: c.name.into(),
+                    about: c.about.into(),
+                    queries: c.queries.into(),
+                    passages: c.passages.into(),
+                    here: here.map(|p| p.display().to_string()),
+                    url: fetcher.url(&c),
+                })
+                .collect();
+            let any = rows.iter().any(|r| r.here.is_some());
+            print(&Rows { rows, folder: folder.display().to_string() }, format)?;
+            Ok(if any { Found::Some } else { Found::Nothing })
+        }
+        DataAction::Fetch { name, from } => {
+            let mut fetcher = Fetcher::new(folder);
+            if let Some(url) = from {
+                fetcher = fetcher.with_base_url(url);
+            }
+            let progress = TermProgress::new();
+            let dir = fetcher.fetch(&name, &progress)?;
+            drop(progress);
+            println!("{name}: {}", dir.display());
+            Ok(Found::Some)
+        }
+    }
+}

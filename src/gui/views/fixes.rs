@@ -1,0 +1,99 @@
+//! Explain → Why not?, answered with what would bring the passage in: for a passage the chosen
+//! method ranks outside the top k, a button searches the smallest changes (question edits, and
+//! for BM25 and TF-IDF the knobs), each verified by ranking again (`compare::fixes`); one click
+//! puts a fix's question in the question bar (with its knobs) and asks it.
+
+use egui::{RichText, Ui};
+
+use crate::compare::fixes::Fix;
+use crate::corpus::DocId;
+use crate::gui::command::{Command, RankCommand, ShellCommand, ToolCommand};
+use crate::gui::context::ViewContext;
+use crate::gui::jobs::JobKind;
+use crate::gui::theme;
+use crate::retrieve::MethodKind;
+
+/// The methods whose fixes can be searched (every passage scored, so a rank to reach).
+pub fn fixable(kind: MethodKind) -> bool {
+    matches!(
+        kind,
+        MethodKind::Bm25 | MethodKind::TfIdf | MethodKind::Dense | MethodKind::Splade | MethodKind::LateInteraction
+    )
+}
+
+/// The section, for a passage outside the chosen method's top k.
+pub fn fixes_ui(ui: &mut Ui, ctx: &ViewContext<'_>, doc: DocId, kind: MethodKind, outside: bool) {
+    if !outside || !fixable(kind) {
+        return;
+    }
+    ui.group(|ui| {
+        ui.label(RichText::new("What would bring it in?").strong());
+        let shown = ctx.jobs.fixes.latest().filter(|f| {
+            ctx.engine().and_then(|e| e.corpus().lookup(&f.passage)) == Some(doc)
+                && f.question == ctx.data.persisted.question
+        });
+        if ctx.jobs.fixes.is_running() {
+            ui.horizontal(|ui| {
+                crate::gui::widgets::spinner_ui(ui);
+                ui.label("Ranking changed questions again…");
+                if ui.button("Stop").clicked() {
+                    ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::Fixes)));
+                }
+            });
+            return;
+        }
+        if let Some(e) = ctx.jobs.fixes.failure() {
+            ui.colored_label(theme::ERROR, e.report());
+        }
+        let Some(found) = shown else {
+            ui.label(
+                RichText::new(
+                    "Searches the smallest changes — a word of the passage added, a question word dropped or swapped, \
+                     for BM25 and TF-IDF k1, b or the analyzer — and ranks each again with the same code.",
+                )
+                .small()
+                .weak(),
+            );
+            if ui.button("Find the smallest fix").clicked() {
+                ctx.send(Command::Tools(ToolCommand::FindFixes { doc, kind }));
+            }
+            return;
+        };
+        let now = found.rank.map_or("not in the first 1,000".into(), |r| format!("rank {r}"));
+        ui.label(format!("Now {now}; {} changes ranked again in {:.2} s.", found.tried, found.seconds));
+        if let Some(n) = &found.note {
+            ui.label(RichText::new(n).weak());
+        }
+        for f in &found.fixes {
+            fix_ui(ui, ctx, f);
+        }
+    });
+}
+
+fn fix_ui(ui: &mut Ui, ctx: &ViewContext<'_>, f: &Fix) {
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(theme::LITERAL, format!("✔ rank {} (verified)", f.rank));
+        let edits: Vec<String> = f.edits.iter().map(|e| e.text()).collect();
+        ui.label(RichText::new(edits.join(" + ")).strong());
+        ui.label(RichText::new(format!("\"{}\"", f.question)).monospace().small());
+        if ui
+            .button("Use this question")
+            .on_hover_text("Puts it in the question bar, with its knobs, and asks it")
+            .clicked()
+        {
+            if !f.settings.is_empty() {
+                let mut s = ctx.data.persisted.settings.clone();
+                for (name, value) in &f.settings {
+                    match name.as_str() {
+                        "k1" => s.bm25.k1 = value.parse().unwrap_or(s.bm25.k1),
+                        "b" => s.bm25.b = value.parse().unwrap_or(s.bm25.b),
+                        "analyzer" => s.analyzer = value.parse().unwrap_or(s.analyzer),
+                        _ => {}
+                    }
+                }
+                ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
+            }
+            ctx.send(Command::Rank(RankCommand::AskQuestion(f.question.clone())));
+        }
+    });
+}

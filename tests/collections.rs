@@ -1,0 +1,159 @@
+//! Test collections by name (`ranklens data fetch`), against a loopback server: a good zip is
+//! unpacked into the data folder and then found by name; a wrong md5, a download cut short, a
+//! missing file and a zip whose entries would land outside the folder each fail with what to do,
+//! and leave nothing behind.
+
+mod common;
+
+use std::io::Write;
+
+use md5::{Digest, Md5};
+use ranklens::datasets::{Fetcher, resolve};
+use ranklens::progress::NoProgress;
+
+fn zip(entries: &[(&str, &str)]) -> Vec<u8> {
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, content) in entries {
+        z.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+        z.write_all(content.as_bytes()).unwrap();
+    }
+    z.finish().unwrap().into_inner()
+}
+
+fn scifact_zip() -> Vec<u8> {
+    zip(&[
+        ("scifact/corpus.jsonl", "{\"_id\": \"d1\", \"title\": \"T\", \"text\": \"aspirin lowers fever\"}\n"),
+        ("scifact/queries.jsonl", "{\"_id\": \"q1\", \"text\": \"does aspirin lower fever\"}\n"),
+        ("scifact/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n"),
+    ])
+}
+
+fn md5(bytes: &[u8]) -> String {
+    hex::encode(Md5::digest(bytes))
+}
+
+/// Serves `/scifact.zip` as `body`, claiming `length` bytes.
+fn serve(body: Vec<u8>, length: usize, status: u16) -> common::http::Server {
+    common::http::raw(move |_, stream| {
+        let head = format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: application/zip\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
+        );
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(&body);
+    })
+}
+
+/// What a failed fetch left in the data folder (nothing, as it should be).
+fn left(data: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(data)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned())).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_good_zip_is_unpacked_and_found_by_name() {
+    let body = scifact_zip();
+    let server = serve(body.clone(), body.len(), 200);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let fetcher = Fetcher::new(data.clone()).with_base_url(&server.url).with_pin("scifact", &md5(&body));
+    let got = fetcher.fetch("scifact", &NoProgress).unwrap();
+    assert_eq!(got, data.join("scifact"));
+    assert_eq!(std::fs::read_to_string(got.join("qrels/test.tsv")).unwrap(), "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
+    assert_eq!(left(&data), ["scifact"], "no zip or staging folder left");
+    assert_eq!(resolve("scifact", &data).unwrap(), got);
+    // Here already: not downloaded again.
+    fetcher.fetch("scifact", &NoProgress).unwrap();
+    assert_eq!(server.requests.lock().unwrap().len(), 1);
+    assert_eq!(server.requests.lock().unwrap()[0].1, "/scifact.zip");
+    // The published md5 refuses these bytes.
+    let fresh = tempfile::tempdir().unwrap();
+    let e = Fetcher::new(fresh.path().to_path_buf()).with_base_url(&server.url).fetch("scifact", &NoProgress);
+    let e = e.unwrap_err().report();
+    assert!(e.contains("5f7d1de60b170fc8027bb7898e2efca1") && e.contains(&md5(&body)), "{e}");
+    assert!(left(fresh.path()).is_empty(), "{:?}", left(fresh.path()));
+}
+
+#[test]
+fn a_download_cut_short_a_missing_file_and_a_wrong_md5_leave_nothing_and_say_what_to_do() {
+    let body = scifact_zip();
+    // Cut short: the server claims more than it sends.
+    let short = serve(body[..body.len() / 2].to_vec(), body.len(), 200);
+    let missing = serve(b"not found".to_vec(), 9, 404);
+    for (server, why) in [(&short, "bytes arrived"), (&missing, "HTTP 404")] {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let e = Fetcher::new(data.clone())
+            .with_base_url(&server.url)
+            .with_pin("scifact", &md5(&body))
+            .fetch("scifact", &NoProgress);
+        let e = e.unwrap_err().report();
+        let url = format!("{}/scifact.zip", server.url);
+        assert!(e.contains(why) || e.contains("broke off"), "{e}");
+        assert!(e.contains(&url) && e.contains(&format!("unzip it into {}", data.display())), "{e}");
+        assert!(left(&data).is_empty(), "nothing half-written: {:?}", left(&data));
+    }
+}
+
+#[test]
+fn a_zip_whose_entries_would_land_outside_the_folder_is_refused_whole() {
+    for evil in ["../escaped.txt", "/tmp/ranklens-absolute-escape.txt", "scifact/../../escaped.txt"] {
+        let body = zip(&[("scifact/corpus.jsonl", "{}\n"), (evil, "gotcha")]);
+        let server = serve(body.clone(), body.len(), 200);
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("inner").join("data");
+        let e = Fetcher::new(data.clone())
+            .with_base_url(&server.url)
+            .with_pin("scifact", &md5(&body))
+            .fetch("scifact", &NoProgress);
+        let e = e.unwrap_err().report();
+        assert!(e.contains("would land outside the folder") && e.contains(evil), "{e}");
+        assert!(left(&data).is_empty(), "{:?}", left(&data));
+        assert!(!dir.path().join("inner").join("escaped.txt").exists() && !dir.path().join("escaped.txt").exists());
+        assert!(!std::path::Path::new("/tmp/ranklens-absolute-escape.txt").exists());
+    }
+}
+
+#[test]
+fn a_fetched_collections_name_works_wherever_a_dataset_is_asked_for() {
+    // The shared SciFact stands in for a fetched one: the workspace's data/scifact points at it.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join("data")).unwrap();
+    std::os::unix::fs::symlink(common::shared_data("scifact"), ws.path().join("data").join("scifact")).unwrap();
+    let run = |dataset: &str| -> serde_json::Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+            .args([
+                "eval",
+                "--dataset",
+                dataset,
+                "--method",
+                "bm25",
+                "--variant",
+                "lucene",
+                "--k1",
+                "0.9",
+                "--b",
+                "0.4",
+            ])
+            .args(["--format", "json"])
+            .env("RANKLENS_WORKSPACE", ws.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let by_name = run("scifact");
+    let by_path = run(&common::shared_data("scifact").display().to_string());
+    let ndcg = |v: &serde_json::Value| v["methods"][0]["summary"]["mean"]["nDCG@10"].as_f64().unwrap();
+    assert_eq!(ndcg(&by_name), ndcg(&by_path));
+    // Anserini's published BM25 (k1 0.9, b 0.4) on SciFact: 0.6789 (README's figures).
+    assert!((ndcg(&by_name) - 0.6789).abs() < 5e-5, "{}", ndcg(&by_name));
+    // A collection not fetched says how to fetch it.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .args(["eval", "--dataset", "nfcorpus"])
+        .env("RANKLENS_WORKSPACE", ws.path())
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("ranklens data fetch nfcorpus"), "{e}");
+}
