@@ -1,12 +1,15 @@
 """The language-model methods measured with one model, through RankLens's own commands: what
 docs/measured.md reports for each generator.
 
-    python3 scripts/measure_llm.py MODEL_ID [--questions 50] [--dataset ../shared/data/scifact] [--only NAMES]
+    python3 scripts/measure_llm.py MODEL_ID [--questions 50] [--dataset ../shared/data/scifact]
+                                  [--only NAMES] [--set NAME=QUESTIONS ...]
 
-Every reply is kept in a workspace of its own (scripts/.measure-workspace/<model>), so a stopped
-run resumes where it stopped and a second run reads the replies already written. Prints one JSON
-object per measurement as it finishes, then a summary; writes them all to
-scripts/.measure-workspace/<model>/results.json.
+Every reply is kept in one workspace (scripts/.measure-workspace, its reply store keyed by model,
+prompt and decoding), so a stopped run resumes where it stopped, a second run reads the replies
+already written, and SciFact is encoded once for every model. `--set listwise=10` measures that
+one on fewer questions (the larger model reads a listwise window for about 40 s on two cores).
+Prints one JSON object per measurement as it finishes, then a summary; writes them all to
+scripts/.measure-workspace/results-<model>.json.
 
 Measurements (SciFact's first N judged test questions unless said):
   listwise   nDCG@10 of BM25's top 20 reordered, held to a permutation and free, against BM25, with
@@ -17,6 +20,9 @@ Measurements (SciFact's first N judged test questions unless said):
   agent      the sample's 14 questions: answers that cite a passage the people judged relevant
   graphrag   the sample's 27 passages: replies read, entities and links shared with the hand-built graph
   sql        text to SQL on tests/fixtures/text-to-sql (220 rows, 34 questions): execution accuracy
+  validity   the model as a judge of the pooled top 5 of BM25, TF-IDF, dense, SPLADE, late
+             interaction and fusion, then `eval --judge-qrels`: can it order those six methods as
+             the people's judgements do (Kendall tau, its interval, the flipped pairs, kappa)
 """
 import argparse
 import json
@@ -56,11 +62,15 @@ def questions(dataset, n):
     return out[:n]
 
 
+def n_for(a, name):
+    return a.per.get(name, a.questions)
+
+
 def listwise(a, ws):
     res = {}
     for label, extra in (("held", []), ("free", ["--free"])):
         v, secs = ranklens(["eval", "--dataset", a.dataset, "--method", "bm25,listwise", "--model-depth", "20",
-                            "--questions", str(a.questions), "--baseline", "bm25", *extra], ws, a.model)
+                            "--questions", str(n_for(a, "listwise")), "--baseline", "bm25", *extra], ws, a.model)
         rows = {m["kind"]: m for m in v["methods"]}
         lw = rows["listwise"]
         res[label] = {
@@ -68,20 +78,42 @@ def listwise(a, ws):
             "listwise_ndcg10": lw["summary"]["mean"]["nDCG@10"],
             "versus_bm25": lw["versus_baseline"],
             "windows": lw.get("note"),
+            "questions": n_for(a, "listwise"),
             "seconds": secs,
         }
     return res
 
 
 def pointwise(a, ws):
+    n = n_for(a, "pointwise")
     v, secs = ranklens(["judge", "--dataset", a.dataset, "--method", "bm25", "-k", "10", "--questions",
-                        str(a.questions)], ws, a.model)
-    return {"agreement": v["agreement"], "unreadable": v.get("unreadable"), "seconds": secs}
+                        str(n), "--probabilities"], ws, a.model)
+    return {"agreement": v["agreement"], "unreadable": v.get("unreadable"), "sweep": v.get("sweep"), "questions": n,
+            "seconds": secs}
+
+
+SIX = "bm25,tfidf,dense,splade,late,fusion"
+
+
+def validity(a, ws):
+    n = n_for(a, "validity")
+    out = os.path.join(ws, f"judged-{a.model.replace('/', '--')}-{n}.qrels")
+    pool = [x for m in SIX.split(",") for x in ("--method", m)]
+    v, secs = ranklens(["judge", "--dataset", a.dataset, *pool, "-k", "5", "--questions", str(n), "--out", out],
+                       ws, a.model)
+    e, esecs = ranklens(["eval", "--dataset", a.dataset, "--method", SIX, "--questions", str(n), "--judge-qrels",
+                         out], ws, a.model)
+    val = e["validity"]
+    return {"questions": n, "judged": v["judged"], "unreadable": v["unreadable"], "agreement": v["agreement"],
+            "tau": val["tau"], "interval": val["interval"], "flips": [f["text"] for f in val["flips"]],
+            "kappa": val["kappa"], "verdict": val["verdict"],
+            "orders": {s["label"]: [s["people"], s["judge"]] for s in val["systems"]},
+            "qrels": out, "seconds": secs + esecs}
 
 
 def reason(a, ws):
     v, secs = ranklens(["eval", "--dataset", a.dataset, "--method", "bm25,dense,reason-bm25,reason-dense",
-                        "--questions", str(a.questions), "--baseline", "bm25"], ws, a.model)
+                        "--questions", str(n_for(a, "reason")), "--baseline", "bm25"], ws, a.model)
     return {"methods": {m["kind"]: {"ndcg10": m["summary"]["mean"]["nDCG@10"], "versus_bm25": m["versus_baseline"]}
                         for m in v["methods"]}, "seconds": secs}
 
@@ -95,7 +127,7 @@ def share_backed(grounding):
 def rag(a, ws):
     totals = {"rag": [0, 0], "closed": [0, 0]}
     secs_all = 0.0
-    for qid, text in questions(a.dataset, a.questions):
+    for qid, text in questions(a.dataset, n_for(a, "rag")):
         v, secs = ranklens(["rag", "--corpus", a.dataset, "-k", "3", "--closed-book", text], ws, a.model)
         secs_all += secs
         for key, g in (("rag", v.get("grounding")), ("closed", (v.get("closed_book") or {}).get("grounding"))):
@@ -117,8 +149,8 @@ def agent(a, ws):
         v, secs = ranklens(["agent", "--corpus", sample, question], ws, a.model)
         secs_all += secs
         n += 1
-        cited = [c.get("id") for c in v["answer"]["citations"] if c.get("id")]
-        calls += sum(1 for s in v["steps"] if s.get("tool"))
+        cited = [c.get("id") for c in v.get("citations", []) if c.get("id")]
+        calls += sum(1 for s in v.get("trace", []) if s.get("tool"))
         right += any(c in relevant for c in cited)
     return {"questions": n, "cite_a_relevant_passage": right, "tool_calls": calls, "seconds": secs_all}
 
@@ -143,7 +175,7 @@ def sql(a, ws):
 
 
 MEASURES = {"sql": sql, "graphrag": graphrag, "agent": agent, "listwise": listwise, "pointwise": pointwise,
-            "reason": reason, "rag": rag}
+            "validity": validity, "reason": reason, "rag": rag}
 
 
 def main():
@@ -152,10 +184,12 @@ def main():
     p.add_argument("--questions", type=int, default=50)
     p.add_argument("--dataset", default=os.path.join(ROOT, "..", "shared", "data", "scifact"))
     p.add_argument("--only", default=",".join(MEASURES))
+    p.add_argument("--set", action="append", default=[], help="NAME=QUESTIONS for one measurement")
     a = p.parse_args()
-    ws = os.path.join(HERE, ".measure-workspace", a.model.replace("/", "--"))
+    a.per = {k: int(v) for k, v in (x.split("=", 1) for x in a.set)}
+    ws = os.path.join(HERE, ".measure-workspace")
     os.makedirs(ws, exist_ok=True)
-    path = os.path.join(ws, "results.json")
+    path = os.path.join(ws, f"results-{a.model.replace('/', '--')}.json")
     results = json.load(open(path)) if os.path.exists(path) else {}
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     results["cpu"] = f"{cpu}, {os.cpu_count()} cores"

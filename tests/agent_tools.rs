@@ -485,3 +485,61 @@ fn global_search_maps_every_summary_and_reduces_the_helpful_ones() {
     let reduce = chat::last(&requests(&server).last().unwrap().clone());
     assert!(reduce.contains("[1] Error codes are fixed by signing in."), "{reduce}");
 }
+
+/// `ranklens graphrag build` and `global` on the command line, against a scripted server: the
+/// build's JSON counts what the replies held, `--no-summaries` leaves the communities unsummarised
+/// (and global search says so), and a build with summaries lets global search answer from them.
+#[test]
+fn ranklens_graphrag_build_and_global_print_their_figures_and_answer() {
+    let server = chat::serve(|body| {
+        let asked = chat::last(body);
+        if asked.starts_with("Passage:") {
+            let name = if asked.contains("E104") { "E104" } else { "E140" };
+            return Reply::Text(format!(
+                r#"{{"entities": [{{"name": "{name}"}}, {{"name": "sign in"}}], "relations": [{{"source": "{name}", "relation": "fixed by", "target": "sign in"}}]}}"#
+            ));
+        }
+        if asked.starts_with("Entities:") {
+            return Reply::Text("Error codes and how to fix them.".into());
+        }
+        if asked.starts_with("Summary:") {
+            return Reply::Text("Error codes are fixed by signing in.\nScore: 70".into());
+        }
+        Reply::Text("Errors are fixed by signing in [1].".into())
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+            .args(args)
+            .arg("--corpus")
+            .arg(common::sample("acme-sync"))
+            .args(["--format", "json", "--offline", "--llm"])
+            .arg(format!("{}/v1", server.url))
+            .args(["--llm-model", "scripted"])
+            .env("RANKLENS_WORKSPACE", dir.path())
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), v, String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (code, v, err) = run(&["graphrag", "build", "--limit", "3", "--no-summaries"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(v["passages"], 3, "{v}");
+    assert_eq!((v["skipped"].as_u64(), v["summaries"].as_u64()), (Some(0), Some(0)), "{v}");
+    // Every reply links an error code to "sign in": each passage one relation, the codes and
+    // "sign in" the entities.
+    assert_eq!(v["relations"], 3, "{v}");
+    let entities = v["entities"].as_u64().unwrap();
+    assert!((2..=3).contains(&entities), "{v}");
+    let (code, _, err) = run(&["graphrag", "global", "What goes wrong?"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no community summaries") && err.contains("--no-summaries"), "{err}");
+
+    let (code, v, err) = run(&["graphrag", "build", "--limit", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(v["summaries"].as_u64().unwrap() >= 1, "summarised this time: {v}");
+    let (code, v, err) = run(&["graphrag", "global", "What goes wrong?"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(v["answer"], "Errors are fixed by signing in [1].", "{v}");
+    assert_eq!(v["notes"][0]["score"], 70, "{v}");
+}

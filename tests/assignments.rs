@@ -1102,3 +1102,104 @@ fn every_dense_variant_of_a_class_recomputed_gives_the_key() {
     }
     assert_eq!(checked, SEEDS.len() * 30);
 }
+
+/// A teacher grading a class needs every other student graded when one answer cannot be read: a
+/// blank (`"q3": ""`, `Ada,q3,`) is "not answered" (0, said), never read as 0; text where a number
+/// belongs, a number for a choice and an ambiguous `1,000` are each "not graded" for that question
+/// of that student, named with the file and the line the answer is on, listed first; the others
+/// are graded, and the command's exit status is 1 (something needs a look).
+#[test]
+fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class_is() {
+    use ranklens::lessons::checkpoint::{Answer, AnswerKind};
+    // Blank text is never a number.
+    for blank in ["", "   ", "\t"] {
+        assert!(Answer::parse(AnswerKind::Number, blank).is_err(), "{blank:?}");
+    }
+    let made = ranklens::lessons::make_assignment("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
+    let key = made.key();
+    let answers = answers_from_key(&key);
+    let kinds: BTreeMap<String, AnswerKind> =
+        key.students["Student 01"].iter().map(|(q, c)| (q.clone(), c.question.kind)).collect();
+    let number_q = kinds.iter().find(|(_, k)| **k == AnswerKind::Number).map(|(q, _)| q.clone()).unwrap();
+    let choice_q = kinds.iter().find(|(_, k)| **k == AnswerKind::Choice).map(|(q, _)| q.clone()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let json = |student: &str, edit: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+        let mut m: serde_json::Map<String, Value> =
+            answers.students[student].iter().map(|(q, (v, _))| (q.clone(), v.clone())).collect();
+        edit(&mut m);
+        // One answer a line, so each has its own line number.
+        let lines: Vec<String> =
+            m.iter().map(|(q, v)| format!("  {}: {v}", serde_json::to_string(q).unwrap())).collect();
+        std::fs::write(
+            dir.path().join(format!("{student}.json")),
+            format!("{{\"answers\": {{\n{}\n}}}}\n", lines.join(",\n")),
+        )
+        .unwrap();
+        // The line of `q` in the file written (the braces' line is 1).
+        m.keys().position(|k| *k == number_q).map(|i| i + 2)
+    };
+    // Student 01: a blank for the number question. Student 02: "1,000" there (ambiguous).
+    // Student 03: a JSON number for the choice question.
+    json("Student 01", &|m| {
+        m.insert(number_q.clone(), Value::String(String::new()));
+    });
+    let line = json("Student 02", &|m| {
+        m.insert(number_q.clone(), Value::String("1,000".into()));
+    })
+    .unwrap();
+    json("Student 03", &|m| {
+        m.insert(choice_q.clone(), serde_json::json!(2));
+    });
+    let book = assignment::grade(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap();
+    let n = key.students["Student 01"].len() as u32;
+    let by = |s: &str| book.students.iter().find(|g| g.student == s).unwrap();
+    assert_eq!(by("Student 01").score, n - 1, "every other answer right");
+    assert_eq!(by("Student 01").feedback[0].message, "not answered", "a blank is not answered, not a 0");
+    assert_eq!(by("Student 02").score, n - 1);
+    assert_eq!(by("Student 03").score, n - 1);
+    let looks: Vec<(&str, &str)> = book.not_graded.iter().map(|g| (g.student.as_str(), g.question.as_str())).collect();
+    assert_eq!(looks, [("Student 02", number_q.as_str()), ("Student 03", choice_q.as_str())]);
+    let two = &book.not_graded[0].why;
+    assert!(two.contains(&format!("Student 02.json:{line}")) && two.contains("1,000"), "{two}");
+    assert!(book.not_graded[1].why.contains("wants text, not 2"), "{}", book.not_graded[1].why);
+    assert!(by("Student 02").feedback.iter().any(|f| f.message.starts_with("not graded: ")));
+    // The table lists them first; the class report too.
+    assert!(book.to_table().starts_with("Needs a look: 2 answer(s) could not be read"), "{}", book.to_table());
+    let report = assignment::class_report(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap();
+    assert!(report.to_table().contains("Needs a look: 2 answer(s)"), "{}", report.to_table());
+    let q = report.questions.iter().find(|q| q.id == number_q).unwrap();
+    assert_eq!(q.unanswered, ["Student 01"]);
+    assert_eq!(q.not_graded.len(), 1);
+
+    // A CSV: `Ada,q3,` is not answered; the exit status says something needs a look.
+    let keyfile = dir.path().join("key.json");
+    std::fs::write(&keyfile, serde_json::to_string(&key).unwrap()).unwrap();
+    let mut csv = String::from("student,question,answer\n");
+    for (s, qs) in &answers.students {
+        for (q, (v, _)) in qs {
+            let text = if s == "Student 01" && *q == number_q {
+                String::new()
+            } else if s == "Student 03" && *q == number_q {
+                "two".to_string()
+            } else {
+                v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())
+            };
+            csv.push_str(&format!("{s},{q},\"{}\"\n", text.replace('"', "\"\"")));
+        }
+    }
+    let file = dir.path().join("answers.csv");
+    std::fs::write(&file, csv).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .args(["assignment", "grade", "--key"])
+        .arg(&keyfile)
+        .arg("--answers")
+        .arg(&file)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["not_graded"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["not_graded"][0]["student"], "Student 03");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Needs a look: 1 answer(s)"));
+}

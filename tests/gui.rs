@@ -1773,6 +1773,9 @@ fn the_judge_panel_says_whether_the_judge_can_rank_the_methods() {
     settle(&mut h);
     let j = h.state().data().model_judgements.clone().expect("judgements");
     assert!(j.finished() && j.judgements.iter().all(|m| m.grade == Some(0)), "{:?}", j.scope);
+    // Below the judgements: scrolled into view, then clicked.
+    h.get_by_label("Measure the judge against the people's order").scroll_to_me();
+    h.run_steps(3);
     h.get_by_label("Measure the judge against the people's order").click();
     h.run_steps(3);
     h.get_by_label_contains("the judge gave every passage the same grade (0): its labels cannot order the systems");

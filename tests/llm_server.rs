@@ -389,3 +389,67 @@ fn an_extraction_asks_for_json_of_its_schema_and_a_server_that_refuses_json_mode
     assert!(e.contains("context too long"), "{e}");
     assert_eq!(failing.requests.lock().unwrap().len(), 1);
 }
+
+#[test]
+fn a_streamed_answer_past_8_mib_is_cut_at_the_cap_and_said() {
+    // Pieces of 512 KiB (each event's line under the 1 MiB line limit), 17 of them: 8.5 MiB.
+    let url = raw(|_, s| {
+        let piece = "y".repeat(512 << 10);
+        if write!(s, "{EVENT_HEAD}").is_err() {
+            return;
+        }
+        for _ in 0..17 {
+            if s.write_all(delta(&piece).as_bytes()).is_err() {
+                return;
+            }
+        }
+        let _ = s.write_all(b"data: [DONE]\n\n");
+    });
+    let e = ask(&url.url, true, 10, None).unwrap_err();
+    assert!(e.contains("the answer is longer than 8 MiB"), "{e}");
+    // Sixteen pieces (exactly 8 MiB) are an answer.
+    let url = raw(|_, s| {
+        let piece = "y".repeat(512 << 10);
+        let _ = write!(s, "{EVENT_HEAD}");
+        for _ in 0..16 {
+            let _ = s.write_all(delta(&piece).as_bytes());
+        }
+        let _ = s.write_all(b"data: [DONE]\n\n");
+    });
+    assert_eq!(ask(&url.url, true, 10, None).unwrap().len(), 8 << 20);
+}
+
+#[test]
+fn an_event_without_a_delta_is_named_not_skipped() {
+    let url = raw(|_, s| {
+        let _ = write!(
+            s,
+            "{EVENT_HEAD}{}data: {{\"choices\": [{{}}]}}\n\n{}data: [DONE]\n\n",
+            delta("half "),
+            delta("more")
+        );
+    });
+    let e = ask(&url.url, true, 5, None).unwrap_err();
+    assert!(e.contains("an event has no choices[0].delta"), "{e}");
+}
+
+#[test]
+fn a_plain_answer_that_trickles_past_the_time_allowed_is_cut_and_said() {
+    // A plain (not streamed) body promising 100 KB, one byte every 200 ms: with 1 s to answer,
+    // the body has 10 s.
+    let url = raw(|_, s| {
+        if write!(s, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n").is_err() {
+            return;
+        }
+        for _ in 0..600 {
+            if s.write_all(b" ").and_then(|_| s.flush()).is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    });
+    let started = std::time::Instant::now();
+    let e = ask(&url.url, false, 1, None).unwrap_err();
+    assert!(e.contains("reading the answer"), "{e}");
+    assert!(started.elapsed().as_secs_f64() < 60.0, "it gave up rather than reading for 120 s");
+}

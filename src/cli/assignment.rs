@@ -162,16 +162,25 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
                 None => None,
             };
             let roster = roster.as_ref().map(|(b, s)| (b.as_slice(), s.as_str()));
+            let book = assignment::grade(&key, &answers)?;
             match g.format {
-                GradeFormat::Table => print!("{}", assignment::grade(&key, &answers)?.to_table()),
-                GradeFormat::Csv => print!("{}", assignment::grade(&key, &answers)?.to_csv()),
-                GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&assignment::grade(&key, &answers)?)?),
+                GradeFormat::Table => print!("{}", book.to_table()),
+                GradeFormat::Csv => print!("{}", book.to_csv()),
+                GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&book)?),
                 GradeFormat::Moodle => {
                     print!("{}", assignment::gradebook_csv(&key, &answers, roster, assignment::Lms::Moodle)?)
                 }
                 GradeFormat::Canvas => {
                     print!("{}", assignment::gradebook_csv(&key, &answers, roster, assignment::Lms::Canvas)?)
                 }
+            }
+            // Something needs the teacher's look: said on stderr whatever the format, and the exit
+            // status is 1 (the others were graded).
+            if !book.not_graded.is_empty() {
+                if !matches!(g.format, GradeFormat::Table) {
+                    eprint!("{}", book.needs_a_look());
+                }
+                return Ok(Found::Nothing);
             }
             Ok(Found::Some)
         }

@@ -92,6 +92,11 @@ impl super::Workbench {
             && p.exists()
             && let Ok(g) = ModelGraph::load(p)
             && g.data().corpus == self.corpus().fingerprint()
+            // A graph built without summaries does not stand for one asked with them: built again
+            // (each passage's extraction comes from the reply store; only the summaries are asked).
+            && !(options.summaries
+                && !g.data().communities.is_empty()
+                && g.data().communities.iter().all(|c| c.summary.is_none()))
         {
             let g = Arc::new(g);
             self.set_model_graph(g.clone())?;

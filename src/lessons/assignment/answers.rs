@@ -61,7 +61,29 @@ pub fn parse_answer_file(bytes: &[u8], source: &str) -> Result<BTreeMap<String, 
             format!("expected {{\"answers\": {{\"<question id>\": value}}}}: {e}"),
         )
     })?;
-    Ok(f.answers.into_iter().map(|(q, v)| (q, (v, source.to_string()))).collect())
+    // Each answer is named by the line its question id stands on (the first `"id"` followed by a
+    // colon), so an error points at the answer, not at the file's first line.
+    let text = String::from_utf8_lossy(bytes);
+    let line_of = |q: &str| -> Option<usize> {
+        let quoted = serde_json::to_string(q).ok()?;
+        let mut from = 0;
+        while let Some(i) = text.get(from..)?.find(&quoted) {
+            let at = from + i;
+            let rest = text.get(at + quoted.len()..)?.trim_start();
+            if rest.starts_with(':') {
+                return Some(text[..at].matches('\n').count() + 1);
+            }
+            from = at + quoted.len();
+        }
+        None
+    };
+    Ok(f.answers
+        .into_iter()
+        .map(|(q, v)| {
+            let at = line_of(&q).map_or_else(|| source.to_string(), |l| format!("{source}:{l}"));
+            (q, (v, at))
+        })
+        .collect())
 }
 
 /// Parse a CSV of `student,question,answer` (a header row allowed).
@@ -112,7 +134,7 @@ mod tests {
         let ada = &a.students["Ada"];
         assert_eq!(ada["q1"].0, serde_json::json!(2.0));
         assert_eq!(ada["q2"].0, serde_json::json!("d3"));
-        assert!(ada["q1"].1.ends_with("Ada.json"), "{}", ada["q1"].1);
+        assert!(ada["q1"].1.ends_with("Ada.json:1"), "{}", ada["q1"].1);
         assert!(a.students["Bo"].is_empty());
         // A folder with no answer file, and a file that is not the answers' shape, are refused by name.
         let empty = tempfile::tempdir().unwrap();

@@ -30,9 +30,24 @@ pub struct Grade {
     pub feedback: Vec<Feedback>,
 }
 
+/// An answer that could not be read (text where a number belongs, an ambiguous `1,000`, a number
+/// given for a choice): that question of that student is not graded, the others are.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotGraded {
+    /// The student.
+    pub student: String,
+    /// The question.
+    pub question: String,
+    /// Why, with the file and line it was read from.
+    pub why: String,
+}
+
 /// The gradebook.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gradebook {
+    /// Answers that need a teacher's look before the grades stand (listed first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_graded: Vec<NotGraded>,
     /// One grade per student of the key, in name order.
     pub students: Vec<Grade>,
 }
@@ -69,11 +84,19 @@ pub(crate) struct Item {
     pub key: String,
     /// The answer as given, and the verdict.
     pub answer: Option<(String, Verdict)>,
+    /// Why the answer given could not be read (then `answer` is `None` and it is not graded).
+    pub unreadable: Option<String>,
+}
+
+/// A blank answer (`""`, white space, `null`) is no answer: "not answered", never a 0 read from it.
+fn blank(v: &serde_json::Value) -> bool {
+    v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty())
 }
 
 /// Every student's answers checked against the key: student → each question of their variant, in
 /// the key's order. Errors (never a silent zero): answers from a student not in the key, a student
-/// of the key with no answers, an unknown question id, text where a number belongs.
+/// of the key with no answers, an unknown question id. An answer that cannot be read (text where a
+/// number belongs) stops nobody's grading: that item says why, and it is not graded.
 pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Result<std::collections::BTreeMap<String, Vec<Item>>> {
     for (student, qs) in &answers.students {
         let Some(k) = key.students.get(student) else {
@@ -118,18 +141,20 @@ pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Result<std::collections:
         let given = answers.students.get(student).cloned().unwrap_or_default();
         let mut items = Vec::new();
         for (qid, entry) in k {
-            let answer = match given.get(qid) {
-                None => None,
-                Some((v, at)) => {
-                    let answer = read_answer(entry.question.kind, v, at, qid)?;
-                    Some((answer.to_text(), entry.check(&answer)))
-                }
+            let (answer, unreadable) = match given.get(qid) {
+                None => (None, None),
+                Some((v, _)) if blank(v) => (None, None),
+                Some((v, at)) => match read_answer(entry.question.kind, v, at, qid) {
+                    Ok(answer) => (Some((answer.to_text(), entry.check(&answer))), None),
+                    Err(e) => (None, Some(e.to_string())),
+                },
             };
             items.push(Item {
                 question: qid.clone(),
                 prompt: entry.question.prompt.clone(),
                 key: entry.solution.answer.to_text(),
                 answer,
+                unreadable,
             });
         }
         out.insert(student.clone(), items);
@@ -138,14 +163,21 @@ pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Result<std::collections:
 }
 
 /// Grade every student of the key (see [`verdicts`] for what stops it). A question left
-/// unanswered scores 0 and its feedback says so.
+/// unanswered (or blank) scores 0 and its feedback says so; one whose answer cannot be read is
+/// "not graded", listed in [`Gradebook::not_graded`] for the teacher, and the others are graded.
 pub fn grade(key: &Key, answers: &Answers) -> Result<Gradebook> {
     let mut students = Vec::new();
+    let mut not_graded = Vec::new();
     for (student, items) in verdicts(key, answers)? {
         let mut score = 0;
         let mut feedback = Vec::new();
         for item in &items {
             match &item.answer {
+                None if item.unreadable.is_some() => {
+                    let why = item.unreadable.clone().unwrap_or_default();
+                    feedback.push(Feedback { question: item.question.clone(), message: format!("not graded: {why}") });
+                    not_graded.push(NotGraded { student: student.clone(), question: item.question.clone(), why });
+                }
                 None => feedback.push(Feedback { question: item.question.clone(), message: "not answered".into() }),
                 Some((_, Verdict { correct: true, .. })) => score += 1,
                 Some((_, v)) => feedback.push(Feedback { question: item.question.clone(), message: v.message.clone() }),
@@ -153,10 +185,24 @@ pub fn grade(key: &Key, answers: &Answers) -> Result<Gradebook> {
         }
         students.push(Grade { student, score, max: items.len() as u32, feedback });
     }
-    Ok(Gradebook { students })
+    Ok(Gradebook { not_graded, students })
 }
 
 impl Gradebook {
+    /// The answers that could not be read, one line each (empty when every answer was read).
+    pub fn needs_a_look(&self) -> String {
+        if self.not_graded.is_empty() {
+            return String::new();
+        }
+        let mut out =
+            format!("Needs a look: {} answer(s) could not be read and were not graded\n", self.not_graded.len());
+        for n in &self.not_graded {
+            out.push_str(&format!("  {} {}: {}\n", n.student, n.question, n.why));
+        }
+        out.push('\n');
+        out
+    }
+
     /// As CSV: `student,score,max,feedback` (the feedback lines joined by ` | `).
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -168,10 +214,11 @@ impl Gradebook {
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
-    /// As a table for the terminal.
+    /// As a table for the terminal, the answers that need a look first.
     pub fn to_table(&self) -> String {
         let width = self.students.iter().map(|g| g.student.chars().count()).max().unwrap_or(7).max(7);
-        let mut out = format!("{:<width$}  score\n", "student");
+        let mut out = self.needs_a_look();
+        out.push_str(&format!("{:<width$}  score\n", "student"));
         for g in &self.students {
             out.push_str(&format!("{:<width$}  {}/{}\n", g.student, g.score, g.max));
             for f in &g.feedback {
@@ -214,6 +261,7 @@ mod tests {
     fn a_gradebook_is_written_as_csv_and_as_a_table() {
         let fb = |q: &str, m: &str| Feedback { question: q.into(), message: m.into() };
         let book = Gradebook {
+            not_graded: Vec::new(),
             students: vec![
                 Grade { student: "Ada".into(), score: 2, max: 2, feedback: vec![] },
                 Grade {

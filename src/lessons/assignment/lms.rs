@@ -235,6 +235,7 @@ mod tests {
     #[test]
     fn the_gradebook_comes_out_in_moodles_and_canvass_shapes_with_the_rosters_ids() {
         let book = Gradebook {
+            not_graded: Vec::new(),
             students: vec![
                 super::super::Grade { student: "Ada".into(), score: 3, max: 4, feedback: vec![] },
                 super::super::Grade { student: "Bob".into(), score: 1, max: 4, feedback: vec![] },

@@ -55,6 +55,9 @@ pub struct QuestionReport {
     pub unmatched: Vec<Unmatched>,
     /// Students who left it unanswered.
     pub unanswered: Vec<String>,
+    /// Answers that could not be read, each `student: why` (with the file and line): not graded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_graded: Vec<String>,
 }
 
 /// A student's score.
@@ -102,12 +105,17 @@ pub fn class_report(key: &Key, answers: &Answers) -> Result<ClassReport> {
                         mistakes: Vec::new(),
                         unmatched: Vec::new(),
                         unanswered: Vec::new(),
+                        not_graded: Vec::new(),
                     });
                     let last = questions.len() - 1;
                     &mut questions[last]
                 }
             };
             q.students += 1;
+            if let Some(why) = &item.unreadable {
+                q.not_graded.push(format!("{student}: {why}"));
+                continue;
+            }
             let Some((given, verdict)) = &item.answer else {
                 q.unanswered.push(student.clone());
                 continue;
@@ -158,6 +166,14 @@ impl ClassReport {
     /// For the terminal.
     pub fn to_table(&self) -> String {
         let mut out = format!("Class report: {} ({} students)\n", self.lesson, self.scores.len());
+        let look: Vec<(&str, &String)> =
+            self.questions.iter().flat_map(|q| q.not_graded.iter().map(move |n| (q.id.as_str(), n))).collect();
+        if !look.is_empty() {
+            let _ = writeln!(out, "Needs a look: {} answer(s) could not be read and were not graded", look.len());
+            for (q, n) in look {
+                let _ = writeln!(out, "  {q} {n}");
+            }
+        }
         for q in &self.questions {
             let _ = writeln!(
                 out,
@@ -227,6 +243,19 @@ impl ClassReport {
             self.scores.len(),
             lesson = escape(&self.lesson)
         );
+        let look: Vec<String> = self
+            .questions
+            .iter()
+            .flat_map(|q| q.not_graded.iter().map(move |n| format!("<li>{} {}</li>", escape(&q.id), escape(n))))
+            .collect();
+        if !look.is_empty() {
+            let _ = write!(
+                b,
+                "<h2>Needs a look: {} answer(s) could not be read and were not graded</h2><ul>{}</ul>",
+                look.len(),
+                look.concat()
+            );
+        }
         for q in &self.questions {
             let _ = write!(
                 b,
