@@ -530,6 +530,13 @@ proptest! {
         a.students.insert("Ada".into(), [("q1".to_string(), (Value::from(given), "a".to_string()))].into());
         let book = assignment::grade(&key, &a).unwrap();
         prop_assert_eq!(book.students[0].max, 1);
+        // Right exactly when the number is within the stated tolerance of the key's.
+        let c = &key.students["Ada"]["q1"];
+        let ranklens::lessons::checkpoint::Answer::Number(want) = c.solution.answer else {
+            return Err(proptest::test_runner::TestCaseError::fail("the idf key is a number"));
+        };
+        let right = (given - want).abs() <= c.question.tolerance;
+        prop_assert_eq!(book.students[0].score, u32::from(right), "given {} key {} ± {}", given, want, c.question.tolerance);
     }
 }
 
@@ -864,6 +871,10 @@ fn rrf_from_table(d: &Value, id: &str) -> f64 {
 #[test]
 fn splade_late_and_fusion_draws_keep_their_rules_and_every_key_is_recomputed_by_hand() {
     let engine = sample_with_models();
+    let late_column = engine
+        .retriever(ranklens::retrieve::MethodKind::LateInteraction, &ranklens::config::Settings::default())
+        .unwrap();
+    let mut late_checked = 0;
     let mut checked = 0;
     for seed in 1..=5u64 {
         for lesson in ["splade", "late", "fusion"] {
@@ -947,6 +958,23 @@ fn splade_late_and_fusion_draws_keep_their_rules_and_every_key_is_recomputed_by_
                         let v: Vec<f64> =
                             steps.iter().filter_map(|l| l.rsplit(' ').next().and_then(|v| v.parse().ok())).collect();
                         assert!(clear(&v), "{at} q4: {steps:?}");
+                        // Which of the three late interaction puts first, recomputed another way:
+                        // the late-interaction column's own ranking of the whole corpus for the
+                        // printed question (scored with the dense column, the key would differ).
+                        let d = &question(&qs, "q4")["data"];
+                        let ids: Vec<&str> = rows(d, "passages").iter().map(|p| p["id"].as_str().unwrap()).collect();
+                        let ranking = late_column
+                            .prepare(&ranklens::retrieve::QueryContext::new(d["question"].as_str().unwrap()))
+                            .unwrap()
+                            .search(engine.corpus().len())
+                            .unwrap();
+                        let place = |id: &str| {
+                            let doc = engine.corpus().lookup(id).unwrap();
+                            ranking.hits.iter().position(|h| h.doc == doc).unwrap_or(usize::MAX)
+                        };
+                        let first = ids.iter().copied().min_by_key(|id| place(id)).unwrap();
+                        assert_eq!(key_text(&key, s, "q4"), first, "{at} q4");
+                        late_checked += 1;
                     }
                     _ => {
                         let d = &question(&qs, "q3")["data"];
@@ -984,6 +1012,7 @@ fn splade_late_and_fusion_draws_keep_their_rules_and_every_key_is_recomputed_by_
         }
     }
     assert_eq!(checked, 5 * 3 * 30);
+    assert_eq!(late_checked, 5 * 30, "every late variant's q4 recomputed");
 }
 
 /// The grader's gaps, through a real folder of answer files: a question left out is named in the

@@ -483,6 +483,29 @@ fn function_lines(text: &str, signature: &str) -> Option<usize> {
     Some(end + 1)
 }
 
+/// Files of `dir` over `most` lines.
+fn over(dir: &str, most: usize) -> Vec<String> {
+    let mut big = Vec::new();
+    for file in rust_files(&root().join(dir)) {
+        let n = std::fs::read_to_string(&file).unwrap().lines().count();
+        if n > most {
+            big.push(format!("{} ({n} lines)", file.strip_prefix(root()).unwrap().display()));
+        }
+    }
+    big
+}
+
+#[test]
+fn the_lessons_and_the_commands_stay_under_their_file_limits() {
+    // The limits bite: each folder has files near them (a check that found no file would pass
+    // on a wrong path).
+    assert!(!over("src/lessons", 600).is_empty() && !over("src/cli", 400).is_empty(), "the scan is broken");
+    let big = over("src/lessons", 700);
+    assert!(big.is_empty(), "files under src/lessons over 700 lines: {big:?}");
+    let big = over("src/cli", 500);
+    assert!(big.is_empty(), "files under src/cli over 500 lines: {big:?}");
+}
+
 #[test]
 fn the_apps_files_stay_small_and_its_dispatcher_short() {
     let mut big = Vec::new();

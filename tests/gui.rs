@@ -232,9 +232,13 @@ const NEAR_TIE: f64 = 1e-4;
 /// to swap them (exact ties are broken by document id, the same everywhere). Reciprocal rank
 /// fusion is exempt: its scores are sums of 1/(k + rank), exact functions of its inputs' orders,
 /// which are checked themselves.
-fn assert_orders_are_stable(h: &Harness<'static, RankLensApp>) {
+fn assert_orders_are_stable(h: &Harness<'static, RankLensApp>, prints_neural_scores: bool) {
     let app = h.state();
-    let Some(ranked) = app.ranking() else { return };
+    let Some(ranked) = app.ranking() else {
+        // A view said to print scores with nothing ranked would compare nothing: refused.
+        assert!(!prints_neural_scores, "a snapshot that prints scores, with no ranking to check them in");
+        return;
+    };
     let rank_based =
         |kind| kind == MethodKind::Fusion && app.data().persisted.settings.fusion.method == FusionMethod::Rrf;
     let mut lists: Vec<(String, Vec<f64>)> = ranked
@@ -273,7 +277,7 @@ fn assert_orders_are_stable(h: &Harness<'static, RankLensApp>) {
 /// printed digit, each label's place to two points. So no digit may be wrong by more than the one
 /// another CPU can flip, and every other pixel must match (but for that anti-aliasing).
 fn snapshot(h: &mut Harness<'static, RankLensApp>, name: &str, prints_neural_scores: bool) {
-    assert_orders_are_stable(h);
+    assert_orders_are_stable(h, prints_neural_scores);
     let options = egui_kittest::SnapshotOptions::new();
     if !prints_neural_scores {
         h.snapshot_options(name, &options);
@@ -1810,4 +1814,39 @@ fn explain_finds_a_verified_fix_and_one_click_asks_it() {
     assert_eq!(h.state().data().persisted.question, fix.question);
     let rank = bm25_order(&h).iter().position(|d| *d == outside).map(|p| p + 1);
     assert_eq!(rank, Some(fix.rank), "asked again, BM25 puts {outside} where the fix said");
+}
+
+/// The pixel comparison catches a changed number: the BM25 lesson as reviewed matches its snapshot
+/// (copied into a folder of its own, so nothing under tests/ is rewritten); with BM25's b moved a
+/// notch, the table's digits change and the same comparison fails, well past the 40 pixels
+/// `kittest.toml` forgives.
+#[test]
+fn a_changed_number_in_a_pixel_compared_view_fails_its_snapshot() {
+    assert!(
+        std::env::var_os("UPDATE_SNAPSHOTS").is_none(),
+        "this test checks that a comparison fails: run it without UPDATE_SNAPSHOTS"
+    );
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1500.0));
+    let mut h = harness_with("How long before saved results expire?", tall);
+    send(&mut h, [Command::Lessons(LessonCommand::Open("bm25".into()))]);
+    h.run_steps(3);
+    settle(&mut h);
+    h.get_by_label("Predict first").click();
+    h.run_steps(3);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/lesson_bm25.png"),
+        dir.path().join("lesson_bm25.png"),
+    )
+    .unwrap();
+    let options = egui_kittest::SnapshotOptions::new().output_path(dir.path());
+    assert!(h.try_snapshot_options("lesson_bm25", &options).is_ok(), "the view as reviewed matches");
+    let b = h.get_by_role_and_label(egui::accesskit::Role::Slider, "BM25 b");
+    let was = b.accesskit_node().numeric_value().unwrap();
+    b.set_value_accesskit(was - 0.05);
+    h.run_steps(3);
+    settle(&mut h);
+    let e = h.try_snapshot_options("lesson_bm25", &options).expect_err("a changed number must fail");
+    let said = e.to_string();
+    assert!(said.contains("did not match"), "{said}");
 }

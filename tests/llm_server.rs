@@ -3,8 +3,8 @@
 //! messages carrying the numbered passages, temperature) and every failure named.
 //!
 //! Set RANKLENS_LLM_SERVER to a base URL (scripts/llama-server.sh does, with a real llama.cpp
-//! server on loopback) and `a_real_server_answers_a_rag_prompt` runs against it too; without it,
-//! that test asks the loopback stand-in.
+//! server on loopback) and `a_rag_prompt_is_answered_by_the_server_named_in_ranklens_llm_server_else_the_loopback_stand_in` runs against it; without it,
+//! that test asks the loopback stand-in (its name says so).
 
 mod common;
 
@@ -213,7 +213,7 @@ fn the_cli_sends_the_key_from_the_variable_it_names() {
 }
 
 #[test]
-fn a_real_server_answers_a_rag_prompt() {
+fn a_rag_prompt_is_answered_by_the_server_named_in_ranklens_llm_server_else_the_loopback_stand_in() {
     let (url, _server) = match std::env::var("RANKLENS_LLM_SERVER") {
         Ok(url) => (url, None),
         Err(_) => {

@@ -10,7 +10,8 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::Found;
-use super::args::{ModelArgs, OutputFormat, RankArgs};
+use super::args::{OutputFormat, RankArgs};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::compare::{Baseline, Plan};

@@ -7,7 +7,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, ModelArgs, OutputFormat, RankArgs};
+use super::args::{CorpusArgs, OutputFormat, RankArgs};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::progress::NoProgress;

@@ -12,7 +12,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{ModelArgs, OutputFormat};
+use super::args::OutputFormat;
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::table::Table;
 use crate::corpus::{self, Corpus, LoadOptions};

@@ -11,7 +11,8 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::Found;
-use super::args::{ModelArgs, OutputFormat};
+use super::args::OutputFormat;
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use crate::config::Settings;
 use crate::corpus::{self, LoadOptions};

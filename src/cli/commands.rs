@@ -129,7 +129,7 @@ pub fn run(command: Command) -> ExitCode {
         Ok(Found::Some) => ExitCode::SUCCESS,
         Ok(Found::Nothing) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {}", super::args::name_flags(&crate::error::report(e.as_ref())));
+            eprintln!("error: {}", super::model_args::name_flags(&crate::error::report(e.as_ref())));
             ExitCode::from(2)
         }
     }

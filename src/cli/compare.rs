@@ -6,7 +6,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, ModelArgs, OutputFormat, RankArgs, RunArgs};
+use super::args::{CorpusArgs, OutputFormat, RankArgs, RunArgs};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::table::Table;

@@ -7,7 +7,8 @@ use anyhow::bail;
 use clap::Args;
 
 use super::Found;
-use super::args::{CorpusArgs, ModelArgs};
+use super::args::CorpusArgs;
+use super::model_args::ModelArgs;
 use super::progress::TermProgress;
 use crate::config::Settings;
 use crate::external::{VectorFile, VectorFormat};

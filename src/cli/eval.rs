@@ -8,7 +8,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{MethodArg, ModelArgs, OutputFormat, RankArgs, RunArgs, report_load};
+use super::args::{MethodArg, OutputFormat, RankArgs, RunArgs, report_load};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::table::Table;

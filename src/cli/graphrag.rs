@@ -10,7 +10,8 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, ModelArgs, OutputFormat};
+use super::args::{CorpusArgs, OutputFormat};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::graphrag::{self, BuildOptions, GlobalAnswer, GraphOverlap, ModelGraph};

@@ -9,7 +9,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
+use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::compare::judge;

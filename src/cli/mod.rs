@@ -20,6 +20,7 @@ mod graphrag;
 mod index;
 mod lesson;
 mod llm;
+mod model_args;
 mod models;
 mod printer;
 mod progress;
@@ -31,7 +32,8 @@ mod table;
 mod views;
 mod why_not;
 
-pub use args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs, RunArgs, split_run_arg};
+pub use args::{CorpusArgs, MethodArg, OutputFormat, RankArgs, RunArgs, split_run_arg};
 pub use commands::{Cli, Command, run};
 pub use found::Found;
+pub use model_args::ModelArgs;
 pub use printer::Printable;

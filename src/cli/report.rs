@@ -6,7 +6,8 @@ use anyhow::bail;
 use clap::Args;
 
 use super::Found;
-use super::args::{CorpusArgs, MethodArg, ModelArgs, RankArgs, RunArgs, report_load};
+use super::args::{CorpusArgs, MethodArg, RankArgs, RunArgs, report_load};
+use super::model_args::ModelArgs;
 use super::progress::TermProgress;
 use crate::compare::{Baseline, Plan};
 use crate::corpus::{self, LoadOptions};

@@ -6,7 +6,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, MethodArg, ModelArgs, ModelRerankArgs, OutputFormat, RankArgs};
+use super::args::{CorpusArgs, MethodArg, ModelRerankArgs, OutputFormat, RankArgs};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::views::{HitView, explanation_text, hit_views, truncate};

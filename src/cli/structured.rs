@@ -35,7 +35,7 @@ pub struct SqlArgs {
     #[arg(long, value_name = "FILE")]
     gold: Option<std::path::PathBuf>,
     #[command(flatten)]
-    models: super::args::ModelArgs,
+    models: super::model_args::ModelArgs,
 }
 
 /// `ranklens graph`

@@ -10,7 +10,8 @@ use anyhow::bail;
 use clap::Args;
 
 use super::Found;
-use super::args::{CorpusArgs, MethodArg, ModelArgs, OutputFormat, RankArgs};
+use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
+use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::compare::fixes::{Fixes, Missed, find_fixes};

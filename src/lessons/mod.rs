@@ -12,6 +12,8 @@ mod entities;
 mod entry;
 pub mod exchange;
 pub mod exercises;
+#[cfg(test)]
+mod exercises_tests;
 mod flips;
 mod fusion;
 pub mod handout;
