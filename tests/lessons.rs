@@ -576,3 +576,40 @@ fn every_assignment_handout_prints_within_two_pages_per_four_questions() {
     }
     assert_eq!(printed, 40, "eight lessons with assignments, five seeds each");
 }
+
+/// "Which one word would bring it in?" in the BM25 and dense lessons: the key is the one option
+/// that, added to the question, puts the passage in the top 3 — checked here by asking `ranklens
+/// search` (another process) the question with each option, and the other three do not.
+#[test]
+fn the_one_word_checkpoints_key_is_what_searching_with_each_word_gives() {
+    let sample = kit().sample.clone();
+    let mut seen = 0;
+    for (lesson, method, id) in [("bm25", "bm25", "open-one-word"), ("dense", "dense", "dense-one-word")] {
+        for question in ["How long before saved results expire?", "Why does my phone say my login is stale?"] {
+            let open = lessons::Open { engine: sample.clone(), question: question.into() };
+            let l = lessons::build(lesson, kit(), &LessonParams::default(), Some(&open)).unwrap();
+            let Some(c) = l.checkpoints().find(|c| c.question.id == id) else { continue };
+            seen += 1;
+            let passage = c.question.data["passage"].as_str().unwrap().to_string();
+            let key = c.solution.answer.to_text();
+            assert_eq!(c.question.options.len(), 4, "{id}: {:?}", c.question.options);
+            for word in &c.question.options {
+                let ws = tempfile::tempdir().unwrap();
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+                    .env("RANKLENS_WORKSPACE", ws.path())
+                    .args(["search", "--method", method, "-k", "3", "--format", "json"])
+                    .arg(format!("{question} {word}"))
+                    .output()
+                    .unwrap();
+                let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                let top: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+                assert_eq!(
+                    top.contains(&passage.as_str()),
+                    *word == key,
+                    "{id} for {question:?}: `{word}` and {passage} in {top:?} (key {key})"
+                );
+            }
+        }
+    }
+    assert!(seen >= 2, "the checkpoint appeared {seen} times");
+}

@@ -400,6 +400,48 @@ pub fn rank_of(
     Ok(ranking.hits.iter().position(|h| h.doc == doc).map(|p| p + 1))
 }
 
+/// The passage's words most worth adding to a question (by tf × idf, those the question lacks),
+/// at most `n`: the candidates [`find_fixes`] adds, for a lesson's "which one word?".
+pub fn passage_words(
+    engine: &Workbench,
+    kind: MethodKind,
+    settings: &Settings,
+    question: &str,
+    doc: DocId,
+    n: usize,
+) -> Vec<String> {
+    let Some(passage) = engine.corpus().doc(doc) else { return Vec::new() };
+    let words: Vec<String> = question.split_whitespace().map(str::to_string).collect();
+    single_edits(engine, kind, settings, &words, &passage.passage_text())
+        .into_iter()
+        .filter_map(|e| match e {
+            Edit::Add { word } => Some(word),
+            _ => None,
+        })
+        .take(n)
+        .collect()
+}
+
+/// The rank `doc` reaches when each word is added to the question, ranked by the method's own code.
+pub fn ranks_with_each_word(
+    engine: &Workbench,
+    kind: MethodKind,
+    settings: &Settings,
+    question: &str,
+    doc: DocId,
+    words: &[String],
+    progress: &dyn Progress,
+) -> Result<Vec<(String, Option<usize>)>> {
+    let retriever = engine.retriever(kind, settings)?;
+    words
+        .iter()
+        .map(|w| {
+            let asked = format!("{} {w}", question.trim());
+            Ok((w.clone(), rank_of(engine, retriever.as_ref(), settings, &asked, doc, progress)?))
+        })
+        .collect()
+}
+
 /// Over a question set: every relevant passage a method leaves outside its top k, and how many
 /// a fix of at most two edits brings in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

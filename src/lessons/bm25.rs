@@ -364,6 +364,18 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
             Bm25Params { b: 0.0, ..params },
         ));
     }
+    if let Some(c) = super::one_word::one_word(
+        &on.engine,
+        crate::retrieve::MethodKind::Bm25,
+        &crate::config::Settings::default(),
+        question,
+        3,
+        "open-one-word",
+    )? {
+        l.h("What would bring a passage in?");
+        l.p("A passage BM25 leaves just below the top 3, and four of its words: one of them, added to the question, brings it in. Predict which before revealing; the working ranks the question again with each word.");
+        l.check(c);
+    }
     Ok(())
 }
 

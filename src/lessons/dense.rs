@@ -147,6 +147,11 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
         );
     }
     l.p("The Explain view shades the passage's words by these parts. A piece can count without being one of the question's words: that is what lets the dense model find a passage that BM25, which counts shared words, cannot.");
+    if let Some(c) = super::one_word::one_word(&engine, MethodKind::Dense, &settings, &question, 3, "dense-one-word")? {
+        l.h("What would bring a passage in?");
+        l.p("A passage the dense model leaves just below its top 3, and four of its words: one of them, added to the question, brings it in — the question is encoded again with each. Predict which before revealing.");
+        l.check(c);
+    }
     Ok(l)
 }
 

@@ -23,6 +23,7 @@ mod late;
 mod lesson;
 mod metrics;
 mod mismatch;
+mod one_word;
 mod params;
 mod reader;
 mod registry;
