@@ -204,3 +204,38 @@ fn a_judge_file_that_cannot_be_read_is_named() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/judge.qrels"));
 }
+
+#[test]
+fn a_study_report_carries_the_judges_validity() {
+    // The sample's own judgements (questions.tsv's `doc:grade` lists) written as a qrels file and
+    // given as the judge: the report's section says τ 1 and no flips.
+    let sample = common::sample("acme-sync");
+    let text = std::fs::read_to_string(sample.join("questions.tsv")).unwrap();
+    let mut qrels = String::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        for j in f.get(2).copied().unwrap_or("").split_whitespace() {
+            let (doc, grade) = j.rsplit_once(':').unwrap();
+            qrels.push_str(&format!("{}\t{doc}\t{grade}\n", f[0]));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let judge = dir.path().join("judge.tsv");
+    std::fs::write(&judge, qrels).unwrap();
+    let out = dir.path().join("report.md");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .env("RANKLENS_WORKSPACE", dir.path())
+        .args(["report", "--dataset"])
+        .arg(&sample)
+        .args(["--offline", "--judge-qrels"])
+        .arg(&judge)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.contains("## The judge against the people"), "{md}");
+    assert!(md.contains("Kendall τ 1.000, 95 % interval 1.000 to 1.000; 0 of"), "{md}");
+    assert!(md.contains("orders these systems as the people do"), "{md}");
+}

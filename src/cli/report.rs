@@ -31,6 +31,10 @@ pub struct ReportArgs {
     /// Results per method.
     #[arg(short = 'k', long = "top", default_value_t = 10)]
     k: usize,
+    /// With --dataset: a second set of judgements (a language model's, another assessor's) and
+    /// whether it orders the methods as the people's do, as a section of the report.
+    #[arg(long, value_name = "FILE", requires = "dataset")]
+    judge_qrels: Option<std::path::PathBuf>,
     /// Evaluate this BEIR folder's question set instead of one question.
     #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: Option<PathBuf>,
@@ -70,7 +74,14 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let queries = engine.corpus().queries.clone();
         let study =
             plan.study(Some(&engine), &qrels, &queries, 100, &Baseline::Bm25, Correction::default(), &progress)?;
-        ReportBody::Study(Box::new(crate::report::study_report(&engine, &study, &settings)))
+        let mut report = crate::report::study_report(&engine, &study, &settings);
+        if let Some(path) = &a.judge_qrels {
+            let (judge, _) = crate::eval::Qrels::load(path)?;
+            let systems: Vec<(String, &crate::eval::Run)> =
+                study.methods.iter().map(|m| (m.label.clone(), &m.run)).collect();
+            report.validity = Some(crate::eval::validity(&systems, &qrels, &judge, 0x5eed));
+        }
+        ReportBody::Study(Box::new(report))
     } else {
         let Some(question) = a.question.clone() else {
             bail!("give a question, or --dataset DIR for an evaluation report")

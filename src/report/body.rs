@@ -202,6 +202,9 @@ pub struct StudyReport {
     pub top: BTreeMap<String, BTreeMap<String, Vec<(String, f64)>>>,
     /// The questions by id.
     pub questions: BTreeMap<String, String>,
+    /// A second set of judgements measured against the people's (`--judge-qrels`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<crate::eval::Validity>,
 }
 
 /// What a report holds.

@@ -122,5 +122,5 @@ pub fn study_report(engine: &Workbench, study: &Study, settings: &Settings) -> S
         })
         .collect();
     let questions = engine.corpus().queries.iter().map(|q| (q.id.clone(), q.text.clone())).collect();
-    StudyReport { stamp: stamp(engine, settings), study: study.clone(), top, questions }
+    StudyReport { stamp: stamp(engine, settings), study: study.clone(), top, questions, validity: None }
 }

@@ -472,6 +472,40 @@ fn study(s: &StudyReport) -> String {
         }
         b.push_str("</table>");
     }
+    if let Some(v) = &s.validity {
+        let _ = write!(
+            b,
+            "<h2>The judge against the people</h2><p><strong>{}</strong></p><table><tr><th>method</th><th>{} under the people</th><th>under the judge{}</th></tr>",
+            escape(&v.verdict),
+            v.metric,
+            if v.trusted { "" } else { " (not trusted)" }
+        );
+        for m in &v.systems {
+            let _ = write!(
+                b,
+                "<tr><td>{}</td><td class=\"num\">{:.4}</td><td class=\"num\">{:.4}</td></tr>",
+                escape(&m.label),
+                m.people,
+                m.judge
+            );
+        }
+        let tau = v.tau.map_or("none".into(), |t| format!("{t:.3}"));
+        let interval = v.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.3} to {hi:.3}"));
+        let _ = write!(
+            b,
+            "</table><p>Kendall τ {tau}, 95 % interval {interval} ({} resamples of the {} questions both judged, seed {}). {} of {} pairs flip their paired-test conclusion (Holm, α 0.05).</p>",
+            v.resamples,
+            v.questions,
+            v.seed,
+            v.flips.len(),
+            v.pairs
+        );
+        for f in &v.flips {
+            let _ = write!(b, "<p>{}</p>", escape(&f.text));
+        }
+        let kappa = v.kappa.map_or("undefined".into(), |k| format!("{k:.3}"));
+        let _ = write!(b, "<p class=\"muted\">Cohen's κ {kappa}; {}.</p>", escape(&v.unjudged));
+    }
     b.push_str(&stamp_html(&s.stamp));
     b
 }

@@ -278,6 +278,25 @@ fn study_md(r: &super::StudyReport) -> String {
         let dashes = vec!["—"; names.len()].join(" | ");
         let _ = writeln!(s, "| {} | {dashes} | not run: {} | | | |", cell(&m.label), cell(&m.message));
     }
+    if let Some(v) = &r.validity {
+        let _ = writeln!(s, "\n## The judge against the people\n\n**{}**\n", v.verdict);
+        let judge = if v.trusted { "under the judge" } else { "under the judge (not trusted)" };
+        let _ = writeln!(s, "| method | {} under the people | {judge} |\n|---|---|---|", v.metric);
+        for m in &v.systems {
+            let _ = writeln!(s, "| {} | {:.4} | {:.4} |", cell(&m.label), m.people, m.judge);
+        }
+        let tau = v.tau.map_or("none".into(), |t| format!("{t:.3}"));
+        let interval = v.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.3} to {hi:.3}"));
+        let _ = writeln!(
+            s,
+            "\nKendall τ {tau}, 95 % interval {interval}; {} of {} pairs flip their paired-test conclusion.",
+            v.flips.len(),
+            v.pairs
+        );
+        for f in &v.flips {
+            let _ = writeln!(s, "- {}", f.text);
+        }
+    }
     s.push_str(&stamp_md(&r.stamp));
     s
 }
