@@ -505,3 +505,44 @@ fn the_agent_searches_and_answers_and_a_graph_is_built_on_the_real_model() {
     assert!(d.model.starts_with("SmolLM2-135M-Instruct"), "{}", d.model);
     assert!(!d.nodes.is_empty() || d.skipped.len() == 3, "each passage gave entities or was skipped");
 }
+
+/// `--free` reaches the embedded model: the same listwise window, asked in one workspace held to
+/// its shape and then free, is constrained the first time and not the second (and the free reply
+/// is not the held one read back from the store).
+#[test]
+fn free_leaves_the_embedded_models_reply_unconstrained_and_asks_again() {
+    let ws = tempfile::tempdir().unwrap();
+    let window = |free: bool| -> serde_json::Value {
+        let mut args = vec![
+            "search",
+            "--method",
+            "listwise",
+            "--first-stage",
+            "bm25",
+            "--depth",
+            "5",
+            "--generator-model",
+            "HuggingFaceTB/SmolLM2-135M-Instruct",
+            "--explain",
+            "--format",
+            "json",
+        ];
+        if free {
+            args.push("--free");
+        }
+        args.push("What does error E104 mean?");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+            .env("RANKLENS_WORKSPACE", ws.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["hits"][0]["explanation"]["detail"]["windows"][0].clone()
+    };
+    let held = window(false);
+    assert!(held["constrained"].as_str().unwrap_or("").contains("whole permutation"), "{held}");
+    let free = window(true);
+    assert!(free.get("constrained").is_none_or(|c| c.is_null()), "{free}");
+    assert_ne!(free["reply"], held["reply"], "asked again, not read from the held reply");
+}

@@ -207,7 +207,9 @@ impl ModelArgs {
         engine.set_neural_options(options)?;
         let manager = self.manager();
         for role in &roles {
-            if *role == Role::Generator && self.llm.is_some() {
+            // A chat server, or replies left free (`--free` wraps the generator outermost): the
+            // generator these flags make, not the one the workbench would load.
+            if *role == Role::Generator && (self.llm.is_some() || self.free) {
                 engine.set_generator(self.generator(progress)?)?;
                 continue;
             }
