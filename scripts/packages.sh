@@ -20,7 +20,7 @@ _package_table() {
     cat <<'EOF'
 cmake^command -v cmake^cmake^cmake^cmake
 c++^command -v c++ || command -v g++ || command -v clang++^g++^gcc-c++^gcc
-libclang^ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib64/libclang.so* /usr/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang-*.so* 2>/dev/null | grep -q .^libclang-dev^clang-devel^clang
+libclang^ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/llvm-*/lib/libclang-[0-9]*.so* /usr/lib64/libclang.so* /usr/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang-[0-9]*.so* 2>/dev/null | grep -q .^libclang-dev^clang-devel^clang
 libvulkan^ls /usr/lib/x86_64-linux-gnu/libvulkan.so.1 /usr/lib64/libvulkan.so.1 /usr/lib/libvulkan.so.1 2>/dev/null | grep -q .^libvulkan1^vulkan-loader^vulkan-icd-loader
 lavapipe^ls /usr/share/vulkan/icd.d/lvp_icd*.json 2>/dev/null | grep -q .^mesa-vulkan-drivers^mesa-vulkan-drivers^vulkan-swrast
 chromium^command -v chromium || command -v chromium-browser^chromium^chromium^chromium

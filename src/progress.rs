@@ -37,6 +37,18 @@ impl Progress for NoProgress {
     }
 }
 
+/// Forwards only the cancel button to work whose own stages would replace the caller's (a model
+/// asked once for each window, passage or pair, while the caller's bar counts those).
+pub struct CancelOnly<'a>(pub &'a dyn Progress);
+
+impl Progress for CancelOnly<'_> {
+    fn stage(&self, _name: &str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+    fn is_cancelled(&self) -> bool {
+        self.0.is_cancelled()
+    }
+}
+
 /// Return `Err(Cancelled)` when the progress sink says so.
 pub fn check_cancel(progress: &dyn Progress) -> crate::Result<()> {
     if progress.is_cancelled() { Err(crate::Error::Cancelled) } else { Ok(()) }

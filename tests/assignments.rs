@@ -466,9 +466,15 @@ proptest! {
     /// panic.
     #[test]
     fn readers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
-        let _ = parse_roster(&bytes, "r.csv");
-        let _ = parse_answer_file(&bytes, "a.json");
-        let _ = parse_answers_csv(&bytes, "a.csv");
+        if let Err(e) = parse_roster(&bytes, "r.csv") {
+            prop_assert!(e.to_string().contains("r.csv"), "{}", e);
+        }
+        if let Err(e) = parse_answer_file(&bytes, "a.json") {
+            prop_assert!(e.to_string().contains("a.json"), "{}", e);
+        }
+        if let Err(e) = parse_answers_csv(&bytes, "a.csv") {
+            prop_assert!(e.to_string().contains("a.csv"), "{}", e);
+        }
         prop_assert!(Key::parse(&bytes, "key.json").is_err());
     }
 

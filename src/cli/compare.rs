@@ -76,7 +76,7 @@ struct CompareView {
     overlap: OverlapMatrix,
 }
 
-fn compare_view(engine: &Workbench, cmp: &Comparison, analyzer: String) -> anyhow::Result<CompareView> {
+fn compare_view(workbench: &Workbench, cmp: &Comparison, analyzer: String) -> anyhow::Result<CompareView> {
     let mut methods = Vec::new();
     for run in &cmp.runs {
         let mut column = ColumnView {
@@ -90,7 +90,7 @@ fn compare_view(engine: &Workbench, cmp: &Comparison, analyzer: String) -> anyho
         };
         match &run.outcome {
             Outcome::Ranked(r) => {
-                column.hits = hit_views(engine.corpus(), r, None)?;
+                column.hits = hit_views(workbench.corpus(), r, None)?;
                 column.total_matches = Some(r.total_matches);
             }
             Outcome::Rows(r) => column.rows = Some(r.clone()),

@@ -183,7 +183,7 @@ impl ModelArgs {
     /// A model that cannot be had is reported and its methods say why; nothing else stops.
     pub fn prepare(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         kinds: &[MethodKind],
         settings: &Settings,
         download: bool,
@@ -204,24 +204,24 @@ impl ModelArgs {
         let mut checked = settings.clone();
         (checked.windows, checked.token_bits) = (options.windows, options.token_bits);
         checked.validate()?;
-        engine.set_neural_options(options)?;
+        workbench.set_neural_options(options)?;
         let manager = self.manager();
         for role in &roles {
             // A chat server, or replies left free (`--free` wraps the generator outermost): the
             // generator these flags make, not the one the workbench would load.
             if *role == Role::Generator && (self.llm.is_some() || self.free) {
-                engine.set_generator(self.generator(progress)?)?;
+                workbench.set_generator(self.generator(progress)?)?;
                 continue;
             }
-            if let Err(e) = engine.load_model(&manager, *role, download && !self.offline, progress) {
+            if let Err(e) = workbench.load_model(&manager, *role, download && !self.offline, progress) {
                 let optional = *role == Role::LateInteraction && roles.contains(&Role::Dense);
                 if !optional {
                     eprintln!("note: {role} model unavailable: {}", e.report().lines().next().unwrap_or(""));
                 }
             }
         }
-        engine.build_neural(progress)?;
-        for line in engine.window_notes() {
+        workbench.build_neural(progress)?;
+        for line in workbench.window_notes() {
             eprintln!("note: {line}");
         }
         Ok(())

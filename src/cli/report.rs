@@ -125,12 +125,12 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
 
 /// Text to SQL for the report: the model's statement over the corpus's tables, run if it is one
 /// SELECT.
-fn ask_sql(engine: &Workbench, question: &str) -> anyhow::Result<crate::report::ModelSqlReport> {
+fn ask_sql(workbench: &Workbench, question: &str) -> anyhow::Result<crate::report::ModelSqlReport> {
     use crate::generate::text_to_sql;
-    let Some(db) = &engine.structured().sql else {
+    let Some(db) = &workbench.structured().sql else {
         bail!("--ask-sql: this corpus has no tables (put a .csv file next to it)");
     };
-    let Some(generator) = engine.generator() else {
+    let Some(generator) = workbench.generator() else {
         bail!("--ask-sql: no language model could be loaded (see the note above)");
     };
     let asked = text_to_sql::write_sql(generator.as_ref(), db, question, &NoProgress)?;

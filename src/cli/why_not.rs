@@ -118,6 +118,47 @@ impl Printable for Missed {
             let edits: Vec<String> = best.edits.iter().map(|e| e.text()).collect();
             let _ = writeln!(out, "  {} → rank {} by {}", f.passage, best.rank, edits.join(" + "));
         }
+        // The passages no fix brings in, every one: those are the ones to read.
+        for f in self.passages.iter().filter(|f| f.fixes.is_empty()) {
+            let rank = f.rank.map_or_else(|| "not in the first 1,000".to_string(), |r| format!("rank {r}"));
+            let why = f.note.as_deref().unwrap_or("no fix of at most two edits");
+            let _ = writeln!(out, "  {} ({rank}) for {:?}: {why}", f.passage, f.question);
+        }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_passage_without_a_fix_is_named_with_its_question() {
+        let unfixed = |passage: &str, rank: Option<usize>| Fixes {
+            passage: passage.into(),
+            method: "Dense".into(),
+            question: format!("what about {passage}?"),
+            k: 10,
+            rank,
+            fixes: Vec::new(),
+            tried: 40,
+            seconds: 1.0,
+            note: None,
+        };
+        let m = Missed {
+            method: "Dense".into(),
+            k: 10,
+            questions: 300,
+            outside: 2,
+            fixed: 0,
+            one_edit: 0,
+            share: 0.0,
+            median_seconds: 1.0,
+            passages: vec![unfixed("d7", Some(14)), unfixed("d9", None)],
+        };
+        let text = m.table();
+        assert!(text.starts_with("Dense: 2 relevant passages outside the top 10 of 300 judged questions; 0 (0.0 %)"));
+        assert!(text.contains("  d7 (rank 14) for \"what about d7?\": no fix of at most two edits\n"), "{text}");
+        assert!(text.contains("  d9 (not in the first 1,000) for \"what about d9?\""), "{text}");
     }
 }

@@ -65,7 +65,7 @@ pub struct AnalyzerComparison {
 /// Analyse `text` with every analyzer, and rank `question` by BM25 (the settings' variant and
 /// parameters) under each, `k` passages.
 pub fn compare_analyzers(
-    engine: &Workbench,
+    workbench: &Workbench,
     settings: &Settings,
     text: &str,
     question: &str,
@@ -83,7 +83,7 @@ pub fn compare_analyzers(
         })
         .collect();
     let mut rankings = Vec::new();
-    let corpus = engine.corpus();
+    let corpus = workbench.corpus();
     let mut reference: Option<String> = None;
     // The settings' analyzer first: the others are compared with it.
     let mut order: Vec<AnalyzerConfig> = vec![settings.analyzer];
@@ -92,7 +92,7 @@ pub fn compare_analyzers(
         progress.stage("ranking the question under each analyzer", order.len() as u64);
         for config in order {
             crate::progress::check_cancel(progress)?;
-            let r = engine.sparse(SparseSpec::bm25(settings.bm25_variant, settings.bm25), config, progress)?;
+            let r = workbench.sparse(SparseSpec::bm25(settings.bm25_variant, settings.bm25), config, progress)?;
             let all = r.search(&QueryContext::new(question), corpus.len())?;
             let top: Vec<(String, f64)> =
                 all.hits.iter().take(k).map(|h| (corpus.external_id(h.doc).to_string(), h.score)).collect();

@@ -134,7 +134,7 @@ fn lexical(kind: MethodKind) -> bool {
 
 /// Search for the smallest changes that bring `doc` into `kind`'s top `k` for `question`.
 pub fn find_fixes(
-    engine: &Workbench,
+    workbench: &Workbench,
     kind: MethodKind,
     settings: &Settings,
     question: &str,
@@ -143,10 +143,10 @@ pub fn find_fixes(
     progress: &dyn Progress,
 ) -> Result<Fixes> {
     let started = Instant::now();
-    let corpus = engine.corpus();
+    let corpus = workbench.corpus();
     let passage = corpus.doc(doc).ok_or_else(|| Error::invalid("passage", "no such passage in the corpus"))?;
     let k = k.max(1);
-    let retriever = engine.retriever(kind, settings)?;
+    let retriever = workbench.retriever(kind, settings)?;
     let mut out = Fixes {
         passage: passage.id.clone(),
         method: retriever.label(),
@@ -158,7 +158,7 @@ pub fn find_fixes(
         seconds: 0.0,
         note: None,
     };
-    out.rank = rank_of(engine, retriever.as_ref(), settings, question, doc, progress)?;
+    out.rank = rank_of(workbench, retriever.as_ref(), settings, question, doc, progress)?;
     if out.rank.is_some_and(|r| r <= k) {
         out.note = Some(format!("already at rank {} of the top {k}: nothing to fix", out.rank.unwrap_or(0)));
         out.seconds = started.elapsed().as_secs_f64();
@@ -166,7 +166,7 @@ pub fn find_fixes(
     }
     let words: Vec<String> = question.split_whitespace().map(str::to_string).collect();
     let base = Candidate { question: words.clone(), settings: settings.clone(), edits: Vec::new() };
-    let singles = single_edits(engine, kind, settings, &words, &passage.passage_text());
+    let singles = single_edits(workbench, kind, settings, &words, &passage.passage_text());
     // Retrievers by settings: question edits share the method's own.
     let mut retrievers: Vec<(Settings, std::sync::Arc<dyn Retriever>)> = vec![(settings.clone(), retriever)];
     let mut reached: Vec<(Candidate, Option<usize>)> = Vec::new();
@@ -174,7 +174,7 @@ pub fn find_fixes(
     for edit in singles {
         check_cancel(progress)?;
         let c = apply(&base, &edit);
-        let r = rank_with(engine, &mut retrievers, kind, &c, doc, progress)?;
+        let r = rank_with(workbench, &mut retrievers, kind, &c, doc, progress)?;
         out.tried += 1;
         progress.advance(1);
         reached.push((c, r));
@@ -199,7 +199,7 @@ pub fn find_fixes(
         let mut second = Vec::new();
         for c in pairs {
             check_cancel(progress)?;
-            let r = rank_with(engine, &mut retrievers, kind, &c, doc, progress)?;
+            let r = rank_with(workbench, &mut retrievers, kind, &c, doc, progress)?;
             out.tried += 1;
             progress.advance(1);
             second.push((c, r));
@@ -284,7 +284,7 @@ fn apply(c: &Candidate, e: &Edit) -> Candidate {
 /// dropped, each question word the passage lacks swapped for one of the passage's best words;
 /// for the lexical methods, k1, b and the analyzer.
 fn single_edits(
-    engine: &Workbench,
+    workbench: &Workbench,
     kind: MethodKind,
     settings: &Settings,
     words: &[String],
@@ -295,7 +295,7 @@ fn single_edits(
     let stem = |w: &str| analyzer.terms(w).into_iter().next();
     let asked: HashSet<String> = words.iter().filter_map(|w| stem(w)).collect();
     let in_passage: HashSet<String> = analyzer.terms(passage).into_iter().collect();
-    let index = engine.built_index(analyzer.config());
+    let index = workbench.built_index(analyzer.config());
     let n = index.as_ref().map_or(1, |i| i.num_docs().max(1)) as f64;
     // The passage's words by tf × idf (idf from the index the method reads, where built), one
     // surface form per term.
@@ -362,7 +362,7 @@ fn single_edits(
 
 /// The rank of `doc` for a candidate, with a retriever for its settings (built once per settings).
 fn rank_with(
-    engine: &Workbench,
+    workbench: &Workbench,
     retrievers: &mut Vec<(Settings, std::sync::Arc<dyn Retriever>)>,
     kind: MethodKind,
     c: &Candidate,
@@ -373,19 +373,19 @@ fn rank_with(
         Some(i) => i,
         None => {
             if c.settings.analyzer != retrievers[0].0.analyzer {
-                engine.index(c.settings.analyzer, progress)?;
+                workbench.index(c.settings.analyzer, progress)?;
             }
-            retrievers.push((c.settings.clone(), engine.retriever(kind, &c.settings)?));
+            retrievers.push((c.settings.clone(), workbench.retriever(kind, &c.settings)?));
             retrievers.len() - 1
         }
     };
     let (settings, retriever) = &retrievers[at];
-    rank_of(engine, retriever.as_ref(), settings, &c.text(), doc, progress)
+    rank_of(workbench, retriever.as_ref(), settings, &c.text(), doc, progress)
 }
 
 /// Where `doc` stands in the method's ranking of `question` (1-based; `None` past [`DEPTH`]).
 pub fn rank_of(
-    engine: &Workbench,
+    workbench: &Workbench,
     retriever: &dyn Retriever,
     settings: &Settings,
     question: &str,
@@ -395,7 +395,7 @@ pub fn rank_of(
     if question.trim().is_empty() {
         return Ok(None);
     }
-    let prepared = retriever.prepare_with(&engine.query_context(question, settings), progress)?;
+    let prepared = retriever.prepare_with(&workbench.query_context(question, settings), progress)?;
     let ranking = prepared.search(DEPTH)?;
     Ok(ranking.hits.iter().position(|h| h.doc == doc).map(|p| p + 1))
 }
@@ -403,16 +403,16 @@ pub fn rank_of(
 /// The passage's words most worth adding to a question (by tf × idf, those the question lacks),
 /// at most `n`: the candidates [`find_fixes`] adds, for a lesson's "which one word?".
 pub fn passage_words(
-    engine: &Workbench,
+    workbench: &Workbench,
     kind: MethodKind,
     settings: &Settings,
     question: &str,
     doc: DocId,
     n: usize,
 ) -> Vec<String> {
-    let Some(passage) = engine.corpus().doc(doc) else { return Vec::new() };
+    let Some(passage) = workbench.corpus().doc(doc) else { return Vec::new() };
     let words: Vec<String> = question.split_whitespace().map(str::to_string).collect();
-    single_edits(engine, kind, settings, &words, &passage.passage_text())
+    single_edits(workbench, kind, settings, &words, &passage.passage_text())
         .into_iter()
         .filter_map(|e| match e {
             Edit::Add { word } => Some(word),
@@ -424,7 +424,7 @@ pub fn passage_words(
 
 /// The rank `doc` reaches when each word is added to the question, ranked by the method's own code.
 pub fn ranks_with_each_word(
-    engine: &Workbench,
+    workbench: &Workbench,
     kind: MethodKind,
     settings: &Settings,
     question: &str,
@@ -432,12 +432,12 @@ pub fn ranks_with_each_word(
     words: &[String],
     progress: &dyn Progress,
 ) -> Result<Vec<(String, Option<usize>)>> {
-    let retriever = engine.retriever(kind, settings)?;
+    let retriever = workbench.retriever(kind, settings)?;
     words
         .iter()
         .map(|w| {
             let asked = format!("{} {w}", question.trim());
-            Ok((w.clone(), rank_of(engine, retriever.as_ref(), settings, &asked, doc, progress)?))
+            Ok((w.clone(), rank_of(workbench, retriever.as_ref(), settings, &asked, doc, progress)?))
         })
         .collect()
 }
@@ -469,18 +469,18 @@ pub struct Missed {
 /// [`find_fixes`] for every relevant passage outside the top k of the first `questions` judged
 /// questions of the corpus.
 pub fn missed(
-    engine: &Workbench,
+    workbench: &Workbench,
     kind: MethodKind,
     settings: &Settings,
     k: usize,
     questions: usize,
     progress: &dyn Progress,
 ) -> Result<Missed> {
-    let corpus = engine.corpus();
+    let corpus = workbench.corpus();
     let Some(qrels) = corpus.qrels.as_ref() else {
         return Err(Error::invalid("corpus", "it has no judgements (qrels): nothing counts as missed"));
     };
-    let retriever = engine.retriever(kind, settings)?;
+    let retriever = workbench.retriever(kind, settings)?;
     let judged: Vec<&crate::corpus::Query> =
         corpus.queries.iter().filter(|q| qrels.judgements.contains_key(&q.id)).take(questions).collect();
     let mut out = Missed {
@@ -496,7 +496,7 @@ pub fn missed(
     };
     for q in &judged {
         check_cancel(progress)?;
-        let prepared = retriever.prepare_with(&engine.query_context(&q.text, settings), progress)?;
+        let prepared = retriever.prepare_with(&workbench.query_context(&q.text, settings), progress)?;
         let top: HashSet<DocId> = prepared.search(k)?.hits.iter().map(|h| h.doc).collect();
         let relevant = qrels.judgements.get(&q.id).into_iter().flatten().filter(|(_, g)| **g > 0);
         for (id, _) in relevant {
@@ -504,7 +504,7 @@ pub fn missed(
             if top.contains(&doc) {
                 continue;
             }
-            let f = find_fixes(engine, kind, settings, &q.text, doc, k, &crate::progress::NoProgress)?;
+            let f = find_fixes(workbench, kind, settings, &q.text, doc, k, &crate::progress::NoProgress)?;
             out.outside += 1;
             if let Some(best) = f.fixes.first() {
                 out.fixed += 1;

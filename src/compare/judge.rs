@@ -11,7 +11,7 @@ use crate::corpus::{Corpus, DocId, IdFormat, Qrels, check_id};
 use crate::eval::Agreement;
 use crate::generate::tasks::{self, JudgePrompt};
 use crate::generate::{ChatRequest, Generator};
-use crate::progress::Progress;
+use crate::progress::{CancelOnly, Progress};
 use crate::{Error, Result};
 
 /// One passage to judge for one question.
@@ -245,18 +245,6 @@ pub fn trec_line(qid: &str, doc: &str, grade: u8, model: &str) -> Result<String>
     let tag = judge_tag(model);
     let tag = if tag.is_empty() { "model".to_string() } else { tag };
     Ok(format!("{qid} {tag} {doc} {grade}\n"))
-}
-
-/// Forwards only the cancel button to a generator (its own stages would replace the judging
-/// bar's).
-struct CancelOnly<'a>(&'a dyn Progress);
-
-impl Progress for CancelOnly<'_> {
-    fn stage(&self, _name: &str, _total: u64) {}
-    fn advance(&self, _n: u64) {}
-    fn is_cancelled(&self) -> bool {
-        self.0.is_cancelled()
-    }
 }
 
 /// The request that judges `item`.

@@ -117,11 +117,11 @@ pub fn describe_change(a: &State, b: &State) -> String {
     if out.is_empty() { "nothing that this method reads changed".into() } else { out.join(" and ") }
 }
 
-fn side(engine: &Workbench, state: &State, question: &str, doc: DocId) -> Result<(Side, Split)> {
-    let r = engine.retriever(state.kind, &state.settings)?;
-    let q = engine.query_context(question, &state.settings);
+fn side(workbench: &Workbench, state: &State, question: &str, doc: DocId) -> Result<(Side, Split)> {
+    let r = workbench.retriever(state.kind, &state.settings)?;
+    let q = workbench.query_context(question, &state.settings);
     let prepared = r.prepare(&q)?;
-    let ranking = prepared.search(engine.corpus().len())?;
+    let ranking = prepared.search(workbench.corpus().len())?;
     let e = prepared.explain(doc)?;
     let length_ratio = match &e.detail {
         Detail::Terms(t) => t.rows.first().filter(|r| r.avgdl > 0.0).map(|r| r.dl / r.avgdl),
@@ -137,13 +137,13 @@ fn rank_text(r: Option<usize>) -> String {
 }
 
 /// One passage under two states.
-pub fn what_moved(engine: &Workbench, question: &str, doc: DocId, before: &State, after: &State) -> Result<Moved> {
+pub fn what_moved(workbench: &Workbench, question: &str, doc: DocId, before: &State, after: &State) -> Result<Moved> {
     let _ = QueryContext::new(question);
-    if engine.corpus().doc(doc).is_none() {
+    if workbench.corpus().doc(doc).is_none() {
         return Err(Error::invalid("passage", "no such passage in the open corpus"));
     }
-    let (b, split_b) = side(engine, before, question, doc)?;
-    let (a, split_a) = side(engine, after, question, doc)?;
+    let (b, split_b) = side(workbench, before, question, doc)?;
+    let (a, split_a) = side(workbench, after, question, doc)?;
     let mut parts: BTreeMap<String, PartChange> = BTreeMap::new();
     let mut unsplit = None;
     for (split, is_after) in [(split_b, false), (split_a, true)] {
@@ -161,7 +161,7 @@ pub fn what_moved(engine: &Workbench, question: &str, doc: DocId, before: &State
     let mut parts: Vec<PartChange> = parts.into_values().collect();
     parts.sort_by(|x, y| y.change().abs().total_cmp(&x.change().abs()).then_with(|| x.part.cmp(&y.part)));
     let change = describe_change(before, after);
-    let id = engine.corpus().external_id(doc).to_string();
+    let id = workbench.corpus().external_id(doc).to_string();
     let movement = match (b.rank, a.rank) {
         (Some(x), Some(y)) if y > x => format!("fell from {x} to {y}"),
         (Some(x), Some(y)) if y < x => format!("rose from {x} to {y}"),

@@ -61,20 +61,20 @@ impl External {
     /// engine's own Lucene BM25 with the settings' analyzer).
     pub fn retriever(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         settings: &Settings,
         progress: &dyn Progress,
     ) -> Result<Arc<dyn Retriever>> {
-        let corpus = engine.corpus().clone();
+        let corpus = workbench.corpus().clone();
         Ok(match self {
             External::Run(run) => Arc::new(RunRetriever::new(run.clone(), corpus)),
             External::Engine(source) => {
-                let index = engine.index(settings.analyzer, progress)?;
+                let index = workbench.index(settings.analyzer, progress)?;
                 Arc::new(EngineRetriever::new(source.clone(), corpus, Some(index)))
             }
             External::Vectors(set) => {
                 let model = match &set.query_model {
-                    Some(dir) => Some(engine.query_model(dir)?),
+                    Some(dir) => Some(workbench.query_model(dir)?),
                     None => None,
                 };
                 Arc::new(vector_retriever(set.clone(), &corpus, model)?)
@@ -215,7 +215,7 @@ impl External {
     /// asked question by question through `engine`, `depth` results each.
     pub fn system(
         &self,
-        engine: Option<&crate::workbench::Workbench>,
+        workbench: Option<&crate::workbench::Workbench>,
         settings: &crate::config::Settings,
         depth: usize,
         progress: &dyn crate::progress::Progress,
@@ -223,14 +223,14 @@ impl External {
         if let Some(s) = self.saved_system() {
             return Ok(s);
         }
-        let Some(engine) = engine else {
+        let Some(workbench) = workbench else {
             return Err(Error::invalid(
                 self.name(),
                 "this system answers question by question: give the dataset (--dataset DIR) to ask it its questions",
             ));
         };
-        let r = self.retriever(engine, settings, progress)?;
-        System::run(engine, r.as_ref(), settings, depth, progress)
+        let r = self.retriever(workbench, settings, progress)?;
+        System::run(workbench, r.as_ref(), settings, depth, progress)
     }
 
     /// Its rankings over a question set without running anything: a run file's, or the saved

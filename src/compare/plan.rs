@@ -165,8 +165,8 @@ impl Plan {
 
     /// The plan without its SQL and graph columns where the corpus has neither tables nor a
     /// graph (with one of them, both stay: the other column says what the corpus lacks).
-    pub fn with_structured_sources(mut self, engine: &Workbench) -> Plan {
-        let s = engine.structured();
+    pub fn with_structured_sources(mut self, workbench: &Workbench) -> Plan {
+        let s = workbench.structured();
         if s.sql.is_none() && s.graph.is_none() {
             self.members.retain(Member::ranks_passages);
         }
@@ -176,24 +176,24 @@ impl Plan {
     /// Each column's retriever, or why it cannot run here (SQL and graph columns have none).
     pub fn retrievers(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         progress: &dyn Progress,
     ) -> Vec<Option<crate::Result<Arc<dyn Retriever>>>> {
-        self.members.iter().map(|m| self.retriever(engine, m, progress)).collect()
+        self.members.iter().map(|m| self.retriever(workbench, m, progress)).collect()
     }
 
     /// One column's retriever, or why it cannot run here (`None` for SQL and graph columns): the
     /// one place a member becomes a method.
     pub fn retriever(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         member: &Member,
         progress: &dyn Progress,
     ) -> Option<crate::Result<Arc<dyn Retriever>>> {
         Some(match member {
-            Member::Lexical(spec) => engine.sparse(*spec, self.settings.analyzer, progress),
-            Member::Neural(kind) => engine.neural_retriever(*kind, &self.settings),
-            Member::External(x) => x.retriever(engine, &self.settings, progress),
+            Member::Lexical(spec) => workbench.sparse(*spec, self.settings.analyzer, progress),
+            Member::Neural(kind) => workbench.neural_retriever(*kind, &self.settings),
+            Member::External(x) => x.retriever(workbench, &self.settings, progress),
             Member::Sql(_) | Member::Graph(_) => return None,
         })
     }
@@ -206,7 +206,7 @@ impl Plan {
     #[allow(clippy::too_many_arguments)]
     pub fn study(
         &self,
-        engine: Option<&Workbench>,
+        workbench: Option<&Workbench>,
         qrels: &Qrels,
         questions: &[Query],
         depth: usize,
@@ -227,7 +227,7 @@ impl Plan {
                 continue;
             }
             let kind = member.kind();
-            let Some(engine) = engine else {
+            let Some(workbench) = workbench else {
                 missing.push(Missing {
                     label: member_label(member),
                     kind,
@@ -235,8 +235,8 @@ impl Plan {
                 });
                 continue;
             };
-            match self.retriever(engine, member, progress) {
-                Some(Ok(r)) => systems.push(System::run(engine, r.as_ref(), &self.settings, depth, progress)?),
+            match self.retriever(workbench, member, progress) {
+                Some(Ok(r)) => systems.push(System::run(workbench, r.as_ref(), &self.settings, depth, progress)?),
                 Some(Err(Error::Cancelled)) => return Err(Error::Cancelled),
                 Some(Err(e)) => {
                     let message = match e {
@@ -265,15 +265,15 @@ impl Plan {
     /// The columns whose methods encode passages while answering (late interaction without a
     /// token index, the cross-encoder): on a large corpus they take seconds, so the app shows the
     /// other columns first.
-    pub fn slow_members(&self, engine: &Workbench) -> Vec<usize> {
+    pub fn slow_members(&self, workbench: &Workbench) -> Vec<usize> {
         (0..self.members.len())
-            .filter(|&i| matches!(self.members[i], Member::Neural(kind) if engine.encodes_at_query_time(kind)))
+            .filter(|&i| matches!(self.members[i], Member::Neural(kind) if workbench.encodes_at_query_time(kind)))
             .collect()
     }
 
     /// Run every column on the question.
-    pub fn run(&self, engine: &Workbench, query: &QueryContext, progress: &dyn Progress) -> crate::Result<PlanRun> {
-        self.run_phase(engine, query, &[], "", Provisional::Allowed, progress)
+    pub fn run(&self, workbench: &Workbench, query: &QueryContext, progress: &dyn Progress) -> crate::Result<PlanRun> {
+        self.run_phase(workbench, query, &[], "", Provisional::Allowed, progress)
     }
 
     /// Run every column but those in `skip`, which say `waiting` until [`Plan::run_members`] fills
@@ -283,18 +283,18 @@ impl Plan {
     /// whole run.
     pub fn run_except(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         query: &QueryContext,
         skip: &[usize],
         waiting: &str,
         progress: &dyn Progress,
     ) -> crate::Result<PlanRun> {
-        self.run_phase(engine, query, skip, waiting, Provisional::Not, progress)
+        self.run_phase(workbench, query, skip, waiting, Provisional::Not, progress)
     }
 
     fn run_phase(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         query: &QueryContext,
         skip: &[usize],
         waiting: &str,
@@ -318,7 +318,7 @@ impl Plan {
                 outcome: Outcome::Unavailable { message: waiting.to_string() },
             })
             .collect();
-        run.fill(self.members_run(engine, query, &which, provisional, progress)?);
+        run.fill(self.members_run(workbench, query, &which, provisional, progress)?);
         Ok(run)
     }
 
@@ -326,17 +326,17 @@ impl Plan {
     /// are not encoded yet answers provisionally.
     pub fn run_members(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         query: &QueryContext,
         which: &[usize],
         progress: &dyn Progress,
     ) -> crate::Result<Vec<ColumnResult>> {
-        self.members_run(engine, query, which, Provisional::Allowed, progress)
+        self.members_run(workbench, query, which, Provisional::Allowed, progress)
     }
 
     fn members_run(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         query: &QueryContext,
         which: &[usize],
         provisional: Provisional,
@@ -347,7 +347,7 @@ impl Plan {
         for &i in which {
             check_cancel(progress)?;
             let Some(member) = self.members.get(i) else { continue };
-            out.push(self.run_member(engine, query, i, member, provisional, progress));
+            out.push(self.run_member(workbench, query, i, member, provisional, progress));
             progress.advance(1);
         }
         Ok(out)
@@ -355,7 +355,7 @@ impl Plan {
 
     fn run_member(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         query: &QueryContext,
         index: usize,
         member: &Member,
@@ -365,9 +365,9 @@ impl Plan {
         let kind = member.kind();
         let id = self.column_ids().get(index).cloned().unwrap_or_default();
         let column = |label: String, outcome| MethodRun { id: id.clone(), label, kind, outcome };
-        let structured = engine.structured();
+        let structured = workbench.structured();
         let (run, prepared) = match member {
-            Member::Sql(sql) => (column("SQL".into(), sql_outcome(engine, sql.as_deref())), None),
+            Member::Sql(sql) => (column("SQL".into(), sql_outcome(workbench, sql.as_deref())), None),
             Member::Graph(pattern) => {
                 let outcome = match (&structured.graph, pattern) {
                     (None, _) => unavailable("this corpus has no knowledge graph (graph.txt)"),
@@ -379,11 +379,11 @@ impl Plan {
             Member::Lexical(_) | Member::Neural(_) | Member::External(_) => {
                 // One question, and its passages not encoded yet: a provisional column over BM25's
                 // top passages, encoded now (a question set waits for the whole encoding instead).
-                let retriever = match (member, self.retriever(engine, member, progress)) {
+                let retriever = match (member, self.retriever(workbench, member, progress)) {
                     (Member::Neural(kind), Some(Err(Error::Unavailable(_))))
-                        if provisional == Provisional::Allowed && engine.answers_provisionally(*kind) =>
+                        if provisional == Provisional::Allowed && workbench.answers_provisionally(*kind) =>
                     {
-                        Some(engine.provisional_retriever(*kind, &self.settings))
+                        Some(workbench.provisional_retriever(*kind, &self.settings))
                     }
                     (_, r) => r,
                 };
@@ -469,8 +469,8 @@ fn outcome_of_error(e: Error) -> Outcome {
     }
 }
 
-fn sql_outcome(engine: &Workbench, sql: Option<&str>) -> Outcome {
-    match (&engine.structured().sql, sql) {
+fn sql_outcome(workbench: &Workbench, sql: Option<&str>) -> Outcome {
+    match (&workbench.structured().sql, sql) {
         (None, _) => unavailable("this corpus has no tables (add a .csv file next to it)"),
         (Some(_), None) => unavailable("no SQL for this question: write a SELECT"),
         (Some(db), Some(q)) => db.query(q, SqlLimits::default()).map_or_else(failed, Outcome::Rows),

@@ -58,7 +58,7 @@ impl Plan {
     /// an error saying so.
     pub fn pool(
         &self,
-        engine: &Workbench,
+        workbench: &Workbench,
         questions: &[(String, String)],
         depth: usize,
         progress: &dyn Progress,
@@ -67,7 +67,7 @@ impl Plan {
         let mut retrievers = Vec::new();
         for member in self.members.iter().filter(|m| m.ranks_passages()) {
             let (label, kind) = (member_label(member), member.kind());
-            match self.retriever(engine, member, progress) {
+            match self.retriever(workbench, member, progress) {
                 Some(Ok(r)) => {
                     columns.push(PoolColumn { label: r.label(), kind, added: Ok(0) });
                     retrievers.push((columns.len() - 1, r));
@@ -91,7 +91,7 @@ impl Plan {
         progress.stage("Pooling the top passages", questions.len() as u64);
         for (qid, text) in questions {
             check_cancel(progress)?;
-            let query = engine.query_context(text, &self.settings);
+            let query = workbench.query_context(text, &self.settings);
             let mut seen = BTreeSet::new();
             for (at, r) in &retrievers {
                 let hits = r.search(&query, depth)?.hits;

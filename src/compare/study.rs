@@ -38,13 +38,13 @@ impl System {
 
     /// A method run over the corpus's questions, `depth` results each.
     pub fn run(
-        engine: &Workbench,
+        workbench: &Workbench,
         retriever: &dyn Retriever,
         settings: &Settings,
         depth: usize,
         progress: &dyn Progress,
     ) -> Result<System> {
-        let run = engine.run_queries(retriever, settings, depth, progress)?;
+        let run = workbench.run_queries(retriever, settings, depth, progress)?;
         Ok(System { label: retriever.label(), kind: retriever.kind(), run, note: retriever.over_questions() })
     }
 }

@@ -640,8 +640,17 @@ mod tests {
                 })
                 .collect();
             for ext in ["jsonl", "csv", "tsv"] {
-                let p = write(dir.path(), &format!("f{round}.{ext}"), &bytes);
-                let _ = load(&p, LoadOptions::default());
+                let name = format!("f{round}.{ext}");
+                let p = write(dir.path(), &name, &bytes);
+                match load(&p, LoadOptions::default()) {
+                    Ok(corpus) => {
+                        for w in &corpus.report.warnings {
+                            assert_eq!(w.file, p, "{w}");
+                        }
+                        assert!(corpus.docs().iter().all(|d| !d.id.trim().is_empty()), "{name}: an empty id");
+                    }
+                    Err(e) => assert!(e.to_string().contains(&name), "{name}: {e}"),
+                }
             }
         }
     }

@@ -517,7 +517,15 @@ mod tests {
         /// Any bytes: responses or an error naming the file, never a panic.
         #[test]
         fn arbitrary_bytes_read_or_are_refused(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
-            let _ = SavedResponses::parse(&bytes, Path::new("r.json"), "r", None);
+            match SavedResponses::parse(&bytes, Path::new("r.json"), "r", None) {
+                Ok(s) => {
+                    proptest::prop_assert_eq!(&s.name, "r");
+                    for p in &s.problems {
+                        proptest::prop_assert!(p.contains("r.json"), "{:?}", p);
+                    }
+                }
+                Err(e) => proptest::prop_assert!(e.to_string().contains("r.json"), "{}", e),
+            }
         }
 
         /// Mutations of a valid response: never a panic, and every hit that keeps an id is read.

@@ -639,14 +639,30 @@ mod tests {
             proptest::prop_assert_eq!(VectorFile::load(&path).unwrap(), file);
         }
 
-        /// Mutations of a valid .npy: never a panic.
+        /// Mutations of a valid .npy: whole rows of the values the bytes hold, or an error naming
+        /// the file; the file unchanged reads as written.
         #[test]
         fn mutated_npy_is_read_or_refused(at in 0usize..200, byte in proptest::prelude::any::<u8>(), cut in 0usize..200) {
             let mut bytes = write_npy(3, 4, &[1.5; 12]);
             let i = at % bytes.len();
+            let unchanged = bytes[i] == byte && cut % 8 == 0;
             bytes[i] = byte;
             bytes.truncate(bytes.len().saturating_sub(cut % 8));
-            let _ = read_npy(&bytes, "v.npy");
+            match read_npy(&bytes, "v.npy") {
+                Ok((rows, dim, data)) => {
+                    proptest::prop_assert_eq!(data.len(), rows * dim);
+                    // The data lie in the file after a header: never more values than its bytes hold
+                    // (two bytes a value at the narrowest, float16).
+                    proptest::prop_assert!(data.len() * 2 <= bytes.len());
+                    if unchanged {
+                        proptest::prop_assert_eq!((rows, dim, data), (3, 4, vec![1.5; 12]));
+                    }
+                }
+                Err(e) => {
+                    proptest::prop_assert!(!unchanged, "the file unchanged was refused: {}", e);
+                    proptest::prop_assert!(e.to_string().contains("v.npy"), "{}", e);
+                }
+            }
         }
     }
 }

@@ -256,6 +256,15 @@ pub const AGENT_TOOLS: Prompt = Prompt {
     max_tokens: 200,
 };
 
+/// The agent's nudge when a model offered tools called none and wrote nothing.
+pub const AGENT_NUDGE_TOOLS: &str = "Call a tool, or answer citing passages like [2].";
+
+/// The agent's nudge when a reply in the text protocol holds neither an action nor an answer.
+pub const AGENT_NUDGE_TEXT: &str = "Write `Action:` and `Input:` lines to search, or `Answer:` to answer.";
+
+/// Appended to the last word when the reply must begin with the answer.
+pub const AGENT_START_WITH_ANSWER: &str = "Start with `Answer:`.";
+
 /// What the agent is told when its rounds or tokens are spent.
 pub const AGENT_LAST_WORD: &str = "You have used every search you may. Answer the question now from the passages \
                                    read so far, citing them by number like [2]; if they do not answer it, say so.";

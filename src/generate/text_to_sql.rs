@@ -425,11 +425,44 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+        /// Any reply: the statement read out of it is trimmed text of the reply, and what passes
+        /// the check is one statement that begins with a read.
         #[test]
-        fn reading_and_checking_any_reply_never_panics(reply in "\\PC{0,200}") {
+        fn any_reply_reads_to_one_trimmed_statement_and_only_a_read_passes(reply in "\\PC{0,200}") {
             let sql = extract_sql(&reply);
-            let _ = check(&sql);
-            let _ = strip_comments(&reply);
+            proptest::prop_assert_eq!(sql.trim(), sql.as_str());
+            proptest::prop_assert!(sql.len() <= reply.len(), "{:?} → {:?}", reply, sql);
+            match check(&sql) {
+                Ok(()) => {
+                    let body = strip_comments(&sql).to_ascii_uppercase();
+                    let body = body.trim_start_matches(|c: char| c.is_whitespace() || c == '(');
+                    proptest::prop_assert!(
+                        ["SELECT", "WITH", "VALUES"].iter().any(|k| body.starts_with(k)),
+                        "{:?} passed", sql
+                    );
+                }
+                Err(why) => proptest::prop_assert!(why.starts_with("the model"), "{:?}", why),
+            }
+        }
+
+        /// A second statement after a read, in prose or in a fence, is always refused and never
+        /// cut away by the reader.
+        #[test]
+        fn a_statement_after_a_read_is_always_refused(
+            prose in "[a-zA-Z ,.]{0,40}",
+            word in proptest::sample::select(STATEMENT_WORDS.to_vec()),
+            tail in "[a-z_ ]{0,20}",
+            fenced in proptest::prelude::any::<bool>(),
+        ) {
+            let statement = format!("SELECT code FROM errors; {word} {tail}");
+            let reply = if fenced {
+                format!("Here: {prose}\n```sql\n{statement}\n```\nDone.")
+            } else {
+                format!("Here: {prose}\n\n{statement}")
+            };
+            let sql = extract_sql(&reply);
+            proptest::prop_assert!(sql.contains(word), "{:?} → {:?}", reply, sql);
+            proptest::prop_assert!(check(&sql).is_err(), "{:?} passed", sql);
         }
 
         /// Any text: the reader never panics; every question it reads is one line's two fields.

@@ -250,8 +250,34 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
         #[test]
-        fn any_reply_reads_or_says_why_without_panicking(reply in "\\PC{0,200}") {
-            let _ = read_extraction(&reply);
+        fn any_reply_reads_or_says_why_without_panicking(reply in proptest::prop_oneof![
+            "\\PC{0,200}",
+            "(Sure: )?\\{\"entities\": \\[(\"[a-zA-Z ]{0,6}\"(, \\{\"name\": \"[a-zA-Z ]{0,5}\"\\}){0,2})?\\], \
+             \"relations\": \\[(\\{\"source\": \"[a-zA-Z]{0,3}\", \"relation\": \"[a-z ]{0,4}\", \"target\": \"[A-Z ]{0,3}\"\\}){0,1}\\]\\}",
+        ]) {
+            match read_extraction(&reply) {
+                Ok(x) => {
+                    // Something was read, every name has words, and each relation's ends are entities.
+                    proptest::prop_assert!(!x.entities.is_empty() || !x.relations.is_empty() || x.dropped.is_empty());
+                    for e in &x.entities {
+                        proptest::prop_assert!(!e.name.trim().is_empty() && !e.kind.is_empty(), "{:?}", e);
+                    }
+                    for r in &x.relations {
+                        for end in [&r.source, &r.target] {
+                            proptest::prop_assert!(
+                                x.entities.iter().any(|e| e.name.eq_ignore_ascii_case(end)),
+                                "{:?} not an entity", end
+                            );
+                        }
+                    }
+                }
+                Err(why) => {
+                    proptest::prop_assert!(!why.is_empty());
+                    if !reply.contains('{') {
+                        proptest::prop_assert_eq!(why, "the reply holds no JSON object");
+                    }
+                }
+            }
         }
 
         #[test]

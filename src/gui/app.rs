@@ -103,7 +103,7 @@ impl RankLensApp {
             repaint: None,
             first_question: None,
         };
-        app.send(Command::Corpus(CorpusCommand::Open(choice)));
+        app.send(CorpusCommand::Open(choice));
         app
     }
 
@@ -135,8 +135,8 @@ impl RankLensApp {
     }
 
     /// Queue a command (applied before the next frame is drawn).
-    pub fn send(&mut self, command: Command) {
-        self.commands.get_mut().push(command);
+    pub fn send(&mut self, command: impl Into<Command>) {
+        self.commands.get_mut().push(command.into());
     }
 
     /// The app's data.
@@ -217,13 +217,13 @@ impl RankLensApp {
         let (runs, other): (Vec<PathBuf>, Vec<PathBuf>) =
             dropped.into_iter().partition(|p| crate::compare::External::is_system_file(p));
         if !runs.is_empty() {
-            self.send(Command::Outside(OutsideCommand::OpenRuns(runs.into_iter().map(|p| (None, p)).collect())));
+            self.send(OutsideCommand::OpenRuns(runs.into_iter().map(|p| (None, p)).collect()));
         }
         if let Some(path) = other.into_iter().next() {
-            self.send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(path, self.data.open_split))));
+            self.send(CorpusCommand::Open(CorpusChoice::Path(path, self.data.open_split)));
         }
         if let (Some(doc), Some(grade)) = (self.data.selected_doc(), super::keys::grade_shortcut(ctx)) {
-            self.send(Command::Study(StudyCommand::SetGrade { doc, grade }));
+            self.send(StudyCommand::SetGrade { doc, grade });
         }
         self.apply_queued();
         self.poll_jobs();

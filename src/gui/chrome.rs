@@ -44,18 +44,18 @@ impl Chrome {
                 ui.menu_button("View", |ui| {
                     for v in ViewId::ALL {
                         if ui.button(v.label()).clicked() {
-                            ctx.send(Command::Shell(ShellCommand::ShowView(v)));
+                            ctx.send(ShellCommand::ShowView(v));
                             ui.close();
                         }
                     }
                     ui.separator();
                     let mut on = ctx.data.persisted.debug_overlay;
                     if ui.checkbox(&mut on, "Frame-time overlay").changed() {
-                        ctx.send(Command::Shell(ShellCommand::SetDebugOverlay(on)));
+                        ctx.send(ShellCommand::SetDebugOverlay(on));
                     }
                     let mut class = ctx.data.class_mode;
                     if ui.checkbox(&mut class, "Class mode").changed() {
-                        ctx.send(Command::Lessons(LessonCommand::SetClassMode(class)));
+                        ctx.send(LessonCommand::SetClassMode(class));
                         ui.close();
                     }
                 });
@@ -76,7 +76,7 @@ impl Chrome {
         egui::Window::new("Add a search engine").collapsible(false).show(ui.ctx(), |ui| {
             let (added, done) = form.ui(ui);
             if let Some(engine) = added {
-                ctx.send(Command::Outside(OutsideCommand::AddEngine(engine)));
+                ctx.send(OutsideCommand::AddEngine(engine));
             }
             close = done;
         });
@@ -99,11 +99,11 @@ impl Chrome {
                 );
                 let edit = edit.labelled_by(label.id);
                 if edit.changed() {
-                    ctx.send(Command::Rank(RankCommand::SetQuestion(question)));
+                    ctx.send(RankCommand::SetQuestion(question));
                 }
                 let entered = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 if ui.button("Run").clicked() || entered {
-                    ctx.send(Command::Rank(RankCommand::Ask));
+                    ctx.send(RankCommand::Ask);
                 }
             });
             if ctx.data.persisted.question.trim().is_empty()
@@ -126,7 +126,7 @@ impl Chrome {
                     }
                     for q in examples {
                         if ui.link(ellipsis(&q, 60)).on_hover_text(&q).clicked() {
-                            ctx.send(Command::Rank(RankCommand::AskQuestion(q)));
+                            ctx.send(RankCommand::AskQuestion(q));
                         }
                     }
                 });
@@ -172,7 +172,7 @@ impl Chrome {
             });
             super::model_cost::model_cost_ui(ui, ctx, &s);
             if s != ctx.data.persisted.settings {
-                ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
+                ctx.send(RankCommand::SetSettings(Box::new(s)));
             }
             ui.add_space(2.0);
         });
@@ -218,11 +218,7 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) -> bool {
     }
     let mut by_paragraph = ctx.data.open_split == Split::Paragraph;
     if ui.checkbox(&mut by_paragraph, "Folders: one passage per paragraph").changed() {
-        ctx.send(Command::Corpus(CorpusCommand::SetOpenSplit(if by_paragraph {
-            Split::Paragraph
-        } else {
-            Split::File
-        })));
+        ctx.send(CorpusCommand::SetOpenSplit(if by_paragraph { Split::Paragraph } else { Split::File }));
     }
     ui.menu_button("Open a test collection", |ui| {
         let data = crate::datasets::data_dir(ctx.data.workspace.as_deref().unwrap_or(&crate::workspace_dir()));
@@ -234,7 +230,7 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) -> bool {
                 format!("{} — {} passages (download)", c.name, c.passages)
             };
             if ui.button(label).on_hover_text(c.about).clicked() {
-                ctx.send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Collection(c.name.into()))));
+                ctx.send(CorpusCommand::Open(CorpusChoice::Collection(c.name.into())));
                 ui.close();
             }
         }
@@ -325,7 +321,7 @@ pub fn nav_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.add_space(6.0);
         for v in ViewId::ALL {
             if ui.selectable_label(ctx.data.persisted.view == v, v.label()).clicked() {
-                ctx.send(Command::Shell(ShellCommand::ShowView(v)));
+                ctx.send(ShellCommand::ShowView(v));
             }
         }
         ui.separator();
@@ -351,7 +347,7 @@ pub fn nav_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             let bar = egui::ProgressBar::new(if p.total == 0 { 0.0 } else { p.fraction() });
             ui.add(bar.text(text).desired_width(150.0));
             if ui.small_button(format!("Cancel {}", label.to_lowercase())).clicked() {
-                ctx.send(Command::Shell(ShellCommand::Cancel(job.kind)));
+                ctx.send(ShellCommand::Cancel(job.kind));
             }
         }
     });
@@ -367,7 +363,7 @@ pub fn messages_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.horizontal(|ui| {
             ui.label(RichText::new(format!("{} message(s)", messages.len())).strong());
             if ui.small_button("Dismiss all").clicked() {
-                ctx.send(Command::Shell(ShellCommand::Dismiss(None)));
+                ctx.send(ShellCommand::Dismiss(None));
             }
         });
         egui::ScrollArea::vertical().max_height(90.0).show(ui, |ui| {
@@ -377,7 +373,7 @@ pub fn messages_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
                     ui.colored_label(color, if m.error { "error" } else { "warning" });
                     ui.label(&m.text);
                     if ui.small_button("Dismiss").clicked() {
-                        ctx.send(Command::Shell(ShellCommand::Dismiss(Some(i))));
+                        ctx.send(ShellCommand::Dismiss(Some(i)));
                     }
                 });
             }

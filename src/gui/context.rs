@@ -25,8 +25,8 @@ impl<'a> ViewContext<'a> {
     }
 
     /// Ask the app to do something (applied before the next frame).
-    pub fn send(&self, command: Command) {
-        self.commands.borrow_mut().push(command);
+    pub fn send(&self, command: impl Into<Command>) {
+        self.commands.borrow_mut().push(command.into());
     }
 
     /// The current corpus's engine.

@@ -4,7 +4,7 @@
 
 use egui::{RichText, Ui};
 
-use super::command::{Command, ModelCommand};
+use super::command::ModelCommand;
 use super::context::ViewContext;
 use super::theme;
 use crate::compare::cost::seconds_per_question;
@@ -79,7 +79,7 @@ pub fn model_cost_ui(ui: &mut Ui, ctx: &ViewContext<'_>, settings: &Settings) {
             let button = if here { format!("Use {name}") } else { format!("Fetch and use {name}") };
             let offline = ctx.data.persisted.offline && !here;
             if ui.add_enabled(!offline, egui::Button::new(button)).clicked() {
-                ctx.send(Command::Models(ModelCommand::UseGenerator(larger.id.clone())));
+                ctx.send(ModelCommand::UseGenerator(larger.id.clone()));
             }
         }
     });

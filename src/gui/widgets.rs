@@ -167,7 +167,7 @@ pub fn path_field_ui(
     seen: &mut u64,
     width: f32,
 ) {
-    use crate::gui::command::{Command, FileCommand};
+    use crate::gui::command::FileCommand;
     use crate::gui::dialog::{DialogPurpose, Field};
     if let Some((serial, field, path)) = &ctx.data.chosen
         && *serial > *seen
@@ -185,7 +185,7 @@ pub fn path_field_ui(
                 _ => "Choose…",
             };
             if ui.button(text).on_hover_text(format!("{label}: pick it in a file dialog")).clicked() {
-                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::Choose(field))));
+                ctx.send(FileCommand::OpenDialog(DialogPurpose::Choose(field)));
             }
         }
     });

@@ -1,7 +1,7 @@
 //! The desktop window: eframe's native window around the app.
 
 use super::RankLensApp;
-use super::command::{Command, OutsideCommand};
+use super::command::OutsideCommand;
 use super::state::CorpusChoice;
 
 /// Open the desktop app, optionally on a given corpus (else the last one, else the sample), with
@@ -27,9 +27,9 @@ pub fn run(
             if let Some(q) = question {
                 app.ask_first(q);
             }
-            app.send(Command::Outside(OutsideCommand::OpenRuns(runs)));
+            app.send(OutsideCommand::OpenRuns(runs));
             for e in engines {
-                app.send(Command::Outside(OutsideCommand::AddEngine(e)));
+                app.send(OutsideCommand::AddEngine(e));
             }
             Ok(Box::new(app))
         }),

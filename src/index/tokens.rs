@@ -1067,8 +1067,12 @@ mod tests {
             if let Ok(index) = TokenIndex::from_bytes(Bytes::Memory(b), None) {
                 let mut t = RowTokens::default();
                 for row in 0..index.rows().min(4) {
-                    let _ = index.read_row(row, &mut t);
+                    if index.read_row(row, &mut t).is_ok() {
+                        // Whole records only: one vector of `dim` values for each token id.
+                        prop_assert_eq!(t.data.len(), t.ids.len() * index.dim());
+                    }
                 }
+                prop_assert!(index.read_row(index.rows(), &mut t).is_err(), "a row past the last was read");
             }
         }
 

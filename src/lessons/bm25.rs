@@ -392,7 +392,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     };
     // Three passages and a question for which BM25's first passage is clear (two score, the first
     // leads by a margin); the other questions are about the first of them.
-    let r = draw.engine.sparse(SparseSpec::bm25(Bm25Variant::Lucene, params), draw.analyzer, &NoProgress)?;
+    let r = draw.workbench.sparse(SparseSpec::bm25(Bm25Variant::Lucene, params), draw.analyzer, &NoProgress)?;
     let (ds, question, scored) = draw.until(rng, "a BM25 question with a clear first passage", |rng| {
         let ds = draw.passages(rng, 3);
         let question = draw.question(rng, ds[0])?;

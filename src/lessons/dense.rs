@@ -158,11 +158,11 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
 /// This lesson's questions in an assignment (which passage wins by cosine and by BM25, a cosine from its token parts), drawn for one student.
 pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
     let settings = Settings::default();
-    let dense = draw.engine.retriever(MethodKind::Dense, &settings)?;
-    let encoder = draw.engine.neural().dense.map(|d| d.encoder).ok_or_else(|| {
+    let dense = draw.workbench.retriever(MethodKind::Dense, &settings)?;
+    let encoder = draw.workbench.neural().dense.map(|d| d.encoder).ok_or_else(|| {
         Error::Unavailable("the dense model is not loaded (ranklens models fetch --role dense)".into())
     })?;
-    let bm25 = draw.engine.sparse(
+    let bm25 = draw.workbench.sparse(
         SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params()),
         draw.analyzer,
         &NoProgress,

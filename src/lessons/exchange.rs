@@ -594,8 +594,13 @@ mod tests {
             id in "[a-z0-9_-]{1,12}", prompt in "\\PC{0,60}", option in "\\PC{1,20}", key in -1e6f64..1e6,
             tolerance in 0f64..10.0, junk in "\\PC{0,200}"
         ) {
-            let _ = read_gift(&junk, "j.gift");
-            let _ = read_moodle_xml(&junk, "j.xml");
+            // Junk is questions or an error naming its file; a question read has an id.
+            for (read, file) in [(read_gift(&junk, "j.gift"), "j.gift"), (read_moodle_xml(&junk, "j.xml"), "j.xml")] {
+                match read {
+                    Ok(qs) => proptest::prop_assert!(qs.iter().all(|q| !q.id.is_empty()), "{:?}", qs),
+                    Err(e) => proptest::prop_assert!(e.to_string().contains(file), "{}", e),
+                }
+            }
             let mut c = checkpoints();
             c[0].question.id = id.clone();
             c[0].question.prompt = prompt.clone();

@@ -34,7 +34,7 @@ fn passage_json(draw: &Drawer<'_>, d: DocId) -> Result<serde_json::Value> {
 
 /// Scores of `docs` for `question` under a lexical spec.
 fn scores(draw: &Drawer<'_>, spec: SparseSpec, question: &str, docs: &[DocId]) -> Result<Vec<f64>> {
-    let r = draw.engine.sparse(spec, draw.analyzer, &NoProgress)?;
+    let r = draw.workbench.sparse(spec, draw.analyzer, &NoProgress)?;
     let s = exercises::scores_under(r.as_ref(), &QueryContext::new(question), docs, draw.corpus())?;
     Ok(s.into_iter().map(|(_, v)| v).collect())
 }

@@ -126,8 +126,8 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
 /// only), and the fused list's first passage leads strictly.
 pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
     let settings = Settings::default();
-    let bm25 = draw.engine.retriever(MethodKind::Bm25, &settings)?;
-    let dense = draw.engine.retriever(MethodKind::Dense, &settings)?;
+    let bm25 = draw.workbench.retriever(MethodKind::Bm25, &settings)?;
+    let dense = draw.workbench.retriever(MethodKind::Dense, &settings)?;
     let (question, k, lists, fused) = draw.until(rng, "two top-5 lists that disagree", |rng| {
         let question = draw.asked_question(rng)?;
         let k = RRF_KS[rng.below(RRF_KS.len())];

@@ -191,8 +191,8 @@ pub fn struck(id: &str, passage: &str, question: &str, t: &SimTable, j: usize) -
 
 /// The late interaction retriever of an engine (over the dense model's token vectors when no
 /// ColBERT is loaded), or why there is none.
-fn retriever(engine: &Workbench) -> Result<Arc<dyn Retriever>> {
-    engine.retriever(MethodKind::LateInteraction, &Settings::default())
+fn retriever(workbench: &Workbench) -> Result<Arc<dyn Retriever>> {
+    workbench.retriever(MethodKind::LateInteraction, &Settings::default())
 }
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
@@ -280,7 +280,7 @@ fn clear_rows(t: &SimTable) -> Vec<usize> {
 /// aligned column struck out, and which of three passages late interaction puts first (clear by a
 /// margin).
 pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
-    let late = retriever(draw.engine)?;
+    let late = retriever(draw.workbench)?;
     let (question, passage, table, row, column, data, scored) =
         draw.until(rng, "a passage whose MaxSim table fits a page", |rng| {
             let question = draw.asked_question(rng)?;

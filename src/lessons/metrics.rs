@@ -17,8 +17,8 @@ use crate::workbench::{SparseSpec, Workbench};
 
 /// A judged question of an engine's corpus: the one in the bar when it is judged, else the first
 /// judged one.
-fn judged_question(engine: &Workbench, wanted: &str) -> Option<(String, String, BTreeMap<String, i32>)> {
-    let corpus = engine.corpus();
+fn judged_question(workbench: &Workbench, wanted: &str) -> Option<(String, String, BTreeMap<String, i32>)> {
+    let corpus = workbench.corpus();
     let qrels = corpus.qrels.as_ref()?;
     let judged = |q: &&crate::corpus::Query| qrels.judgements.get(&q.id).is_some_and(|j| j.values().any(|&g| g > 0));
     let q = corpus

@@ -15,18 +15,18 @@ use crate::workbench::Workbench;
 /// The checkpoint for `question` under `kind`, or `None` when no passage ranked just below the
 /// top `k` has a word that brings it in beside three that do not.
 pub(super) fn one_word(
-    engine: &Workbench,
+    workbench: &Workbench,
     kind: MethodKind,
     settings: &Settings,
     question: &str,
     k: usize,
     id: &str,
 ) -> Result<Option<Checkpoint>> {
-    let retriever = engine.retriever(kind, settings)?;
-    let hits = retriever.prepare_with(&engine.query_context(question, settings), &NoProgress)?.search(k + 12)?.hits;
+    let retriever = workbench.retriever(kind, settings)?;
+    let hits = retriever.prepare_with(&workbench.query_context(question, settings), &NoProgress)?.search(k + 12)?.hits;
     for hit in hits.iter().skip(k + 2) {
-        let words = passage_words(engine, kind, settings, question, hit.doc, 10);
-        let tried = ranks_with_each_word(engine, kind, settings, question, hit.doc, &words, &NoProgress)?;
+        let words = passage_words(workbench, kind, settings, question, hit.doc, 10);
+        let tried = ranks_with_each_word(workbench, kind, settings, question, hit.doc, &words, &NoProgress)?;
         let mut good: Vec<&(String, Option<usize>)> = tried.iter().filter(|(_, r)| r.is_some_and(|r| r <= k)).collect();
         let bad: Vec<&(String, Option<usize>)> = tried.iter().filter(|(_, r)| !r.is_some_and(|r| r <= k)).collect();
         good.sort_by_key(|(_, r)| *r);
@@ -34,7 +34,7 @@ pub(super) fn one_word(
         let mut shown: Vec<&(String, Option<usize>)> = vec![right];
         shown.extend(bad.iter().take(3));
         shown.sort_by(|a, b| a.0.cmp(&b.0));
-        let corpus = engine.corpus();
+        let corpus = workbench.corpus();
         let passage = corpus.external_id(hit.doc).to_string();
         let text = corpus.doc(hit.doc).map(|d| d.passage_text()).unwrap_or_default();
         let now = hits.iter().position(|h| h.doc == hit.doc).map_or(0, |p| p + 1);

@@ -83,8 +83,8 @@ pub fn extract_answer(question: &str, passage: &str) -> Option<ReaderAnswer> {
 /// Passages best first: (id, text, score).
 type Ranked = Vec<(String, String, f64)>;
 
-fn rank(kit: &LessonKit, engine: &Workbench, question: &str) -> Result<(String, Ranked)> {
-    let corpus = engine.corpus();
+fn rank(kit: &LessonKit, workbench: &Workbench, question: &str) -> Result<(String, Ranked)> {
+    let corpus = workbench.corpus();
     if let Some(dense) = &kit.dense {
         let texts: Vec<String> = corpus.docs().iter().map(|d| d.full_text()).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -100,7 +100,7 @@ fn rank(kit: &LessonKit, engine: &Workbench, question: &str) -> Result<(String, 
         return Ok((format!("dense ({})", TextEncoder::model_id(dense.as_ref())), ranked));
     }
     let spec = SparseSpec::bm25(Bm25Variant::Lucene, Bm25Variant::Lucene.default_params());
-    let r = engine.sparse(spec, AnalyzerConfig::preset(Preset::English), &NoProgress)?;
+    let r = workbench.sparse(spec, AnalyzerConfig::preset(Preset::English), &NoProgress)?;
     let hits = r.search(&QueryContext::new(question), corpus.len())?;
     let ranked = hits
         .hits

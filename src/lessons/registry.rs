@@ -155,7 +155,7 @@ pub fn make_assignment(
     id: &str,
     roster: &[String],
     seed: u64,
-    engine: &Workbench,
+    workbench: &Workbench,
     progress: &dyn Progress,
 ) -> Result<Assignment> {
     let entry = lesson(id)?;
@@ -168,5 +168,5 @@ pub fn make_assignment(
             ),
         ));
     };
-    make(entry.id, entry.title, assignment.draw, roster, seed, engine, progress)
+    make(entry.id, entry.title, assignment.draw, roster, seed, workbench, progress)
 }

@@ -170,8 +170,8 @@ fn which_first(id: &str, question: &str, a: (&str, &[SharedTerm]), b: (&str, &[S
 const TOLERANCE: f64 = 0.01;
 
 /// The SPLADE retriever of an engine, or why there is none.
-fn retriever(engine: &Workbench) -> Result<Arc<dyn Retriever>> {
-    engine.retriever(MethodKind::Splade, &Settings::default())
+fn retriever(workbench: &Workbench) -> Result<Arc<dyn Retriever>> {
+    workbench.retriever(MethodKind::Splade, &Settings::default())
 }
 
 /// A table a student can work by hand: 3 to 12 terms, at least one that the passage's text holds
@@ -254,7 +254,7 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
 /// which of two passages comes first. A draw is kept when the table has 3 to 12 terms with at
 /// least one expansion, the heaviest term and the first passage lead by a clear margin.
 pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
-    let splade = retriever(draw.engine)?;
+    let splade = retriever(draw.workbench)?;
     let (question, a, b) = draw.until(rng, "a passage whose SPLADE score is worth working by hand", |rng| {
         let question = draw.asked_question(rng)?;
         let prepared = splade.prepare(&QueryContext::new(&question))?;

@@ -29,12 +29,12 @@ pub struct CosineStep {
 }
 
 /// The cosines of every ISRO document for a question, from the retriever's explanations.
-pub fn cosines(engine: &Workbench, analyzer: AnalyzerConfig, question: &str) -> Result<Vec<CosineStep>> {
-    let r = engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
-    let index = engine.index(analyzer, &NoProgress)?;
+pub fn cosines(workbench: &Workbench, analyzer: AnalyzerConfig, question: &str) -> Result<Vec<CosineStep>> {
+    let r = workbench.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
+    let index = workbench.index(analyzer, &NoProgress)?;
     let q = QueryContext::new(question);
     let mut out = Vec::new();
-    for (id, doc) in engine.corpus().iter() {
+    for (id, doc) in workbench.corpus().iter() {
         let e = r.explain(&q, id)?;
         let Detail::Terms(t) = &e.detail else { continue };
         let q_norm = t.rows.iter().map(|r| (f64::from(r.qtf) * r.idf).powi(2)).sum::<f64>().sqrt();
@@ -217,7 +217,7 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
 pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<Checkpoint>> {
     let n = draw.index.stats().n_docs;
     // Three passages and a question for which cosine TF-IDF's first passage is clear.
-    let r = draw.engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), draw.analyzer, &NoProgress)?;
+    let r = draw.workbench.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), draw.analyzer, &NoProgress)?;
     let (ds, question, scored) = draw.until(rng, "a TF-IDF question with a clear first passage", |rng| {
         let ds = draw.passages(rng, 3);
         let question = draw.question(rng, ds[0])?;

@@ -164,11 +164,11 @@ impl QueryAdapter {
         let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8f64);
         let mut step = 0i32;
         let mut order: Vec<usize> = (0..n).collect();
-        let mut rng = t.seed;
+        let mut rng = crate::lcg::SplitMix64::new(t.seed);
         progress.stage("Training the query adapter", t.epochs as u64);
         for _ in 0..t.epochs {
             check_cancel(progress)?;
-            shuffle(&mut order, &mut rng);
+            rng.shuffle(&mut order);
             let mut epoch_loss = 0.0;
             let mut batches = 0;
             for chunk in order.chunks(batch) {
@@ -306,18 +306,6 @@ fn batch_gradient(
         }
     }
     (loss / b as f64, grad)
-}
-
-/// SplitMix64 shuffle.
-fn shuffle(items: &mut [usize], state: &mut u64) {
-    for i in (1..items.len()).rev() {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        items.swap(i, (z % (i as u64 + 1)) as usize);
-    }
 }
 
 /// The dense model with an adapter on its questions: passages are encoded as the model encodes

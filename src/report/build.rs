@@ -12,8 +12,8 @@ use crate::workbench::Workbench;
 /// How many of each method's top passages are explained in a report.
 pub const EXPLAINED_PER_METHOD: usize = 3;
 
-fn stamp(engine: &Workbench, settings: &Settings) -> Stamp {
-    let corpus = engine.corpus();
+fn stamp(workbench: &Workbench, settings: &Settings) -> Stamp {
+    let corpus = workbench.corpus();
     Stamp {
         ranklens_version: env!("CARGO_PKG_VERSION").to_string(),
         created: super::now_utc(),
@@ -22,16 +22,16 @@ fn stamp(engine: &Workbench, settings: &Settings) -> Stamp {
         corpus_source: corpus.source.as_ref().map(|p| p.display().to_string()),
         corpus_size: corpus.len(),
         analyzer: settings.analyzer.to_string(),
-        models: engine.neural().fingerprints(),
+        models: workbench.neural().fingerprints(),
         settings: settings.clone(),
     }
 }
 
-fn passage(engine: &Workbench, doc: DocId) -> PassageInfo {
-    let d = engine.corpus().doc(doc);
+fn passage(workbench: &Workbench, doc: DocId) -> PassageInfo {
+    let d = workbench.corpus().doc(doc);
     let snippet: String = d.map(|d| d.text.chars().take(300).collect()).unwrap_or_default();
     PassageInfo {
-        id: engine.corpus().external_id(doc).to_string(),
+        id: workbench.corpus().external_id(doc).to_string(),
         title: d.map(|d| d.title.clone()).unwrap_or_default(),
         snippet,
     }
@@ -41,7 +41,7 @@ fn passage(engine: &Workbench, doc: DocId) -> PassageInfo {
 /// the very states that ranked them), the map, and metrics when `judged` holds grades for this
 /// question.
 pub fn comparison_report(
-    engine: &Workbench,
+    workbench: &Workbench,
     run: &PlanRun,
     settings: &Settings,
     judged: Option<&BTreeMap<String, i32>>,
@@ -53,25 +53,25 @@ pub fn comparison_report(
     for run in &comparison.runs {
         let Outcome::Ranked(r) = &run.outcome else { continue };
         for h in &r.hits {
-            passages.entry(h.doc.0.to_string()).or_insert_with(|| passage(engine, h.doc));
+            passages.entry(h.doc.0.to_string()).or_insert_with(|| passage(workbench, h.doc));
         }
         for (i, h) in r.hits.iter().take(EXPLAINED_PER_METHOD).enumerate() {
             if let Some(Ok(e)) = plan_run.explain_in(&run.label, h.doc) {
                 explanations.push(ExplainedHit {
                     method: run.label.clone(),
                     kind: run.kind,
-                    passage: engine.corpus().external_id(h.doc).to_string(),
+                    passage: workbench.corpus().external_id(h.doc).to_string(),
                     rank: i + 1,
                     explanation: e,
                 });
             }
         }
         if let Some(j) = judged.filter(|j| !j.is_empty()) {
-            let ranked = r.ids_and_scores(engine.corpus());
+            let ranked = r.ids_and_scores(workbench.corpus());
             metrics.insert(run.label.clone(), evaluate_query(&ranked, Some(j), &MetricSet::at(comparison.k)));
         }
     }
-    let n = engine.neural();
+    let n = workbench.neural();
     let map = match (&n.map, &n.dense_index) {
         (Some(map), Some(index)) => {
             let placed = n
@@ -84,13 +84,13 @@ pub fn comparison_report(
                     .points
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| (engine.corpus().external_id(DocId(i as u32)).to_string(), p[0], p[1]))
+                    .map(|(i, p)| (workbench.corpus().external_id(DocId(i as u32)).to_string(), p[0], p[1]))
                     .collect(),
                 variance_share: map.variance_share,
                 query: placed.as_ref().map(|p| p.point),
                 neighbours: placed
                     .map(|p| {
-                        p.neighbours.iter().map(|(d, c)| (engine.corpus().external_id(*d).to_string(), *c)).collect()
+                        p.neighbours.iter().map(|(d, c)| (workbench.corpus().external_id(*d).to_string(), *c)).collect()
                     })
                     .unwrap_or_default(),
             })
@@ -98,7 +98,7 @@ pub fn comparison_report(
         _ => None,
     };
     ComparisonReport {
-        stamp: stamp(engine, settings),
+        stamp: stamp(workbench, settings),
         question: comparison.question.clone(),
         comparison: comparison.clone(),
         passages,
@@ -107,12 +107,12 @@ pub fn comparison_report(
         metrics: if metrics.is_empty() { None } else { Some(metrics) },
         answers: None,
         model_sql: None,
-        model_graph: n.model_graph.as_ref().map(|g| super::GraphReport::of(g, engine.structured().graph.as_ref())),
+        model_graph: n.model_graph.as_ref().map(|g| super::GraphReport::of(g, workbench.structured().graph.as_ref())),
     }
 }
 
 /// A question-set report: the study, and each method's top 10 per question.
-pub fn study_report(engine: &Workbench, study: &Study, settings: &Settings) -> StudyReport {
+pub fn study_report(workbench: &Workbench, study: &Study, settings: &Settings) -> StudyReport {
     let top = study
         .methods
         .iter()
@@ -121,6 +121,6 @@ pub fn study_report(engine: &Workbench, study: &Study, settings: &Settings) -> S
             (m.label.clone(), per_q)
         })
         .collect();
-    let questions = engine.corpus().queries.iter().map(|q| (q.id.clone(), q.text.clone())).collect();
-    StudyReport { stamp: stamp(engine, settings), study: study.clone(), top, questions, validity: None }
+    let questions = workbench.corpus().queries.iter().map(|q| (q.id.clone(), q.text.clone())).collect();
+    StudyReport { stamp: stamp(workbench, settings), study: study.clone(), top, questions, validity: None }
 }

@@ -19,7 +19,7 @@ use super::{
 use crate::corpus::{Corpus, DocId};
 use crate::generate::permutation::{self, Reading, Repairs};
 use crate::generate::{Generator, prompts};
-use crate::progress::{NoProgress, Progress, check_cancel};
+use crate::progress::{CancelOnly, NoProgress, Progress, check_cancel};
 use crate::{Error, Result};
 
 /// Reorders a first stage's top passages with a language model, window by window.
@@ -151,7 +151,7 @@ impl ListwiseRetriever {
         if docs.len() < 2 {
             return Ok(None);
         }
-        let reply = self.generator.chat(&self.request(question, docs), &mut |_| {}, &Quiet(progress))?;
+        let reply = self.generator.chat(&self.request(question, docs), &mut |_| {}, &CancelOnly(progress))?;
         Ok(Some(reply))
     }
 
@@ -276,17 +276,6 @@ impl Asked {
     }
 }
 
-/// Forwards only the cancel button to the generator (its own stages would replace the windows').
-struct Quiet<'a>(&'a dyn Progress);
-
-impl Progress for Quiet<'_> {
-    fn stage(&self, _: &str, _: u64) {}
-    fn advance(&self, _: u64) {}
-    fn is_cancelled(&self) -> bool {
-        self.0.is_cancelled()
-    }
-}
-
 impl Retriever for ListwiseRetriever {
     fn kind(&self) -> MethodKind {
         MethodKind::Listwise
@@ -360,17 +349,9 @@ impl Retriever for ListwiseRetriever {
     }
 }
 
-/// SplitMix64 shuffle: the same order on every machine.
+/// A shuffle that gives the same order on every machine.
 fn seeded_shuffle<T>(items: &mut [T], seed: u64) {
-    let mut state = seed;
-    for i in (1..items.len()).rev() {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        items.swap(i, (z % (i as u64 + 1)) as usize);
-    }
+    crate::lcg::SplitMix64::new(seed).shuffle(items);
 }
 
 struct PreparedListwise {

@@ -9,7 +9,7 @@ use super::{Detail, Explanation, MethodKind, ModelRerank, Prepared, QueryContext
 use crate::corpus::{Corpus, DocId};
 use crate::generate::tasks::{self, JudgePrompt};
 use crate::generate::{Generator, TokenChoice};
-use crate::progress::{NoProgress, Progress, check_cancel};
+use crate::progress::{CancelOnly, NoProgress, Progress, check_cancel};
 use crate::{Error, Result};
 
 /// The first tokens read for P(yes).
@@ -106,8 +106,13 @@ impl Retriever for PointwiseRetriever {
         for &d in &docs {
             check_cancel(progress)?;
             let passage = self.corpus.doc(d).map(|x| x.passage_text()).unwrap_or_default();
-            let j = match judge_passage(self.generator.as_ref(), &self.prompt, query.text(), &passage, &Quiet(progress))
-            {
+            let j = match judge_passage(
+                self.generator.as_ref(),
+                &self.prompt,
+                query.text(),
+                &passage,
+                &CancelOnly(progress),
+            ) {
                 Ok(j) => j,
                 Err(Error::Cancelled) => return Err(Error::Cancelled),
                 // One failed request costs that passage its probability, not the column.
@@ -123,17 +128,6 @@ impl Retriever for PointwiseRetriever {
             judged,
             query: query.clone(),
         }))
-    }
-}
-
-/// Forwards only the cancel button (the column's own progress counts the passages).
-struct Quiet<'a>(&'a dyn Progress);
-
-impl Progress for Quiet<'_> {
-    fn stage(&self, _: &str, _: u64) {}
-    fn advance(&self, _: u64) {}
-    fn is_cancelled(&self) -> bool {
-        self.0.is_cancelled()
     }
 }
 

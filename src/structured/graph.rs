@@ -489,10 +489,26 @@ mod tests {
 
         #[test]
         fn any_string_gives_answers_or_an_error(s in "\\PC{0,120}|((app|loads|depends_on|\\?p|sodium|enc|\\.| ){0,30})") {
-            if let Ok(p) = s.parse::<GraphPattern>() {
-                proptest::prop_assert_eq!(p.to_string().parse::<GraphPattern>().ok(), Some(p));
+            let parsed = s.parse::<GraphPattern>();
+            if let Ok(p) = &parsed {
+                let back = p.to_string().parse::<GraphPattern>().ok();
+                proptest::prop_assert_eq!(back.as_ref(), Some(p));
             }
-            let _ = graph().query(&s);
+            match graph().query(&s) {
+                Ok(r) => {
+                    // A pattern that does not parse never answers; each answer binds every variable
+                    // and walks one fact per triple.
+                    let triples = match &parsed {
+                        Ok(p) => p.triples.len(),
+                        Err(e) => return Err(proptest::test_runner::TestCaseError::fail(format!("answered unparsed: {e}"))),
+                    };
+                    for m in &r.matches {
+                        proptest::prop_assert_eq!(m.bindings.len(), r.variables.len());
+                        proptest::prop_assert_eq!(m.path.len(), triples);
+                    }
+                }
+                Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
+            }
         }
 
         #[test]

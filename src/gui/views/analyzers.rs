@@ -4,7 +4,6 @@
 use egui::{RichText, Ui};
 
 use super::View;
-use crate::gui::command::Command;
 use crate::gui::command::ToolCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
@@ -41,7 +40,7 @@ impl View for AnalyzersView {
         });
         let wanted = (self.text.clone(), ctx.data.persisted.question.clone());
         if self.requested.as_ref() != Some(&wanted) && !ctx.jobs.analyzers.is_running() {
-            ctx.send(Command::Tools(ToolCommand::CompareAnalyzers(wanted.0.clone())));
+            ctx.send(ToolCommand::CompareAnalyzers(wanted.0.clone()));
             self.requested = Some(wanted);
         }
         let Some(c) = ctx.jobs.analyzers.latest() else {

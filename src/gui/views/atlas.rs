@@ -3,7 +3,6 @@
 use egui::{RichText, Ui};
 
 use super::View;
-use crate::gui::command::Command;
 use crate::gui::command::LessonCommand;
 use crate::gui::command::RankCommand;
 use crate::gui::command::ShellCommand;
@@ -82,9 +81,9 @@ fn card_ui(ui: &mut Ui, ctx: &ViewContext<'_>, card: AtlasCard) {
                 if !settings.methods.contains(&kind) {
                     settings.methods.push(kind);
                 }
-                ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(settings))));
-                ctx.send(Command::Shell(ShellCommand::ShowView(view)));
-                ctx.send(Command::Rank(RankCommand::Ask));
+                ctx.send(RankCommand::SetSettings(Box::new(settings)));
+                ctx.send(ShellCommand::ShowView(view));
+                ctx.send(RankCommand::Ask);
             }
             // Its column says what is missing when none of its models is here.
             let errors = &ctx.data.models.errors;
@@ -96,12 +95,12 @@ fn card_ui(ui: &mut Ui, ctx: &ViewContext<'_>, card: AtlasCard) {
         RunsHere::Lesson(id) => {
             let title = crate::lessons::lesson(id).map_or(id, |l| l.title);
             if ui.button(format!("Run it: the lesson “{title}”")).clicked() {
-                ctx.send(Command::Lessons(LessonCommand::Open(id.to_string())));
+                ctx.send(LessonCommand::Open(id.to_string()));
             }
         }
         RunsHere::Rag => {
             if ui.button("Run it: build the prompt in the RAG view").clicked() {
-                ctx.send(Command::Shell(ShellCommand::ShowView(ViewId::Rag)));
+                ctx.send(ShellCommand::ShowView(ViewId::Rag));
             }
         }
         RunsHere::No(why) => {

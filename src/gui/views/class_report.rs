@@ -5,7 +5,7 @@
 
 use egui::{RichText, Ui};
 
-use crate::gui::command::{Command, FileCommand, LessonCommand};
+use crate::gui::command::{FileCommand, LessonCommand};
 use crate::gui::context::ViewContext;
 use crate::gui::dialog::{DialogPurpose, Field};
 use crate::gui::theme;
@@ -61,11 +61,11 @@ pub fn class_report_ui(ui: &mut Ui, ctx: &ViewContext<'_>, form: &mut ClassRepor
             ui.horizontal(|ui| {
                 let ready = !form.key.trim().is_empty() && !form.answers.trim().is_empty();
                 if ui.add_enabled(ready, egui::Button::new("Read the answers")).clicked() {
-                    ctx.send(Command::Lessons(LessonCommand::ClassReport {
+                    ctx.send(LessonCommand::ClassReport {
                         key: form.key.trim().into(),
                         answers: form.answers.trim().into(),
                         roster: Some(form.roster.trim()).filter(|r| !r.is_empty()).map(Into::into),
-                    }));
+                    });
                 }
                 if ui.button("Close").clicked() {
                     close = true;
@@ -88,16 +88,16 @@ pub fn class_report_ui(ui: &mut Ui, ctx: &ViewContext<'_>, form: &mut ClassRepor
                     }
                     labelled_text_ui(ui, "Save as", &mut form.save_as, 260.0);
                     if ui.button("Save the printable page").clicked() {
-                        ctx.send(Command::Lessons(LessonCommand::SaveClassReport(form.save_as.trim().into())));
+                        ctx.send(LessonCommand::SaveClassReport(form.save_as.trim().into()));
                     }
                 });
                 ui.horizontal(|ui| {
                     ui.label("The grades for your course's gradebook:");
                     if ui.button("Moodle gradebook (CSV)…").clicked() {
-                        ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveGradebookMoodle)));
+                        ctx.send(FileCommand::OpenDialog(DialogPurpose::SaveGradebookMoodle));
                     }
                     if ui.button("Canvas gradebook (CSV)…").clicked() {
-                        ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveGradebookCanvas)));
+                        ctx.send(FileCommand::OpenDialog(DialogPurpose::SaveGradebookCanvas));
                     }
                 });
             }

@@ -8,7 +8,6 @@ use super::overlap::overlap_ui;
 use super::{Memo, View, method_tag_ui};
 use crate::compare::{ColumnId, Outcome, OverlapMatrix};
 use crate::corpus::DocId;
-use crate::gui::command::Command;
 use crate::gui::command::ModelCommand;
 use crate::gui::command::OutsideCommand;
 use crate::gui::command::RankCommand;
@@ -167,7 +166,7 @@ impl View for CompareView {
             }
         });
         if hovered_now != data.hovered {
-            ctx.send(Command::Rank(RankCommand::Hover(hovered_now)));
+            ctx.send(RankCommand::Hover(hovered_now));
         }
         // Seen once drawn: a column whose ranking has not landed yet is brought into view then.
         if reached {
@@ -202,7 +201,7 @@ fn column_order_ui(ui: &mut Ui, ctx: &ViewContext<'_>, kind: MethodKind) {
         s.methods.remove(at);
     }
     if s != *settings {
-        ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
+        ctx.send(RankCommand::SetSettings(Box::new(s)));
     }
 }
 
@@ -213,7 +212,7 @@ fn column_heading_ui(ui: &mut Ui, ctx: &ViewContext<'_>, run: &crate::compare::M
         if run.kind.is_external() {
             method_tag_ui(ui, run.kind, &ellipsis(&run.label, 22));
             if ui.small_button("×").on_hover_text("Stop showing this column").clicked() {
-                ctx.send(Command::Outside(OutsideCommand::Remove(run.label.clone())));
+                ctx.send(OutsideCommand::Remove(run.label.clone()));
             }
         } else {
             method_tag_ui(ui, run.kind, run.kind.label());
@@ -290,7 +289,7 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
         if let Some(role) = kind.model_to_fetch().filter(|_| !loaded)
             && ui.button(format!("Fetch the {role} model")).clicked()
         {
-            ctx.send(Command::Models(ModelCommand::Fetch(role)));
+            ctx.send(ModelCommand::Fetch(role));
         }
     }
 }
@@ -380,7 +379,7 @@ fn ranking_column_ui(
             *hovered = Some(h.doc);
         }
         if resp.clicked() {
-            ctx.send(Command::Rank(RankCommand::Select { column: Some(view.id.clone()), doc: h.doc }));
+            ctx.send(RankCommand::Select { column: Some(view.id.clone()), doc: h.doc });
         }
         if is_hl {
             *anchor = Some(inner.response.rect);

@@ -60,10 +60,10 @@ pub const SHOWN: usize = 500;
 
 impl CorpusData {
     /// The data of `engine`'s corpus under the title search `needle` (lower case; empty: all).
-    pub fn build(engine: &Workbench, analyzer: crate::analysis::AnalyzerConfig, needle: &str) -> CorpusData {
+    pub fn build(workbench: &Workbench, analyzer: crate::analysis::AnalyzerConfig, needle: &str) -> CorpusData {
         crate::tally::count(crate::tally::Tally::CorpusWalk);
-        let corpus = engine.corpus();
-        let stats = match engine.built_index(analyzer) {
+        let corpus = workbench.corpus();
+        let stats = match workbench.built_index(analyzer) {
             Some(index) => {
                 let s = index.stats();
                 format!(
@@ -75,7 +75,7 @@ impl CorpusData {
         };
         let long_estimate =
             corpus.docs().iter().filter(|d| d.full_text().split_whitespace().count() > LONG_WORDS).count();
-        let n = engine.neural();
+        let n = workbench.neural();
         let counted = [
             n.dense_index.as_ref().map(|i| i.windows.long_docs()),
             n.splade_index.as_ref().map(|i| i.windows.long_docs()),
@@ -90,7 +90,7 @@ impl CorpusData {
             .take(SHOWN)
             .map(|(id, _)| id)
             .collect();
-        CorpusData { stats, long_estimate, long, window_notes: engine.window_notes(), shown }
+        CorpusData { stats, long_estimate, long, window_notes: workbench.window_notes(), shown }
     }
 }
 
@@ -138,10 +138,10 @@ impl CorpusView {
                     ui.horizontal_wrapped(|ui| {
                         ui.label("Or cut them into passages:");
                         if ui.button("Split by heading and paragraph").clicked() {
-                            ctx.send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(
+                            ctx.send(CorpusCommand::Open(CorpusChoice::Path(
                                 path.clone(),
                                 crate::corpus::Split::Paragraph,
-                            ))));
+                            )));
                         }
                         ui.label(RichText::new("(or keep them whole, scored by windows, as now)").small().weak());
                     });
@@ -216,7 +216,7 @@ impl CorpusView {
             for (id, d) in data.shown.iter().filter_map(|&id| corpus.doc(id).map(|d| (id, d))) {
                 ui.horizontal(|ui| {
                     if ui.selectable_label(ctx.data.selection.as_ref().is_some_and(|s| s.doc == id), &d.id).clicked() {
-                        ctx.send(Command::Rank(RankCommand::Select { column: None, doc: id }));
+                        ctx.send(RankCommand::Select { column: None, doc: id });
                     }
                     ui.label(RichText::new(&d.title).strong());
                     for (k, v) in &d.fields {

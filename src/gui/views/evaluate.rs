@@ -9,7 +9,6 @@ use super::{Memo, Same, View, method_tag_ui};
 use crate::compare::QuestionMetrics;
 use crate::compare::{Study, Triage, TriageOrder};
 use crate::eval::{Correction, MAX_GRADE};
-use crate::gui::command::Command;
 use crate::gui::command::FileCommand;
 use crate::gui::command::RankCommand;
 use crate::gui::command::StudyCommand;
@@ -32,11 +31,11 @@ pub fn grade_buttons_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.label(RichText::new(format!("Grade {id}:")).strong());
         for g in 0..=MAX_GRADE {
             if ui.selectable_label(current == Some(g), format!("{g}")).on_hover_text(grade_name(g)).clicked() {
-                ctx.send(Command::Study(StudyCommand::SetGrade { doc, grade: Some(g) }));
+                ctx.send(StudyCommand::SetGrade { doc, grade: Some(g) });
             }
         }
         if ui.button("Clear grade").clicked() {
-            ctx.send(Command::Study(StudyCommand::SetGrade { doc, grade: None }));
+            ctx.send(StudyCommand::SetGrade { doc, grade: None });
         }
         ui.weak("keys 0–3, Delete clears");
     });
@@ -101,7 +100,7 @@ impl EvaluateView {
                 ("Export report…", DialogPurpose::SaveReport),
             ] {
                 if ui.button(label).clicked() {
-                    ctx.send(Command::Files(FileCommand::OpenDialog(purpose)));
+                    ctx.send(FileCommand::OpenDialog(purpose));
                 }
             }
         });
@@ -159,7 +158,7 @@ fn study_controls_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             }
         });
         if baseline != ctx.data.baseline {
-            ctx.send(Command::Study(StudyCommand::SetBaseline(baseline)));
+            ctx.send(StudyCommand::SetBaseline(baseline));
         }
         let mut correction = ctx.data.correction;
         egui::ComboBox::from_label("Correction").selected_text(correction.name()).show_ui(ui, |ui| {
@@ -168,12 +167,12 @@ fn study_controls_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             }
         });
         if correction != ctx.data.correction {
-            ctx.send(Command::Study(StudyCommand::SetCorrection(correction)));
+            ctx.send(StudyCommand::SetCorrection(correction));
         }
         if ctx.jobs.study.is_running() {
             crate::gui::widgets::spinner_ui(ui);
         } else if ui.button("Evaluate every method shown").clicked() {
-            ctx.send(Command::Study(StudyCommand::Run));
+            ctx.send(StudyCommand::Run);
         }
     });
 }
@@ -321,9 +320,9 @@ fn open_in_compare(ctx: &ViewContext<'_>, study: &Study, i: usize, qid: &str, qu
         by_grade.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
         by_grade.into_iter().find_map(|(d, _)| corpus.lookup(d))
     };
-    ctx.send(Command::Rank(RankCommand::AskQuestion(question.to_string())));
+    ctx.send(RankCommand::AskQuestion(question.to_string()));
     if let Some(doc) = first_found.or_else(best_judged) {
         let column = study.methods.get(i).map(|m| crate::compare::ColumnId::of(m.kind, &m.label));
-        ctx.send(Command::Rank(RankCommand::Select { column, doc }));
+        ctx.send(RankCommand::Select { column, doc });
     }
 }

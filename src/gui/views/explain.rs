@@ -9,7 +9,6 @@ use super::explain_detail::{detail_ui, window_ui};
 use super::{Memo, View, method_tag_ui};
 use crate::compare::ColumnId;
 use crate::corpus::DocId;
-use crate::gui::command::Command;
 use crate::gui::command::RankCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::state::Explained;
@@ -212,7 +211,7 @@ fn methods_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &ExplainData) {
             ui.horizontal(|ui| {
                 method_tag_ui(ui, m.kind, &m.name);
                 if ui.selectable_label(data.chosen == Some(i), &m.rank).clicked() {
-                    ctx.send(Command::Rank(RankCommand::PickColumn(m.column.clone())));
+                    ctx.send(RankCommand::PickColumn(m.column.clone()));
                 }
             });
             match &m.line {
@@ -279,10 +278,7 @@ impl ExplainView {
             }
         });
         if let Some(doc) = chosen {
-            ctx.send(Command::Rank(RankCommand::Select {
-                column: ctx.data.selection.as_ref().and_then(|s| s.column.clone()),
-                doc,
-            }));
+            ctx.send(RankCommand::Select { column: ctx.data.selection.as_ref().and_then(|s| s.column.clone()), doc });
             self.why_not_filter.clear();
         }
     }

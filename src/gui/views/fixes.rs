@@ -7,7 +7,7 @@ use egui::{RichText, Ui};
 
 use crate::compare::fixes::Fix;
 use crate::corpus::DocId;
-use crate::gui::command::{Command, RankCommand, ShellCommand, ToolCommand};
+use crate::gui::command::{RankCommand, ShellCommand, ToolCommand};
 use crate::gui::context::ViewContext;
 use crate::gui::jobs::JobKind;
 use crate::gui::theme;
@@ -37,7 +37,7 @@ pub fn fixes_ui(ui: &mut Ui, ctx: &ViewContext<'_>, doc: DocId, kind: MethodKind
                 crate::gui::widgets::spinner_ui(ui);
                 ui.label("Ranking changed questions again…");
                 if ui.button("Stop").clicked() {
-                    ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::Fixes)));
+                    ctx.send(ShellCommand::Cancel(JobKind::Fixes));
                 }
             });
             return;
@@ -55,7 +55,7 @@ pub fn fixes_ui(ui: &mut Ui, ctx: &ViewContext<'_>, doc: DocId, kind: MethodKind
                 .weak(),
             );
             if ui.button("Find the smallest fix").clicked() {
-                ctx.send(Command::Tools(ToolCommand::FindFixes { doc, kind }));
+                ctx.send(ToolCommand::FindFixes { doc, kind });
             }
             return;
         };
@@ -91,9 +91,9 @@ fn fix_ui(ui: &mut Ui, ctx: &ViewContext<'_>, f: &Fix) {
                         _ => {}
                     }
                 }
-                ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
+                ctx.send(RankCommand::SetSettings(Box::new(s)));
             }
-            ctx.send(Command::Rank(RankCommand::AskQuestion(f.question.clone())));
+            ctx.send(RankCommand::AskQuestion(f.question.clone()));
         }
     });
 }

@@ -254,8 +254,8 @@ pub struct GraphPair {
 
 impl GraphPair {
     /// Lay out both graphs and compare them.
-    pub fn of(engine: &crate::workbench::Workbench, model: Option<&ModelGraph>) -> Self {
-        let hand = engine.structured().graph.as_ref();
+    pub fn of(workbench: &crate::workbench::Workbench, model: Option<&ModelGraph>) -> Self {
+        let hand = workbench.structured().graph.as_ref();
         let overlap = match (model, hand) {
             (Some(m), Some(h)) => Some(crate::graphrag::compare(m, h)),
             _ => None,

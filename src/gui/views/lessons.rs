@@ -14,9 +14,9 @@ use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points};
 
 use super::View;
 pub use super::checkpoint::{CheckpointState, checkpoint_ui};
+use crate::gui::command::AssignmentRequest;
 use crate::gui::command::FileCommand;
 use crate::gui::command::LessonCommand;
-use crate::gui::command::{AssignmentRequest, Command};
 use crate::gui::context::ViewContext;
 use crate::gui::dialog::{DialogPurpose, Field};
 use crate::gui::theme;
@@ -99,7 +99,7 @@ impl View for LessonsView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let kit = &ctx.jobs.lesson_kit;
         if !kit.is_running() && kit.ready().is_none() && kit.failure().is_none() {
-            ctx.send(Command::Lessons(LessonCommand::LoadKit));
+            ctx.send(LessonCommand::LoadKit);
         }
         let class = ctx.data.class_mode;
         if !class {
@@ -124,7 +124,7 @@ impl View for LessonsView {
         // After the tabs and knobs, so a click or a slider move asks for its rebuild this frame.
         let wanted = (self.current(), self.params.clone(), engine_key);
         if kit.ready().is_some() && self.requested.as_ref() != Some(&wanted) {
-            ctx.send(Command::Lessons(LessonCommand::Build(wanted.0.clone(), wanted.1.clone())));
+            ctx.send(LessonCommand::Build(wanted.0.clone(), wanted.1.clone()));
             self.requested = Some(wanted);
         }
         self.assignment_ui(ui, ctx);
@@ -136,7 +136,7 @@ impl View for LessonsView {
         if let Some(e) = kit.failure() {
             ui.colored_label(theme::ERROR, format!("The lessons could not load: {}", e.report()));
             if ui.button("Try again").clicked() {
-                ctx.send(Command::Lessons(LessonCommand::LoadKit));
+                ctx.send(LessonCommand::LoadKit);
             }
             return;
         }
@@ -178,14 +178,14 @@ impl LessonsView {
                 .on_hover_text("The lesson as printable HTML (or Markdown for .md), answers at the end")
                 .clicked()
             {
-                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveHandout)));
+                ctx.send(FileCommand::OpenDialog(DialogPurpose::SaveHandout));
             }
             if ui
                 .button("Student handout…")
                 .on_hover_text("The lesson as printable HTML (or Markdown for .md) for students: no answers")
                 .clicked()
             {
-                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveStudentHandout)));
+                ctx.send(FileCommand::OpenDialog(DialogPurpose::SaveStudentHandout));
             }
             if ui
                 .button("Export quiz…")
@@ -195,7 +195,7 @@ impl LessonsView {
                 )
                 .clicked()
             {
-                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::SaveQuiz)));
+                ctx.send(FileCommand::OpenDialog(DialogPurpose::SaveQuiz));
             }
             if ui.button("Assignment…").clicked() && self.assignment.is_none() {
                 let lesson = self.current();
@@ -223,7 +223,7 @@ impl LessonsView {
             }
             let mut class = ctx.data.class_mode;
             if ui.checkbox(&mut class, "Class mode").changed() {
-                ctx.send(Command::Lessons(LessonCommand::SetClassMode(class)));
+                ctx.send(LessonCommand::SetClassMode(class));
             }
             if ctx.jobs.assignment.is_running() {
                 crate::gui::widgets::spinner_ui(ui);
@@ -262,13 +262,13 @@ impl LessonsView {
             ui.horizontal(|ui| {
                 let ready = !form.roster.trim().is_empty() && !form.out.trim().is_empty();
                 if ui.add_enabled(ready, egui::Button::new("Write the assignment")).clicked() {
-                    ctx.send(Command::Lessons(LessonCommand::MakeAssignment(AssignmentRequest {
+                    ctx.send(LessonCommand::MakeAssignment(AssignmentRequest {
                         lesson: form.lesson.clone(),
                         roster: form.roster.trim().into(),
                         seed: form.seed,
                         out: form.out.trim().into(),
                         open_corpus: form.open_corpus,
-                    })));
+                    }));
                     close = true;
                 }
                 if ui.button("Close").clicked() {

@@ -8,7 +8,6 @@ use egui_plot::{MarkerShape, Plot, PlotPoints, Points};
 use super::{Memo, View};
 use crate::compare::Outcome;
 use crate::corpus::DocId;
-use crate::gui::command::Command;
 use crate::gui::command::ModelCommand;
 use crate::gui::command::RankCommand;
 use crate::gui::context::ViewContext;
@@ -257,7 +256,7 @@ impl View for MapView {
             neighbours_ui(&mut cols[1], ctx, data);
         });
         if hovered.is_some() && hovered != ctx.data.hovered {
-            ctx.send(Command::Rank(RankCommand::Hover(hovered)));
+            ctx.send(RankCommand::Hover(hovered));
         }
     }
 }
@@ -326,7 +325,7 @@ fn missing_map_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
             crate::workbench::missing(&n.missing, Role::Dense).lines().next().unwrap_or(""),
         );
         if ui.button("Fetch the dense model").clicked() {
-            ctx.send(Command::Models(ModelCommand::Fetch(Role::Dense)));
+            ctx.send(ModelCommand::Fetch(Role::Dense));
         }
     }
 }
@@ -392,7 +391,7 @@ fn plot_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &MapData) -> Option<DocId> 
         ui.label(RichText::new(format!("{} — {}", d.id, d.title)).strong());
         ui.label(ellipsis(&d.text, 200));
         if response.response.clicked() {
-            ctx.send(Command::Rank(RankCommand::Select { column: None, doc }));
+            ctx.send(RankCommand::Select { column: None, doc });
         }
     }
     hovered
@@ -419,7 +418,7 @@ fn neighbours_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &MapData) {
         ui.horizontal(|ui| {
             let selected = ctx.data.selection.as_ref().is_some_and(|s| s.doc == n.doc);
             if ui.selectable_label(selected, &n.id).clicked() {
-                ctx.send(Command::Rank(RankCommand::Select { column: None, doc: n.doc }));
+                ctx.send(RankCommand::Select { column: None, doc: n.doc });
             }
             ui.label(format!("{:.3}", n.cosine));
         });

@@ -12,7 +12,7 @@ use crate::generate::tasks::JudgePrompt;
 use crate::gui::command::FileCommand;
 use crate::gui::command::LlmCommand;
 use crate::gui::command::ShellCommand;
-use crate::gui::command::{Command, JudgeRequest, JudgeScope};
+use crate::gui::command::{JudgeRequest, JudgeScope};
 use crate::gui::context::ViewContext;
 use crate::gui::dialog::DialogPurpose;
 use crate::gui::jobs::JobKind;
@@ -86,7 +86,7 @@ impl JudgePanel {
             if running {
                 crate::gui::widgets::spinner_ui(ui);
                 if ui.button("Stop judging").clicked() {
-                    ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::Judge)));
+                    ctx.send(ShellCommand::Cancel(JobKind::Judge));
                 }
                 ui.label(RichText::new("what is judged is kept when you stop").small().weak());
             } else {
@@ -94,7 +94,7 @@ impl JudgePanel {
                 if ui.add_enabled(ready, egui::Button::new("Judge with the language model")).clicked()
                     && let Ok(r) = &request
                 {
-                    ctx.send(Command::Llm(LlmCommand::Judge(r.clone())));
+                    ctx.send(LlmCommand::Judge(r.clone()));
                 }
                 if let Err(why) = &request {
                     ui.colored_label(theme::WARNING, why);
@@ -227,7 +227,7 @@ fn judgements_ui(ui: &mut Ui, ctx: &ViewContext<'_>, j: &ModelJudgements, runnin
             .add_enabled(!j.judgements.is_empty(), egui::Button::new("Export the model's judgements (qrels)…"))
             .clicked()
         {
-            ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::ExportModelQrels)));
+            ctx.send(FileCommand::OpenDialog(DialogPurpose::ExportModelQrels));
         }
         ui.label(
             RichText::new("TREC lines name the model; your grades are exported on their own above").small().weak(),

@@ -41,7 +41,7 @@ pub fn model_methods_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         .weak(),
     );
     if s.model_rerank.validate().is_ok() && s != ctx.data.persisted.settings {
-        ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
+        ctx.send(RankCommand::SetSettings(Box::new(s)));
     }
     ui.add_space(6.0);
     ui.label(RichText::new("Query adapter").strong());
@@ -62,7 +62,7 @@ pub fn model_methods_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
                 ctx.send(Command::Shell(crate::gui::command::ShellCommand::Cancel(JobKind::Adapter)));
             }
         } else if ui.button("Train an adapter on this corpus's judgements").clicked() {
-            ctx.send(Command::Models(ModelCommand::TrainAdapter));
+            ctx.send(ModelCommand::TrainAdapter);
         }
         if ui
             .button("Use an adapter file…")

@@ -7,7 +7,7 @@ use egui::{RichText, Ui};
 
 use crate::generate::text_to_sql::{self, SqlOutcome};
 use crate::graphrag::ModelGraph;
-use crate::gui::command::{Command, ModelToolCommand, ShellCommand};
+use crate::gui::command::{ModelToolCommand, ShellCommand};
 use crate::gui::context::ViewContext;
 use crate::gui::jobs::{JobKind, WorkItem};
 use crate::gui::theme;
@@ -34,12 +34,12 @@ pub fn ask_sql_ui(ui: &mut Ui, ctx: &ViewContext<'_>, question: &mut String) {
         labelled_text_ui(ui, "Question for the tables", question, 320.0);
         let busy = ctx.jobs.sql_ask.is_running();
         if ui.add_enabled(!busy, egui::Button::new("Write SQL")).clicked() {
-            ctx.send(Command::ModelTools(ModelToolCommand::WriteSql(question.clone())));
+            ctx.send(ModelToolCommand::WriteSql(question.clone()));
         }
         if busy {
             crate::gui::widgets::spinner_ui(ui);
             if ui.button("Stop").clicked() {
-                ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::SqlAsk)));
+                ctx.send(ShellCommand::Cancel(JobKind::SqlAsk));
             }
         }
     });
@@ -57,7 +57,7 @@ pub fn ask_sql_ui(ui: &mut Ui, ctx: &ViewContext<'_>, question: &mut String) {
     ui.label(RichText::new(how).small().weak());
     let mut sql = ctx.data.model_sql.clone();
     if labelled_code_ui(ui, "The model's SQL", &mut sql, 3).changed() {
-        ctx.send(Command::ModelTools(ModelToolCommand::EditModelSql(sql.clone())));
+        ctx.send(ModelToolCommand::EditModelSql(sql.clone()));
     }
     // Said before it runs: what the check will refuse.
     if let Err(why) = text_to_sql::check(&sql) {
@@ -68,7 +68,7 @@ pub fn ask_sql_ui(ui: &mut Ui, ctx: &ViewContext<'_>, question: &mut String) {
     }
     ui.horizontal(|ui| {
         if ui.button("Run the model's SQL").clicked() {
-            ctx.send(Command::ModelTools(ModelToolCommand::RunModelSql));
+            ctx.send(ModelToolCommand::RunModelSql);
         }
         if ctx.jobs.sql_model.is_running() {
             crate::gui::widgets::spinner_ui(ui);
@@ -124,7 +124,7 @@ pub struct GraphShown<'a> {
 pub fn model_graph_ui(
     ui: &mut Ui,
     ctx: &ViewContext<'_>,
-    engine: &crate::workbench::Workbench,
+    workbench: &crate::workbench::Workbench,
     shown: GraphShown<'_>,
     limit: &mut usize,
     global_question: &mut String,
@@ -143,13 +143,13 @@ pub fn model_graph_ui(
     let job = &ctx.jobs.graph_build;
     ui.horizontal(|ui| {
         let l = ui.label("passages to read");
-        ui.add(egui::DragValue::new(limit).range(1..=engine.corpus().len().max(1))).labelled_by(l.id);
+        ui.add(egui::DragValue::new(limit).range(1..=workbench.corpus().len().max(1))).labelled_by(l.id);
         if job.is_running() {
             if ui.button("Stop").clicked() {
-                ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::GraphBuild)));
+                ctx.send(ShellCommand::Cancel(JobKind::GraphBuild));
             }
         } else if ui.button("Build the model's graph").clicked() {
-            ctx.send(Command::ModelTools(ModelToolCommand::BuildGraph(Some(*limit))));
+            ctx.send(ModelToolCommand::BuildGraph(Some(*limit)));
         }
     });
     if let Some(view) = job.running() {
@@ -270,10 +270,10 @@ fn global_ui(ui: &mut Ui, ctx: &ViewContext<'_>, question: &mut String) {
         labelled_text_ui(ui, "Question about the whole corpus", question, 300.0);
         let busy = ctx.jobs.graph_global.is_running();
         if ui.add_enabled(!busy, egui::Button::new("Ask the summaries")).clicked() {
-            ctx.send(Command::ModelTools(ModelToolCommand::AskGlobal(question.clone())));
+            ctx.send(ModelToolCommand::AskGlobal(question.clone()));
         }
         if busy && ui.button("Stop").clicked() {
-            ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::GraphGlobal)));
+            ctx.send(ShellCommand::Cancel(JobKind::GraphGlobal));
         }
     });
     if let Some(e) = ctx.jobs.graph_global.failure() {

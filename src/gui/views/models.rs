@@ -40,7 +40,7 @@ impl View for ModelsView {
         ui.label(format!("Cache: {}", models.manager.cache_dir().display()));
         let mut off = offline;
         if ui.checkbox(&mut off, "Offline (never download)").changed() {
-            ctx.send(Command::Models(ModelCommand::SetOffline(off)));
+            ctx.send(ModelCommand::SetOffline(off));
         }
         let neural = ctx.engine().map(|e| e.neural()).unwrap_or_default();
         let mut precision = ctx.data.persisted.precision;
@@ -56,14 +56,14 @@ impl View for ModelsView {
             ui.label(RichText::new(format!("{role}: {}", c.describe())).small());
         }
         if precision != ctx.data.persisted.precision {
-            ctx.send(Command::Models(ModelCommand::SetPrecision(precision)));
+            ctx.send(ModelCommand::SetPrecision(precision));
         }
         ui.separator();
         ui.label(RichText::new("Long documents and the token index").strong());
         let mut s = ctx.data.persisted.settings.clone();
         ui.horizontal_wrapped(|ui| long_documents_ui(ui, &mut s));
         if s != ctx.data.persisted.settings {
-            ctx.send(Command::Rank(RankCommand::SetSettings(Box::new(s))));
+            ctx.send(RankCommand::SetSettings(Box::new(s)));
         }
         if let Some(i) = &neural.late_index {
             let docs = i.windows.docs().max(1);
@@ -121,7 +121,7 @@ impl View for ModelsView {
                 if ctx.jobs.role_busy(role) {
                     crate::gui::widgets::spinner_ui(ui);
                 } else if ui.add_enabled(!offline, egui::Button::new(format!("Fetch {role} model"))).clicked() {
-                    ctx.send(Command::Models(ModelCommand::Fetch(role)));
+                    ctx.send(ModelCommand::Fetch(role));
                 }
             });
             if let Some(e) = models.errors.get(&role) {
@@ -155,7 +155,7 @@ impl View for ModelsView {
                             };
                             let enabled = s.present.is_some() || !offline;
                             if ui.add_enabled(enabled, egui::Button::new(what)).on_hover_text(&s.note).clicked() {
-                                ctx.send(Command::Models(ModelCommand::UseGenerator(s.id.clone())));
+                                ctx.send(ModelCommand::UseGenerator(s.id.clone()));
                             }
                         }
                     }
@@ -223,10 +223,10 @@ impl ModelsView {
                 let mut config = crate::generate::ServerConfig::new(self.server_url.trim(), self.server_model.trim());
                 let var = self.server_key_env.trim();
                 config.key_env = (!var.is_empty()).then(|| var.to_string());
-                ctx.send(Command::Models(ModelCommand::UseChatServer(Some(config))));
+                ctx.send(ModelCommand::UseChatServer(Some(config)));
             }
             if current.is_some() && ui.button("Back to the embedded model").clicked() {
-                ctx.send(Command::Models(ModelCommand::UseChatServer(None)));
+                ctx.send(ModelCommand::UseChatServer(None));
             }
         });
     }

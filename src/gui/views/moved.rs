@@ -6,7 +6,6 @@ use egui::{RichText, Ui};
 
 use super::View;
 use crate::compare::moved::{Moved, State};
-use crate::gui::command::Command;
 use crate::gui::command::ToolCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
@@ -136,7 +135,7 @@ impl View for MovedView {
         let (Some(b), Some(a)) = (b, a) else { return };
         let wanted = (format!("{b:?}"), format!("{a:?}"), format!("{}|{}", self.passage, ctx.data.persisted.question));
         if self.requested.as_ref() != Some(&wanted) && !ctx.jobs.moved.is_running() {
-            ctx.send(Command::Tools(ToolCommand::WhatMoved { doc, before: Box::new(b), after: Box::new(a) }));
+            ctx.send(ToolCommand::WhatMoved { doc, before: Box::new(b), after: Box::new(a) });
             self.requested = Some(wanted);
         }
         ui.separator();

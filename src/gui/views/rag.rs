@@ -83,10 +83,10 @@ impl View for RagView {
             ui.label(RichText::new(format!("From: {}", shown.source)).strong());
             if ui.button("Copy").clicked() {
                 ui.ctx().copy_text(shown.prompt.clone());
-                ctx.send(Command::Shell(ShellCommand::Notify(Message::warning("prompt copied to the clipboard"))));
+                ctx.send(ShellCommand::Notify(Message::warning("prompt copied to the clipboard")));
             }
             if ui.button("Export…").clicked() {
-                ctx.send(Command::Files(FileCommand::OpenDialog(DialogPurpose::ExportPrompt)));
+                ctx.send(FileCommand::OpenDialog(DialogPurpose::ExportPrompt));
             }
         });
         ui.colored_label(
@@ -118,7 +118,7 @@ impl View for RagView {
                 if busy {
                     crate::gui::widgets::spinner_ui(ui);
                     if ui.button("Stop").clicked() {
-                        ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::GraphGlobal)));
+                        ctx.send(ShellCommand::Cancel(JobKind::GraphGlobal));
                     }
                 }
             });
@@ -151,14 +151,14 @@ fn answer_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, shown: &RagDat
             if job.is_running() {
                 crate::gui::widgets::spinner_ui(ui);
                 if ui.button("Stop").clicked() {
-                    ctx.send(Command::Shell(ShellCommand::Cancel(JobKind::Answer)));
+                    ctx.send(ShellCommand::Cancel(JobKind::Answer));
                 }
             } else if ui.button("Answer with the language model").clicked() {
-                ctx.send(Command::Llm(LlmCommand::Answer(AnswerRequest {
+                ctx.send(LlmCommand::Answer(AnswerRequest {
                     question: ranked.run.comparison.question.clone(),
                     source: shown.source.clone(),
                     passages: shown.passages.clone(),
-                })));
+                }));
             }
             generator_label_ui(ui, g.info(), "");
         }

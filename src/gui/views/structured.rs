@@ -76,10 +76,10 @@ impl View for StructuredView {
 
 /// The questions that come with a statement or pattern: (question, its SQL or pattern).
 fn templates(
-    engine: &crate::workbench::Workbench,
+    workbench: &crate::workbench::Workbench,
     pick: impl Fn(&QueryTemplates) -> Option<String>,
 ) -> Vec<(String, String)> {
-    let corpus = engine.corpus();
+    let corpus = workbench.corpus();
     corpus
         .queries
         .iter()
@@ -103,15 +103,15 @@ fn template_menu_ui(
         for (q, text) in list {
             if ui.selectable_label(false, ellipsis(q, 60)).clicked() {
                 ctx.send(set(text.clone()));
-                ctx.send(Command::Rank(RankCommand::SetQuestion(q.clone())));
+                ctx.send(RankCommand::SetQuestion(q.clone()));
             }
         }
     });
 }
 
-fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::workbench::Workbench, ui: &mut Ui) {
+fn sql_ui(ctx: &ViewContext<'_>, workbench: &crate::workbench::Workbench, ui: &mut Ui) {
     ui.heading("SQL");
-    let Some(db) = &engine.structured().sql else {
+    let Some(db) = &workbench.structured().sql else {
         ui.label("This corpus has no tables. Put a .csv file next to the corpus to query it here.");
         return;
     };
@@ -122,17 +122,17 @@ fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::workbench::Workbench, ui: &mut 
         }
     }
     ui.label(RichText::new("Read-only: SELECT only, 2 s time limit, at most 1000 rows. version_cmp(a, b) and COLLATE version compare 4.10 after 4.9.").small().weak());
-    let list = templates(engine, |t| t.sql.clone());
+    let list = templates(workbench, |t| t.sql.clone());
     template_menu_ui(ui, ctx, "Template", "choose a question's statement", &list, |s| {
         Command::Structured(StructuredCommand::SetSql(s))
     });
     let mut sql = ctx.data.persisted.sql.clone();
     if labelled_code_ui(ui, "SQL statement", &mut sql, 4).changed() {
-        ctx.send(Command::Structured(StructuredCommand::SetSql(sql)));
+        ctx.send(StructuredCommand::SetSql(sql));
     }
     ui.horizontal(|ui| {
         if ui.button("Run SQL").clicked() {
-            ctx.send(Command::Structured(StructuredCommand::RunSql));
+            ctx.send(StructuredCommand::RunSql);
         }
         if ctx.jobs.sql.is_running() {
             crate::gui::widgets::spinner_ui(ui);
@@ -178,27 +178,27 @@ fn sql_ui(ctx: &ViewContext<'_>, engine: &crate::workbench::Workbench, ui: &mut 
 /// link's passages.
 fn graph_ui(
     ctx: &ViewContext<'_>,
-    engine: &crate::workbench::Workbench,
+    workbench: &crate::workbench::Workbench,
     pair: &GraphPair,
     picked: &mut Option<Picked>,
     ui: &mut Ui,
 ) {
     ui.heading("Knowledge graph");
-    let Some(graph) = &engine.structured().graph else {
+    let Some(graph) = &workbench.structured().graph else {
         ui.label("This corpus has no knowledge graph. Put a graph.txt next to it (see the sample's).");
         return;
     };
     ui.label(RichText::new(format!("relations: {}", graph.relations().join(", "))).small());
-    let list = templates(engine, |t| t.graph.clone());
+    let list = templates(workbench, |t| t.graph.clone());
     template_menu_ui(ui, ctx, "Pattern template", "choose a question's pattern", &list, |s| {
         Command::Structured(StructuredCommand::SetPattern(s))
     });
     let mut pattern = ctx.data.persisted.pattern.clone();
     if labelled_code_ui(ui, "Graph pattern", &mut pattern, 2).changed() {
-        ctx.send(Command::Structured(StructuredCommand::SetPattern(pattern)));
+        ctx.send(StructuredCommand::SetPattern(pattern));
     }
     if ui.button("Run pattern").clicked() {
-        ctx.send(Command::Structured(StructuredCommand::RunGraph));
+        ctx.send(StructuredCommand::RunGraph);
     }
     let mut highlighted: Vec<Fact> = Vec::new();
     if let Some(e) = ctx.jobs.graph.failure() {
@@ -253,7 +253,7 @@ fn graph_ui(
             for f in of {
                 ui.label(RichText::new(format!("{f} [{}]", f.passages.join(", "))).small());
             }
-            let mentioning: Vec<String> = engine
+            let mentioning: Vec<String> = workbench
                 .corpus()
                 .docs()
                 .iter()

@@ -29,10 +29,10 @@ pub fn make(
     draw_one: DrawFn,
     roster: &[String],
     seed: u64,
-    engine: &Workbench,
+    workbench: &Workbench,
     progress: &dyn Progress,
 ) -> Result<Assignment> {
-    let draw = Drawer::new(engine)?;
+    let draw = Drawer::new(workbench)?;
     let mut sheets = Vec::new();
     let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     progress.stage("drawing each student's variant", roster.len() as u64);
@@ -55,7 +55,7 @@ pub fn make(
                 "corpus",
                 format!(
                     "{} has too few passages to give {student} data no other student has: use a larger corpus (--corpus)",
-                    engine.corpus().name
+                    workbench.corpus().name
                 ),
             ));
         };
@@ -72,7 +72,7 @@ pub fn make(
             d.get("passages").and_then(|p| p.as_array()).into_iter().flatten().filter_map(|p| p.get("id")?.as_str()),
         );
         for id in ids {
-            if let Some(doc) = engine.corpus().lookup(id).and_then(|x| engine.corpus().doc(x)) {
+            if let Some(doc) = workbench.corpus().lookup(id).and_then(|x| workbench.corpus().doc(x)) {
                 texts.entry(id.to_string()).or_insert_with(|| doc.full_text());
             }
         }
@@ -81,7 +81,7 @@ pub fn make(
         lesson: lesson.to_string(),
         title: title.to_string(),
         seed,
-        corpus: engine.corpus().name.clone(),
+        corpus: workbench.corpus().name.clone(),
         sheets,
         texts,
     })
@@ -89,7 +89,7 @@ pub fn make(
 
 /// What the variants are drawn from: the corpus's analysed passages.
 pub struct Drawer<'a> {
-    pub(crate) engine: &'a Workbench,
+    pub(crate) workbench: &'a Workbench,
     /// The standard analyzer: words lower-cased, not stemmed, so the data reads as the text.
     pub(crate) analyzer: AnalyzerConfig,
     pub(crate) index: std::sync::Arc<crate::index::SparseIndex>,
@@ -101,11 +101,11 @@ pub struct Drawer<'a> {
 }
 
 impl<'a> Drawer<'a> {
-    pub(crate) fn new(engine: &'a Workbench) -> Result<Self> {
+    pub(crate) fn new(workbench: &'a Workbench) -> Result<Self> {
         let analyzer = AnalyzerConfig::preset(Preset::Standard);
-        let index = engine.index(analyzer, &NoProgress)?;
+        let index = workbench.index(analyzer, &NoProgress)?;
         let mut workable = Vec::new();
-        for (id, doc) in engine.corpus().iter() {
+        for (id, doc) in workbench.corpus().iter() {
             let terms: BTreeSet<String> = index.analyzer().terms(&doc.full_text()).into_iter().collect();
             if (3..=40).contains(&terms.len()) {
                 workable.push(id);
@@ -116,13 +116,13 @@ impl<'a> Drawer<'a> {
                 "corpus",
                 format!(
                     "{} has {} passages short enough to work by hand (3 to 40 distinct terms); an assignment needs at least 4",
-                    engine.corpus().name,
+                    workbench.corpus().name,
                     workable.len()
                 ),
             ));
         }
-        let vocabulary = question_vocabulary(engine.corpus(), index.analyzer());
-        Ok(Drawer { engine, analyzer, index, workable, vocabulary })
+        let vocabulary = question_vocabulary(workbench.corpus(), index.analyzer());
+        Ok(Drawer { workbench, analyzer, index, workable, vocabulary })
     }
 
     /// Draw with `f` until it returns a draw that meets its rule (`Some`), at most
@@ -148,7 +148,7 @@ impl<'a> Drawer<'a> {
     }
 
     pub(crate) fn corpus(&self) -> &Corpus {
-        self.engine.corpus()
+        self.workbench.corpus()
     }
 
     pub(crate) fn name(&self, d: DocId) -> String {

@@ -131,7 +131,7 @@ pub fn run_agent(
                                 turn.seconds,
                             );
                             tool_messages.push(Message::assistant(""));
-                            tool_messages.push(Message::user("Call a tool, or answer citing passages like [2]."));
+                            tool_messages.push(Message::user(prompts::AGENT_NUDGE_TOOLS));
                             record(&mut steps, step);
                             continue;
                         }
@@ -238,8 +238,7 @@ pub fn run_agent(
                     unread(round, &generated.text, problem, generated.completion_tokens, generated.seconds),
                 );
                 text_messages.push(Message::assistant(generated.text.clone()));
-                text_messages
-                    .push(Message::user("Write `Action:` and `Input:` lines to search, or `Answer:` to answer."));
+                text_messages.push(Message::user(prompts::AGENT_NUDGE_TEXT));
             }
         }
         progress.advance(1);
@@ -257,7 +256,11 @@ pub fn run_agent(
                 }
                 Protocol::Text => {
                     let mut m = text_messages.clone();
-                    m.push(Message::user(format!("{}\nStart with `Answer:`.", prompts::AGENT_LAST_WORD)));
+                    m.push(Message::user(format!(
+                        "{}\n{}",
+                        prompts::AGENT_LAST_WORD,
+                        prompts::AGENT_START_WITH_ANSWER
+                    )));
                     // No tool is offered now: the turn can only be an answer.
                     ChatRequest::new(m, prompts::AGENT_TOOLS.max_tokens).shaped(Shape::AgentTurn { tools: Vec::new() })
                 }
