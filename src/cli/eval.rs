@@ -229,11 +229,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
         None => {
             let methods_ran = study.methods.iter().any(|m| !m.kind.is_external());
             let analyzer = methods_ran.then(|| settings.analyzer.to_string());
-            let validity = judge.as_ref().map(|judge| {
-                let systems: Vec<(String, &crate::eval::Run)> =
-                    study.methods.iter().map(|m| (m.label.clone(), &m.run)).collect();
-                crate::eval::validity(&systems, &qrels, judge, VALIDITY_SEED)
-            });
+            let validity = judge.as_ref().map(|judge| study.validity(&qrels, judge));
             print(&StudyView { study: &study, analyzer, validity: validity.as_ref() }, a.format)?
         }
     }
@@ -260,9 +256,6 @@ fn file_name(label: &str) -> String {
     }
     out.trim_matches('_').to_string()
 }
-
-/// The bootstrap's seed for `--judge-qrels` (the same interval every run).
-const VALIDITY_SEED: u64 = 0x5eed;
 
 /// A study as printed; its JSON is the study itself, with `validity` when a judge was given.
 pub struct StudyView<'a> {
@@ -296,8 +289,7 @@ fn validity_table(v: &Validity) -> String {
         t.row(vec![s.label.clone(), format!("{:.4}", s.people), format!("{:.4}", s.judge)]);
     }
     out.push_str(&t.render());
-    let tau = v.tau.map_or("none".into(), |t| format!("{t:.4}"));
-    let interval = v.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.4} to {hi:.4}"));
+    let (tau, interval) = (v.tau_text(4), v.interval_text(4));
     let _ = writeln!(
         out,
         "Kendall τ {tau}, 95 % interval {interval} ({} of {} resamples of the questions ordered the systems, seed {:#x})",

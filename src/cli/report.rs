@@ -77,9 +77,7 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         let mut report = crate::report::study_report(&engine, &study, &settings);
         if let Some(path) = &a.judge_qrels {
             let (judge, _) = crate::eval::Qrels::load(path)?;
-            let systems: Vec<(String, &crate::eval::Run)> =
-                study.methods.iter().map(|m| (m.label.clone(), &m.run)).collect();
-            report.validity = Some(crate::eval::validity(&systems, &qrels, &judge, 0x5eed));
+            report.validity = Some(study.validity(&qrels, &judge));
         }
         ReportBody::Study(Box::new(report))
     } else {

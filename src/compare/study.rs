@@ -159,6 +159,13 @@ pub struct Triage {
 }
 
 impl Study {
+    /// Whether `judge`'s labels order this study's methods as `people`'s do
+    /// ([`crate::eval::validity`], seeded with [`crate::eval::VALIDITY_SEED`]).
+    pub fn validity(&self, people: &Qrels, judge: &Qrels) -> crate::eval::Validity {
+        let systems: Vec<(String, &Run)> = self.methods.iter().map(|m| (m.label.clone(), &m.run)).collect();
+        crate::eval::validity(&systems, people, judge, crate::eval::VALIDITY_SEED)
+    }
+
     /// Evaluate systems' runs against judgements: the standard metrics of each, each system's
     /// paired test against the baseline on the primary metric with the correction applied across
     /// the tests, and where the baseline and the best other system disagree most. `questions`

@@ -130,6 +130,22 @@ pub struct Validity {
     pub verdict: String,
 }
 
+/// The bootstrap's seed wherever RankLens measures a judge (the CLI, reports, the app), so the
+/// same runs and judgements give the same interval everywhere.
+pub const VALIDITY_SEED: u64 = 0x5eed;
+
+impl Validity {
+    /// τ to `places` decimals, or "none" when either order is undefined.
+    pub fn tau_text(&self, places: usize) -> String {
+        self.tau.map_or("none".into(), |t| format!("{t:.places$}"))
+    }
+
+    /// The 95 % interval as "lo to hi" to `places` decimals, or "none".
+    pub fn interval_text(&self, places: usize) -> String {
+        self.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.places$} to {hi:.places$}"))
+    }
+}
+
 /// The judge against the people over `systems` (name, run). `people` are the judgements the
 /// evaluation uses; `judge` the second set. Only questions both judged are compared.
 pub fn validity(systems: &[(String, &Run)], people: &Qrels, judge: &Qrels, seed: u64) -> Validity {

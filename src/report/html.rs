@@ -489,8 +489,7 @@ fn study(s: &StudyReport) -> String {
                 m.judge
             );
         }
-        let tau = v.tau.map_or("none".into(), |t| format!("{t:.3}"));
-        let interval = v.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.3} to {hi:.3}"));
+        let (tau, interval) = (v.tau_text(3), v.interval_text(3));
         let _ = write!(
             b,
             "</table><p>Kendall τ {tau}, 95 % interval {interval} ({} resamples of the {} questions both judged, seed {}). {} of {} pairs flip their paired-test conclusion (Holm, α 0.05).</p>",

@@ -285,8 +285,7 @@ fn study_md(r: &super::StudyReport) -> String {
         for m in &v.systems {
             let _ = writeln!(s, "| {} | {:.4} | {:.4} |", cell(&m.label), m.people, m.judge);
         }
-        let tau = v.tau.map_or("none".into(), |t| format!("{t:.3}"));
-        let interval = v.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.3} to {hi:.3}"));
+        let (tau, interval) = (v.tau_text(3), v.interval_text(3));
         let _ = writeln!(
             s,
             "\nKendall τ {tau}, 95 % interval {interval}; {} of {} pairs flip their paired-test conclusion.",

@@ -498,10 +498,8 @@ mod tests {
                 Ok(r) => {
                     // A pattern that does not parse never answers; each answer binds every variable
                     // and walks one fact per triple.
-                    let triples = match &parsed {
-                        Ok(p) => p.triples.len(),
-                        Err(e) => return Err(proptest::test_runner::TestCaseError::fail(format!("answered unparsed: {e}"))),
-                    };
+                    proptest::prop_assert!(parsed.is_ok(), "{:?} answered but does not parse", s);
+                    let triples = parsed.as_ref().map_or(0, |p| p.triples.len());
                     for m in &r.matches {
                         proptest::prop_assert_eq!(m.bindings.len(), r.variables.len());
                         proptest::prop_assert_eq!(m.path.len(), triples);

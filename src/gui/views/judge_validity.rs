@@ -14,9 +14,6 @@ use crate::eval::Validity;
 use crate::gui::context::ViewContext;
 use crate::gui::theme;
 
-/// The bootstrap's seed (the same interval every time).
-const SEED: u64 = 0x5eed;
-
 /// What was measured, and for which study and judgements.
 #[derive(Default)]
 pub struct ValidityState {
@@ -47,9 +44,7 @@ impl ValidityState {
                 .on_hover_text("Kendall τ between the methods' two orders, its 95 % interval, the flipped pairs")
                 .clicked()
             {
-                let systems: Vec<(String, &crate::eval::Run)> =
-                    study.methods.iter().map(|m| (m.label.clone(), &m.run)).collect();
-                let v = crate::eval::validity(&systems, &ctx.data.all_qrels(), &j.qrels(), SEED);
+                let v = study.validity(&ctx.data.all_qrels(), &j.qrels());
                 self.measured = Some((Same(study.clone()), j.judgements.len(), v));
             }
             return;
@@ -82,11 +77,13 @@ pub fn validity_ui(ui: &mut Ui, v: &Validity) {
             ui.end_row();
         }
     });
-    let tau = v.tau.map_or("none".into(), |t| format!("{t:.3}"));
-    let interval = v.interval.map_or("none".into(), |[lo, hi]| format!("{lo:.3} to {hi:.3}"));
     ui.label(format!(
-        "Kendall τ {tau}, 95 % interval {interval} ({} resamples of the {} questions both judged, seed {SEED:#x})",
-        v.resamples, v.questions
+        "Kendall τ {}, 95 % interval {} ({} resamples of the {} questions both judged, seed {:#x})",
+        v.tau_text(3),
+        v.interval_text(3),
+        v.resamples,
+        v.questions,
+        v.seed
     ));
     if v.flips.is_empty() {
         ui.label(format!("No pair of the {} flips its paired-test conclusion (Holm, α 0.05).", v.pairs));
