@@ -58,6 +58,9 @@ tests_of() {
         src/external/lucene.rs) echo lucene_reference engines ;;
         src/lessons/*) echo lessons assignments ;;
         src/generate/*) echo llm_server llm_methods agent_tools ;;
+        src/retrieve/listwise.rs) echo llm_methods llm_kept ;;
+        src/retrieve/agent/*) echo agent_tools ;;
+        src/graphrag/*) echo llm_server llm_kept agent_tools ;;
         src/eval/agreement.rs) echo llm_methods lucene_reference ;;
         src/models/int16.rs) echo models_real ;;
         *) return 1 ;;
