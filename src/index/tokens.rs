@@ -1076,6 +1076,48 @@ mod tests {
             }
         }
 
+        /// A written index with one byte changed and its end perhaps cut: refused, or each row
+        /// read whole and no row past the last; unchanged, its rows read back as written.
+        #[test]
+        fn a_changed_or_cut_index_reads_whole_rows_or_is_refused(
+            at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in 0usize..24,
+        ) {
+            let codec = Codec::F16 { dim: 2 };
+            let mut w = TokenWriter::in_memory(codec.clone());
+            for (first, r) in [(7u32, &[0.6f32, 0.8, 1.0, 0.0][..]), (9, &[0.0, 1.0][..]), (0, &[][..])] {
+                let mut rec = Vec::new();
+                for (i, v) in r.chunks_exact(2).enumerate() {
+                    codec.encode(first + i as u32, v, &mut rec);
+                }
+                w.push_records(&rec).unwrap();
+            }
+            let windows = Windows::from_parts(vec![0, 2, 3], vec![0, 10, 8, 20, 0, 5]).unwrap();
+            let mut b = w.finish("m", false, windows).unwrap().bytes.to_vec();
+            let i = at.index(b.len());
+            let unchanged = b[i] == byte && cut == 0;
+            b[i] = byte;
+            b.truncate(b.len() - cut);
+            match TokenIndex::from_bytes(Bytes::Memory(b), None) {
+                Ok(index) => {
+                    let mut t = RowTokens::default();
+                    for row in 0..index.rows().min(8) {
+                        if index.read_row(row, &mut t).is_ok() {
+                            prop_assert_eq!(t.data.len(), t.ids.len() * index.dim());
+                        }
+                    }
+                    prop_assert!(index.read_row(index.rows(), &mut t).is_err(), "a row past the last was read");
+                    if unchanged {
+                        let ids = |row| {
+                            let mut t = RowTokens::default();
+                            index.read_row(row, &mut t).map(|()| t.ids).ok()
+                        };
+                        prop_assert_eq!((ids(0), ids(1), ids(2)), (Some(vec![7, 8]), Some(vec![9]), Some(vec![])));
+                    }
+                }
+                Err(e) => prop_assert!(!unchanged, "the index unchanged was refused: {}", e),
+            }
+        }
+
         /// A document of `pieces` word pieces (piece p at bytes 2p..2p+1, id p) cut into windows
         /// of `size` pieces every `stride`, each window with `specials` tokens of its own: every
         /// piece is stored once, and each window reads exactly the pieces in its span, in order,

@@ -487,6 +487,41 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
 
+        /// Patterns made of the sample's own names and two variables, so that many answer: the
+        /// answers are exactly the ways of giving each triple one fact of the graph with every
+        /// variable bound alike (counted here by trying every combination), each binding every
+        /// variable and walking one fact per triple.
+        #[test]
+        fn patterns_of_the_graph_s_own_names_answer_every_consistent_walk(
+            triples in proptest::collection::vec((0usize..6, 0usize..2, 0usize..6), 1..4),
+        ) {
+            const ENDS: [&str; 6] = ["app", "enc", "share", "sodium", "?p", "?q"];
+            const RELATIONS: [&str; 2] = ["loads", "depends_on"];
+            const FACTS: [[&str; 3]; 4] =
+                [["app", "loads", "enc"], ["app", "loads", "share"], ["enc", "depends_on", "sodium"], ["share", "depends_on", "svc"]];
+            let pattern: Vec<[&str; 3]> = triples.iter().map(|&(s, r, o)| [ENDS[s], RELATIONS[r], ENDS[o]]).collect();
+            let text = pattern.iter().map(|t| t.join(" ")).collect::<Vec<_>>().join(" . ");
+            let mut walks = 0;
+            for choice in 0..FACTS.len().pow(pattern.len() as u32) {
+                let mut bound: BTreeMap<&str, &str> = BTreeMap::new();
+                let mut fits = true;
+                for (k, t) in pattern.iter().enumerate() {
+                    let fact = FACTS[choice / FACTS.len().pow(k as u32) % FACTS.len()];
+                    for (term, value) in t.iter().zip(fact) {
+                        fits &= if term.starts_with('?') { *bound.entry(term).or_insert(value) == value } else { *term == value };
+                    }
+                }
+                walks += usize::from(fits);
+            }
+            let r = graph().query(&text).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{text}: {e}")))?;
+            proptest::prop_assert_eq!(r.matches.len(), walks, "{}", text);
+            let variables = ENDS.iter().filter(|v| v.starts_with('?') && text.contains(*v)).count();
+            for m in &r.matches {
+                proptest::prop_assert_eq!(m.bindings.len(), variables);
+                proptest::prop_assert_eq!(m.path.len(), pattern.len());
+            }
+        }
+
         #[test]
         fn any_string_gives_answers_or_an_error(s in "\\PC{0,120}|((app|loads|depends_on|\\?p|sodium|enc|\\.| ){0,30})") {
             let parsed = s.parse::<GraphPattern>();
