@@ -525,7 +525,9 @@ proptest! {
     /// A key written and read back is the same key; any answer changed in it is caught by the
     /// checksum; grading any answers against it is a gradebook or an error, never a panic.
     #[test]
-    fn keys_round_trip_and_catch_edits(seed in any::<u64>(), bump in 0.01f64..100.0, given in -10.0f64..10.0) {
+    fn keys_round_trip_and_catch_edits(
+        seed in any::<u64>(), bump in 0.01f64..100.0, far in -10.0f64..10.0, near in proptest::option::of(-3.0f64..3.0),
+    ) {
         let key = small_key(seed);
         let text = serde_json::to_vec(&key).unwrap();
         prop_assert_eq!(&Key::parse(&text, "k.json").unwrap(), &key);
@@ -534,15 +536,17 @@ proptest! {
             e.question.tolerance += bump;
         }
         prop_assert!(Key::parse(&serde_json::to_vec(&edited).unwrap(), "k.json").is_err());
+        let c = &key.students["Ada"]["q1"];
+        let ranklens::lessons::checkpoint::Answer::Number(want) = c.solution.answer else {
+            return Err(proptest::test_runner::TestCaseError::fail("the idf key is a number"));
+        };
+        // Anywhere, or within three tolerances of the key (where right turns to wrong).
+        let given = near.map_or(far, |t| want + t * c.question.tolerance);
         let mut a = Answers::default();
         a.students.insert("Ada".into(), [("q1".to_string(), (Value::from(given), "a".to_string()))].into());
         let book = assignment::grade(&key, &a).unwrap();
         prop_assert_eq!(book.students[0].max, 1);
         // Right exactly when the number is within the stated tolerance of the key's.
-        let c = &key.students["Ada"]["q1"];
-        let ranklens::lessons::checkpoint::Answer::Number(want) = c.solution.answer else {
-            return Err(proptest::test_runner::TestCaseError::fail("the idf key is a number"));
-        };
         let right = (given - want).abs() <= c.question.tolerance;
         prop_assert_eq!(book.students[0].score, u32::from(right), "given {} key {} ± {}", given, want, c.question.tolerance);
     }
