@@ -13,6 +13,9 @@
 #      explanations, readers; for the lessons and the grader the lessons' and assignments' tests;
 #      for the language-model tasks the loopback-server tests).
 #   RANKLENS_DATA=../shared/data scripts/mutants.sh [FILE…]   (default: the six scoring files)
+# MUTANTS_UNIT_FILTER="a:: b::": pass 1 runs only the unit tests whose names contain one of these
+# (the mutated modules' own: a second or two a mutant instead of the whole library's ~13 s), and
+# pass 2 then runs the library's unit tests too, so a survivor still meets every test there is.
 # MUTANTS_CAUGHT=FILE: names (as `cargo mutants --list` prints them) of mutants an earlier pass 1
 # caught at the same code; pass 1 does not run them again (docs/mutants.md says when that holds).
 # Writes mutants.out.unit/K/mutants.out/ (pass 1, slice K; its log mutants.out.unit/K.log) and
@@ -39,11 +42,17 @@ skip=()
 for t in "${slow_units[@]}"; do
     skip+=(--cargo-test-arg=--skip "--cargo-test-arg=$t")
 done
+unit_filter=()
+for t in ${MUTANTS_UNIT_FILTER:-}; do
+    unit_filter+=("--cargo-test-arg=$t")
+done
 slow_draws=(no_draw_breaks_the_rules_that_make_a_question_worth_asking
     every_dense_variant_of_a_class_recomputed_gives_the_key
     every_assignment_handout_prints_within_two_pages_per_four_questions
     every_handout_prints_every_question_and_table_row_within_the_page)
 pass2_filter="not test(/^($(IFS='|'; echo "${slow_draws[*]}"))\$/)"
+# With MUTANTS_UNIT_FILTER pass 2 runs the library's unit tests, less the slow ones pass 1 skips.
+[ -z "${MUTANTS_UNIT_FILTER:-}" ] || pass2_filter+=" and not test(/$(IFS="|"; echo "${slow_units[*]}")/)"
 jobs=${MUTANTS_JOBS:-2}
 case "$jobs" in ''|*[!0-9]*|0) echo "MUTANTS_JOBS must be a whole number ≥ 1, not '$jobs'" >&2; exit 64;; esac
 rm -rf mutants.out mutants.out.old mutants.out.unit
@@ -74,6 +83,7 @@ for f in "${files[@]}"; do
 done
 # Not --lib: pass 2 only sees mutants that every unit test pass 1 ran has already let through.
 pass2_targets=(--no-default-features)
+[ ${#unit_filter[@]} -eq 0 ] || pass2_targets+=(--lib)
 for x in $(printf '%s\n' "${!wanted[@]}" | sort); do pass2_targets+=(--test "$x"); done
 pass2_args=()
 for x in "${pass2_targets[@]}"; do pass2_args+=("--cargo-arg=$x"); done
@@ -161,7 +171,7 @@ if [ -n "$caught_before" ]; then
 fi
 run_slices mutants.out.unit --no-config --in-place --no-shuffle "${iterate[@]}" --profile mutants --timeout 120 \
     --build-timeout 900 --test-tool cargo --cargo-arg=--no-default-features --cargo-arg=--lib \
-    --cargo-test-arg=-- "${skip[@]}" "${args[@]}"
+    --cargo-test-arg=-- "${unit_filter[@]}" "${skip[@]}" "${args[@]}"
 figures "after pass 1 (pass 2 can only catch more)" mutants.out.unit
 # Pass 2 (nextest, the unit tests and `tests_of` the files) retests only what pass 1 did not catch: every slice
 # reads the caught, unviable and timed-out mutants of pass 1 from its previously_caught.txt (a
