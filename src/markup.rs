@@ -1,5 +1,11 @@
 //! Escaping text for HTML and XML: the one escape every page RankLens writes goes through (reports,
-//! handouts, quizzes).
+//! handouts, quizzes); and a score as the lessons and the "what moved it" summaries print it.
+
+/// A number to four decimals (`0.1234`), as the lessons and the summaries of what moved a passage
+/// print scores.
+pub fn f4(x: f64) -> String {
+    format!("{x:.4}")
+}
 
 /// `s` with `&`, `<`, `>`, `"` and `'` written as entities: safe as element text and inside a quoted
 /// attribute, in HTML and XML alike.

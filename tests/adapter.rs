@@ -11,7 +11,7 @@ use ranklens::config::Settings;
 use ranklens::corpus::{self, LoadOptions};
 use ranklens::models::{ModelManager, QueryAdapter, Role, TextEncoder};
 use ranklens::progress::NoProgress;
-use ranklens::retrieve::{Detail, MethodKind, QueryContext, Split};
+use ranklens::retrieve::{Detail, MethodKind, QueryContext, ScoreSplit};
 use ranklens::workbench::Workbench;
 use serde_json::Value;
 
@@ -135,7 +135,7 @@ fn the_adapted_columns_cosines_are_w_q_against_the_passages_and_split_over_their
         assert!((cos - h.score).abs() < 1e-5, "{}: {cos} by hand, {} by the column", h.doc, h.score);
         let e = p.explain(h.doc).unwrap();
         assert_eq!(e.value, h.score);
-        let Split::Sum(parts) = e.split() else { panic!("{:?}", e.split()) };
+        let ScoreSplit::Sum(parts) = e.split() else { panic!("{:?}", e.split()) };
         let sum: f64 = parts.iter().map(|(_, v)| v).sum();
         assert!((sum - e.value).abs() < 1e-4, "passage parts {sum} vs {}", e.value);
         let Detail::Dense { query_tokens, .. } = &e.detail else { panic!() };

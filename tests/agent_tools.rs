@@ -15,7 +15,7 @@ use ranklens::generate::text_to_sql::{self, SqlOutcome};
 use ranklens::graphrag::BuildOptions;
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::agent::{AgentLimits, AgentRetriever, Protocol, Stop};
-use ranklens::retrieve::{Detail, MethodKind, QueryContext, Split};
+use ranklens::retrieve::{Detail, MethodKind, QueryContext, ScoreSplit};
 use ranklens::structured::SqlLimits;
 use ranklens::workbench::Workbench;
 use serde_json::Value;
@@ -130,7 +130,7 @@ fn a_model_that_calls_tools_in_order_and_answers_leaves_that_trace_and_that_colu
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(top.split(), Split::Unsplit(_)), "a place in an order is not a sum of parts");
+    assert!(matches!(top.split(), ScoreSplit::Unsplit(_)), "a place in an order is not a sum of parts");
     let never = s.engine.corpus().lookup("sync-1").unwrap();
     if !column.contains(&"sync-1".to_string()) {
         assert_eq!(p.explain(never).unwrap().value, 0.0);

@@ -527,3 +527,46 @@ fn the_apps_files_stay_small_and_its_dispatcher_short() {
     assert!(n < 40, "RankLensApp::apply is {n} lines");
     assert_eq!(function_lines("fn f() {\n    a();\n}\n", "fn f()"), Some(3));
 }
+
+/// The public types (`struct`, `enum`, `type`, `trait`) a file declares, by name.
+fn public_types(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let t = line.trim_start();
+        let Some(rest) = ["pub ", "pub(crate) "].iter().find_map(|p| t.strip_prefix(p)) else { continue };
+        let Some(rest) = ["struct ", "enum ", "type ", "trait "].iter().find_map(|k| rest.strip_prefix(k)) else {
+            continue;
+        };
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// A name means one type: two modules that each declare a public `Judged` (or `Command`, `Split`)
+/// make every reader check which one an import brought in.
+#[test]
+fn no_two_public_types_share_a_name() {
+    assert_eq!(
+        public_types(
+            "pub struct A {\npub(crate) enum B<'a> {\n    pub type C = u8;\nstruct D;\npub fn e() {}\npub trait F: G {"
+        ),
+        ["A", "B", "C", "F"]
+    );
+    let mut seen: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    let all = sources();
+    assert!(all.len() > 100, "the scan is broken: {} files", all.len());
+    for s in &all {
+        for name in public_types(&s.code) {
+            seen.entry(name).or_default().push(s.rel.clone());
+        }
+    }
+    let clashes: Vec<String> = seen
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(n, files)| format!("{n}: {}", files.join(", ")))
+        .collect();
+    assert!(clashes.is_empty(), "public types declared twice: {clashes:?}");
+}

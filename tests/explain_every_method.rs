@@ -24,8 +24,8 @@ use ranklens::models::{
 };
 use ranklens::progress::NoProgress;
 use ranklens::retrieve::{
-    Bm25Variant, FusionMethod, LateInteractionRetriever, MethodKind, QueryContext, RerankRetriever, Retriever, Split,
-    TfIdfVariant,
+    Bm25Variant, FusionMethod, LateInteractionRetriever, MethodKind, QueryContext, RerankRetriever, Retriever,
+    ScoreSplit, TfIdfVariant,
 };
 use ranklens::workbench::{SparseSpec, Workbench};
 use std::collections::BTreeMap;
@@ -359,7 +359,7 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
                 }
                 // Every score is made of its parts, and says how; none is skipped.
                 match e.split() {
-                    Split::Sum(parts) => {
+                    ScoreSplit::Sum(parts) => {
                         let sum: f64 = parts.iter().map(|(_, v)| v).sum();
                         // tantivy adds its clauses in f32; a dense cosine's token parts come from
                         // encoding the passage again on its own; everything else sums in f64 the
@@ -399,12 +399,12 @@ fn every_hit_of_every_method_is_explained_with_its_own_score() {
                             *splits.entry(kind).or_default() += 1;
                         }
                     }
-                    Split::Clauses(tree) => {
+                    ScoreSplit::Clauses(tree) => {
                         assert_eq!(kind, MethodKind::Boolean, "{label}");
                         assert_eq!(tree.evaluate(), Some(e.value == 1.0), "{label} {question}: the tree is the score");
                         *splits.entry(kind).or_default() += 1;
                     }
-                    Split::Unsplit(why) => {
+                    ScoreSplit::Unsplit(why) => {
                         // Only scores that have no parts may say so: a cross-encoder's logit, a
                         // run file's score, vectors computed elsewhere.
                         assert!(

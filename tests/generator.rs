@@ -18,7 +18,7 @@ use ranklens::generate::tasks::{self, JudgePrompt, rag_prompt};
 use ranklens::generate::{EmbeddedLlm, Finish, Generator};
 use ranklens::models::{ModelManager, Role};
 use ranklens::progress::NoProgress;
-use ranklens::retrieve::{Detail, MethodKind, Split};
+use ranklens::retrieve::{Detail, MethodKind, ScoreSplit};
 use ranklens::workbench::Workbench;
 
 /// The small model loaded apart from the shared one (a test that checks what its context holds).
@@ -198,7 +198,7 @@ fn rewrite_and_hyde_text_columns_explain_down_to_their_terms() {
         for h in &ranking.hits {
             let e = prepared.explain(h.doc).unwrap();
             assert_eq!(e.value, h.score);
-            let Split::Sum(parts) = e.split() else { panic!("{kind:?}: {:?}", e.split()) };
+            let ScoreSplit::Sum(parts) = e.split() else { panic!("{kind:?}: {:?}", e.split()) };
             let sum: f64 = parts.iter().map(|(_, v)| v).sum();
             assert!((sum - h.score).abs() < 1e-9, "{kind:?}: parts {sum} vs score {}", h.score);
             assert!(e.summary.contains(&g.text), "the explanation shows the model's text: {}", e.summary);

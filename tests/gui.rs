@@ -77,7 +77,7 @@ fn settle(h: &mut Harness<'static, RankLensApp>) {
 
 fn bm25_order(h: &Harness<'static, RankLensApp>) -> Vec<String> {
     let app = h.state();
-    let engine = app.engine().unwrap();
+    let engine = app.workbench().unwrap();
     let ranked = app.ranking().unwrap();
     let run = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Bm25).unwrap();
     run.ranking().unwrap().docs().iter().map(|d| engine.corpus().external_id(*d).to_string()).collect()
@@ -86,7 +86,7 @@ fn bm25_order(h: &Harness<'static, RankLensApp>) -> Vec<String> {
 #[test]
 fn drive_the_app_through_every_view() {
     let mut h = harness("");
-    assert_eq!(h.state().engine().unwrap().corpus().len(), 27, "the sample corpus opened");
+    assert_eq!(h.state().workbench().unwrap().corpus().len(), 27, "the sample corpus opened");
 
     // Type a question and press Enter.
     h.get_by_label("Question").click();
@@ -124,7 +124,7 @@ fn drive_the_app_through_every_view() {
     h.get_all_by_label("2. plugins-1").next().unwrap().click();
     settle(&mut h);
     let sel = h.state().data().selection.clone().unwrap();
-    assert_eq!(h.state().engine().unwrap().corpus().external_id(sel.doc), "plugins-1");
+    assert_eq!(h.state().workbench().unwrap().corpus().external_id(sel.doc), "plugins-1");
     assert!(h.state().explained().is_some_and(|e| e.items.len() >= 6));
 
     // Every view, through the navigation.
@@ -176,7 +176,7 @@ fn a_malformed_corpus_file_is_reported_and_the_current_corpus_stays() {
     h.state_mut().send(Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(empty, ranklens::corpus::Split::File))));
     settle(&mut h);
     h.get_by_label_contains("no documents could be loaded");
-    assert_eq!(h.state().engine().unwrap().corpus().len(), 1, "the loaded corpus is kept");
+    assert_eq!(h.state().workbench().unwrap().corpus().len(), 1, "the loaded corpus is kept");
 }
 
 #[test]
@@ -207,7 +207,7 @@ fn column(h: &Harness<'static, RankLensApp>, kind: MethodKind) -> ranklens::comp
 }
 
 fn select(h: &mut Harness<'static, RankLensApp>, kind: MethodKind, id: &str) {
-    let doc = h.state().engine().unwrap().corpus().lookup(id).unwrap();
+    let doc = h.state().workbench().unwrap().corpus().lookup(id).unwrap();
     let column = Some(column(h, kind));
     h.state_mut().send(Command::Rank(RankCommand::Select { column, doc }));
     settle(h);
@@ -478,12 +478,12 @@ fn grades_survive_a_restart_and_round_trip_through_qrels() {
     let doc = {
         let mut h = harness_in(ws.clone(), "What is E140?");
         assert_eq!(h.state().data().grades.get("errors-3"), Some(&3), "the shipped judgement");
-        let doc = h.state().engine().unwrap().corpus().lookup("errors-3").unwrap();
+        let doc = h.state().workbench().unwrap().corpus().lookup("errors-3").unwrap();
         let bm25 = Some(column(&h, MethodKind::Bm25));
         send(&mut h, [Command::Rank(RankCommand::Select { column: bm25.clone(), doc })]);
         h.key_press(egui::Key::Num2);
         h.run_steps(2);
-        let other = h.state().engine().unwrap().corpus().lookup("errors-1").unwrap();
+        let other = h.state().workbench().unwrap().corpus().lookup("errors-1").unwrap();
         send(&mut h, [Command::Rank(RankCommand::Select { column: bm25, doc: other })]);
         h.key_press(egui::Key::Num0);
         h.run_steps(2);
@@ -516,7 +516,7 @@ fn a_damaged_grades_file_is_kept_and_named_and_new_grades_are_not_lost() {
         let mut h = harness_in(ws.clone(), "What is E140?");
         h.get_by_label_contains("the judgements database is damaged");
         h.get_by_label_contains("Grades given now are kept in memory and written to");
-        let doc = h.state().engine().unwrap().corpus().lookup("errors-1").unwrap();
+        let doc = h.state().workbench().unwrap().corpus().lookup("errors-1").unwrap();
         let bm25 = Some(column(&h, MethodKind::Bm25));
         send(&mut h, [Command::Rank(RankCommand::Select { column: bm25, doc })]);
         h.key_press(egui::Key::Num2);
@@ -672,7 +672,7 @@ fn a_question_asked_while_another_ranks_supersedes_it() {
         .with_size(egui::vec2(1360.0, 860.0))
         .build_eframe(move |cc| RankLensApp::create(cc, state, manager, None, Some(open)));
     settle(&mut h);
-    assert_eq!(h.state().engine().unwrap().corpus().len(), 5183);
+    assert_eq!(h.state().workbench().unwrap().corpus().len(), 5183);
     assert!(h.state().ranking().is_none(), "no question yet");
 
     let first = "Vitamin D deficiency increases the risk of multiple sclerosis.";
@@ -791,7 +791,7 @@ fn runs_stand_beside_the_methods_in_every_view() {
     let data = h.state().data();
     assert_eq!((data.persisted.view, data.persisted.question.as_str()), (ViewId::Compare, first.question.as_str()));
     let selection = data.selection.clone().unwrap();
-    let selected_id = h.state().engine().unwrap().corpus().external_id(selection.doc).to_string();
+    let selected_id = h.state().workbench().unwrap().corpus().external_id(selection.doc).to_string();
     let judged = h.state().data().all_qrels().for_query(&first.qid).cloned().unwrap_or_default();
     assert!(judged.get(&selected_id).is_some_and(|g| *g >= 1), "{selected_id} is relevant to {}", first.qid);
 
@@ -815,7 +815,7 @@ fn select_all_then_typing_replaces_the_question() {
 
 /// The document count of the corpus the app has open.
 fn corpus_len(h: &Harness<'static, RankLensApp>) -> usize {
-    h.state().engine().unwrap().corpus().len()
+    h.state().workbench().unwrap().corpus().len()
 }
 
 #[test]
@@ -986,7 +986,7 @@ fn search_engines_and_vectors_stand_beside_the_methods() {
     // Vectors from files: the sample's own dense vectors written out and opened give the dense
     // column's ranking, and a map of their own.
     let dir = tempfile::tempdir().unwrap();
-    let engine = h.state().engine().unwrap().clone();
+    let engine = h.state().workbench().unwrap().clone();
     let index = engine.neural().dense_index.clone().unwrap();
     let ids: Vec<String> = engine.corpus().docs().iter().map(|d| d.id.clone()).collect();
     let passages = dir.path().join("passages.npy");
@@ -1049,7 +1049,7 @@ fn a_folder_of_long_markdown_files_opens_with_windows_an_empty_question_and_an_o
             ranklens::corpus::Split::File,
         )))],
     );
-    assert_eq!(h.state().engine().unwrap().corpus().len(), 3);
+    assert_eq!(h.state().workbench().unwrap().corpus().len(), 3);
     // The first minute on another corpus: no question carried over, a hint, examples from it.
     assert_eq!(h.state().data().persisted.question, "");
     h.get_by_label_contains("Type a question about");
@@ -1065,7 +1065,7 @@ fn a_folder_of_long_markdown_files_opens_with_windows_an_empty_question_and_an_o
         let dense = ranked.run.comparison.runs.iter().find(|r| r.kind == MethodKind::Dense).unwrap();
         dense.ranking().unwrap().docs()[0]
     };
-    assert_eq!(h.state().engine().unwrap().corpus().doc(top).unwrap().title, "The bees");
+    assert_eq!(h.state().workbench().unwrap().corpus().doc(top).unwrap().title, "The bees");
     let column = Some(column(&h, MethodKind::Dense));
     send(
         &mut h,
@@ -1079,7 +1079,7 @@ fn a_folder_of_long_markdown_files_opens_with_windows_an_empty_question_and_an_o
     send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Corpus))]);
     h.get_by_label("Split by heading and paragraph").click();
     settle(&mut h);
-    let n = h.state().engine().unwrap().corpus().len();
+    let n = h.state().workbench().unwrap().corpus().len();
     assert!(n >= 24, "one passage per paragraph: {n}");
 }
 
@@ -1267,7 +1267,7 @@ fn models_precision_switches_the_encoders_and_every_label_follows() {
         if bf16 { "sentence-transformers/all-MiniLM-L6-v2@bf16" } else { "sentence-transformers/all-MiniLM-L6-v2" };
     h.get_by_label(&format!("loaded: {id}"));
     h.get_by_label(&format!("runs as {}", ranklens::models::precision::describe(ranklens::models::Precision::Bf16)));
-    let n = h.state().engine().unwrap().neural();
+    let n = h.state().workbench().unwrap().neural();
     assert_eq!(n.dense_index.as_ref().unwrap().model_id, id, "the passages' vectors were made in the new precision");
     assert_eq!(n.splade_index.as_ref().unwrap().model_id.ends_with("@bf16"), bf16);
     send(&mut h, [Command::Rank(RankCommand::Ask)]);
@@ -1288,7 +1288,7 @@ fn the_rag_view_answers_with_the_embedded_model_and_a_rewrite_column_shows_the_m
     let mut h = harness("What is E140?");
     // A cached generator loads with the corpus; Models → Fetch loads it otherwise.
     send(&mut h, [Command::Models(ModelCommand::UseGenerator(SMALL_GENERATOR.into()))]);
-    let generator = h.state().engine().unwrap().generator().expect("the generator loaded");
+    let generator = h.state().workbench().unwrap().generator().expect("the generator loaded");
     assert_eq!(generator.info().model, "SmolLM2-135M-Instruct");
 
     h.get_by_label("RAG prompt").click();
@@ -1480,7 +1480,7 @@ fn a_frame_in_which_nothing_changed_ranks_and_computes_nothing() {
     use ranklens::tally::{self, Tally};
     let mut h = harness("Why does my phone say my login is stale?");
     // Grades make Compare compute its per-question metrics.
-    let doc = h.state().engine().unwrap().corpus().lookup("errors-3").unwrap();
+    let doc = h.state().workbench().unwrap().corpus().lookup("errors-3").unwrap();
     send(&mut h, [Command::Study(StudyCommand::SetGrade { doc, grade: Some(2) })]);
     for view in [ViewId::Compare, ViewId::Corpus, ViewId::Rag] {
         send(&mut h, [Command::Shell(ShellCommand::ShowView(view))]);
@@ -1553,7 +1553,7 @@ fn the_models_sql_is_shown_before_it_runs_and_the_agents_trace_is_drawn() {
     h.get_by_label("Write SQL").click();
     settle(&mut h);
     h.get_by_label_contains("It will not run: the model wrote a DROP statement");
-    let db = h.state().engine().unwrap().structured().sql.clone().unwrap();
+    let db = h.state().workbench().unwrap().structured().sql.clone().unwrap();
     let before = std::fs::read(db.path()).unwrap();
     h.get_by_label("Run the model's SQL").click();
     settle(&mut h);
@@ -1711,7 +1711,7 @@ fn the_teachers_files_are_saved_from_lessons_and_read_back() {
     // A class: an assignment for two students, their answers, the class report, the gradebooks.
     let roster = dir.path().join("roster.csv");
     std::fs::write(&roster, "name,email,id\nAda,ada@uni.example,s1\nBob,bob@uni.example,s2\n").unwrap();
-    let engine = h.state().data().engine.clone().unwrap();
+    let engine = h.state().data().workbench.clone().unwrap();
     let made =
         ranklens::lessons::make_assignment("tfidf", &["Ada".into(), "Bob".into()], 3, &engine, &NoProgress).unwrap();
     let out = dir.path().join("week");
@@ -1794,7 +1794,7 @@ fn explain_finds_a_verified_fix_and_one_click_asks_it() {
     let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1100.0));
     let mut h = harness_with("How long before saved results expire?", tall);
     let order = bm25_order(&h);
-    let corpus = h.state().engine().unwrap().corpus().clone();
+    let corpus = h.state().workbench().unwrap().corpus().clone();
     let outside = corpus
         .iter()
         .map(|(_, d)| d.id.clone())

@@ -274,7 +274,7 @@ fn every_lesson_has_checkpoints_each_right_with_its_key_and_naming_each_usual_mi
     for question in
         ["sync token expired", "Why does my phone say my login is stale?", "How long is a sync token valid?"]
     {
-        let open = lessons::Open { engine: sample.clone(), question: question.into() };
+        let open = lessons::Open { workbench: sample.clone(), question: question.into() };
         for &lessons::LessonEntry { id, .. } in lessons::LESSONS {
             let l = lessons::build(id, kit(), &LessonParams::default(), Some(&open)).unwrap();
             let n = l.checkpoints().count();
@@ -586,7 +586,7 @@ fn the_one_word_checkpoints_key_is_what_searching_with_each_word_gives() {
     let mut seen = 0;
     for (lesson, method, id) in [("bm25", "bm25", "open-one-word"), ("dense", "dense", "dense-one-word")] {
         for question in ["How long before saved results expire?", "Why does my phone say my login is stale?"] {
-            let open = lessons::Open { engine: sample.clone(), question: question.into() };
+            let open = lessons::Open { workbench: sample.clone(), question: question.into() };
             let l = lessons::build(lesson, kit(), &LessonParams::default(), Some(&open)).unwrap();
             let Some(c) = l.checkpoints().find(|c| c.question.id == id) else { continue };
             seen += 1;

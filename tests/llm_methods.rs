@@ -11,7 +11,7 @@ use common::chat::{self, Reply};
 use ranklens::config::Settings;
 use ranklens::corpus::{self, Corpus, LoadOptions};
 use ranklens::progress::NoProgress;
-use ranklens::retrieve::{Detail, MethodKind, QueryContext, Split};
+use ranklens::retrieve::{Detail, MethodKind, QueryContext, ScoreSplit};
 use ranklens::workbench::Workbench;
 use serde_json::Value;
 
@@ -90,7 +90,7 @@ fn a_well_behaved_model_reorders_each_window_from_the_bottom_up() {
     assert_eq!(server.requests.lock().unwrap().len(), 4, "one request per window");
     let e = prepared.explain(ranking.hits[0].doc).unwrap();
     assert_eq!(e.value, 10.0);
-    assert!(matches!(e.split(), Split::Unsplit(_)), "an order, not a sum");
+    assert!(matches!(e.split(), ScoreSplit::Unsplit(_)), "an order, not a sum");
     let (windows, repairs) = windows_of(&e);
     assert_eq!(windows.iter().map(|w| (w.start, w.end)).collect::<Vec<_>>(), WINDOWS);
     assert_eq!(windows[0].input, first[6..10].to_vec(), "the bottom window first, as the first stage had it");

@@ -144,7 +144,7 @@ pub fn agent(a: AgentArgs) -> anyhow::Result<Found> {
     settings.agent.per_call = a.per_call;
     settings.validate()?;
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     let mut kinds = vec![MethodKind::Agent];
     for t in &a.tools {
         match t.trim() {

@@ -175,7 +175,7 @@ impl CorpusArgs {
     }
 
     /// Load the corpus (or reopen an index) and report load warnings on stderr.
-    pub fn engine(&self, progress: &dyn Progress) -> anyhow::Result<Workbench> {
+    pub fn workbench(&self, progress: &dyn Progress) -> anyhow::Result<Workbench> {
         let path = self.path()?;
         if path.join("ranklens-index.json").is_file() {
             let (index, corpus) =

@@ -136,7 +136,7 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
     match a.command {
         AssignmentCommand::New(n) => {
             let roster = assignment::read_roster(&n.roster)?;
-            let engine = n.corpus.engine(&NoProgress)?;
+            let engine = n.corpus.workbench(&NoProgress)?;
             let needs = crate::lessons::lesson(&n.lesson)?.assignment.as_ref().map_or(&[][..], |a| a.needs);
             for &role in needs {
                 engine.load_model(&ModelManager::from_env(), role, true, &NoProgress)?;

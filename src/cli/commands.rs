@@ -17,7 +17,7 @@ use super::{
 pub struct Cli {
     /// What to do; without a command the desktop app opens.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub command: Option<CliCommand>,
     /// Desktop app: open this corpus (folder, .jsonl/.csv/.tsv or BEIR folder) instead of the last one.
     #[arg(long, value_name = "PATH")]
     pub open: Option<std::path::PathBuf>,
@@ -35,7 +35,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub enum CliCommand {
     /// Rank a corpus for a question with one method (and explain it).
     Search(search::SearchArgs),
     /// Every lexical method side by side for one question.
@@ -98,32 +98,32 @@ pub enum Command {
 }
 
 /// Run a subcommand and turn the outcome into an exit code.
-pub fn run(command: Command) -> ExitCode {
+pub fn run(command: CliCommand) -> ExitCode {
     let result = match command {
-        Command::Search(a) => search::search(a),
-        Command::WhyNot(a) => why_not::why_not(a),
-        Command::Compare(a) => compare::compare(a),
-        Command::Eval(a) => eval::eval(a),
-        Command::Index(a) => index::index(a),
-        Command::Bench(a) => bench::bench(a),
-        Command::BenchEncode(a) => bench_encode::bench_encode(a),
-        Command::BenchScale(a) => bench_scale::bench_scale(a),
-        Command::BenchLlm(a) => bench_llm::bench_llm(a),
-        Command::Data(a) => data::data(a),
-        Command::Sql(a) => structured::sql(a),
-        Command::Graph(a) => structured::graph(a),
-        Command::Models(a) => models::models(a),
-        Command::Report(a) => report::report(a),
-        Command::Response(a) => response::response(a),
-        Command::Embed(a) => embed::embed(a),
-        Command::Lesson(a) => lesson::lesson(a),
-        Command::Assignment(a) => assignment::assignment(a),
-        Command::Adapter(a) => adapter::adapter(a),
-        Command::Rewrite(a) => llm::rewrite(a),
-        Command::Rag(a) => llm::rag(a),
-        Command::Judge(a) => llm::judge(a),
-        Command::Agent(a) => agent::agent(a),
-        Command::Graphrag(a) => graphrag::graphrag(a),
+        CliCommand::Search(a) => search::search(a),
+        CliCommand::WhyNot(a) => why_not::why_not(a),
+        CliCommand::Compare(a) => compare::compare(a),
+        CliCommand::Eval(a) => eval::eval(a),
+        CliCommand::Index(a) => index::index(a),
+        CliCommand::Bench(a) => bench::bench(a),
+        CliCommand::BenchEncode(a) => bench_encode::bench_encode(a),
+        CliCommand::BenchScale(a) => bench_scale::bench_scale(a),
+        CliCommand::BenchLlm(a) => bench_llm::bench_llm(a),
+        CliCommand::Data(a) => data::data(a),
+        CliCommand::Sql(a) => structured::sql(a),
+        CliCommand::Graph(a) => structured::graph(a),
+        CliCommand::Models(a) => models::models(a),
+        CliCommand::Report(a) => report::report(a),
+        CliCommand::Response(a) => response::response(a),
+        CliCommand::Embed(a) => embed::embed(a),
+        CliCommand::Lesson(a) => lesson::lesson(a),
+        CliCommand::Assignment(a) => assignment::assignment(a),
+        CliCommand::Adapter(a) => adapter::adapter(a),
+        CliCommand::Rewrite(a) => llm::rewrite(a),
+        CliCommand::Rag(a) => llm::rag(a),
+        CliCommand::Judge(a) => llm::judge(a),
+        CliCommand::Agent(a) => agent::agent(a),
+        CliCommand::Graphrag(a) => graphrag::graphrag(a),
     };
     match result {
         Ok(Found::Some) => ExitCode::SUCCESS,

@@ -198,7 +198,7 @@ fn short_label(label: &str) -> String {
 pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.k)?;
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     let runs = a.run_files.load(Some(engine.corpus()))?;
     engine.index(settings.analyzer, &progress)?;
     a.models.prepare(&engine, &MethodKind::NEURAL, &settings, a.models.fetch_models, &progress)?;

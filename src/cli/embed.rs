@@ -35,7 +35,7 @@ pub struct EmbedArgs {
 pub fn embed(a: EmbedArgs) -> anyhow::Result<Found> {
     let format: VectorFormat = a.format.parse()?;
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     a.models.prepare(&engine, &[MethodKind::Dense], &Settings::default(), true, &progress)?;
     let n = engine.neural();
     let (Some(dense), Some(index)) = (&n.dense, &n.dense_index) else {

@@ -191,7 +191,7 @@ fn build(a: BuildArgs) -> anyhow::Result<Found> {
         bail!("--limit: read at least one passage");
     }
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     let generator = a.models.generator(&progress)?;
     let options = BuildOptions { limit: a.limit, summaries: !a.no_summaries };
     let (graph, cached) = engine.build_model_graph(generator.as_ref(), options, &progress)?;
@@ -233,7 +233,7 @@ impl Printable for GlobalAnswer {
 
 fn global(a: GlobalArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     let Some(graph) = engine.model_graph() else {
         bail!("this corpus has no graph under the current prompts: run `ranklens graphrag build` first");
     };

@@ -90,10 +90,10 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
         let kit = LessonKit::load(&manager, &NoProgress)?;
         let open = match &a.corpus.corpus {
             Some(_) => {
-                let engine = std::sync::Arc::new(a.corpus.engine(&NoProgress)?);
+                let engine = std::sync::Arc::new(a.corpus.workbench(&NoProgress)?);
                 let _ = engine.load_model(&manager, crate::models::Role::Dense, false, &NoProgress);
                 engine.build_neural(&NoProgress)?;
-                Some(Open { engine, question: params.question.clone() })
+                Some(Open { workbench: engine, question: params.question.clone() })
             }
             None => None,
         };

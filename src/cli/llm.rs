@@ -201,7 +201,7 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
     }
     let settings = a.rank.settings(a.k)?;
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     let kind = a.method.kind();
     if !MethodKind::GENERATED.contains(&kind) {
         a.models.prepare(&engine, &[kind], &settings, true, &progress)?;

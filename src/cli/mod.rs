@@ -33,7 +33,7 @@ mod views;
 mod why_not;
 
 pub use args::{CorpusArgs, MethodArg, OutputFormat, RankArgs, RunArgs, split_run_arg};
-pub use commands::{Cli, Command, run};
+pub use commands::{Cli, CliCommand, run};
 pub use found::Found;
 pub use model_args::ModelArgs;
 pub use printer::Printable;

@@ -91,7 +91,7 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
             }
             settings.methods.push(m.kind());
         }
-        let engine = a.corpus.engine(&progress)?;
+        let engine = a.corpus.workbench(&progress)?;
         let runs = a.run_files.load(Some(engine.corpus()))?;
         let mut wanted: Vec<MethodKind> = kinds.to_vec();
         wanted.extend(a.also.iter().map(|m| m.kind()));

@@ -264,7 +264,7 @@ fn beside_ranklens(a: &ResponseArgs, question: &str, responses: &mut [ResponseVi
     use crate::compare::{External, Plan};
     use crate::progress::NoProgress;
     use crate::retrieve::{Detail, MethodKind};
-    let engine = a.corpus.engine(&NoProgress)?;
+    let engine = a.corpus.workbench(&NoProgress)?;
     for view in responses.iter_mut() {
         let external = External::open(&a.path, Some("engine"), Some(engine.corpus()))?;
         let settings = crate::config::Settings::default();

@@ -83,7 +83,7 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
     let mut settings = a.rank.settings(a.k)?;
     a.reorder.apply(&mut settings)?;
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     a.models.prepare(&engine, &[a.method.kind()], &settings, true, &progress)?;
     let retriever = engine.retriever(a.method.kind(), &settings)?;
     // A model's column asks the model here, with its progress on the terminal.

@@ -117,7 +117,7 @@ impl Printable for AskView {
 /// `ranklens sql --ask`: the model writes the statement; it runs only if it is one SELECT.
 fn ask(a: &SqlArgs, question: &str) -> anyhow::Result<Found> {
     use crate::generate::text_to_sql::{self, SqlOutcome};
-    let engine = a.corpus.engine(&NoProgress)?;
+    let engine = a.corpus.workbench(&NoProgress)?;
     let Some(db) = &engine.structured().sql else {
         anyhow::bail!("this corpus has no tables: put a .csv file next to the corpus");
     };
@@ -215,7 +215,7 @@ fn gold(a: &SqlArgs, path: &std::path::Path) -> anyhow::Result<Found> {
     use crate::progress::Progress as _;
     let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
     let set = text_to_sql::read_gold(path, &text)?;
-    let engine = a.corpus.engine(&NoProgress)?;
+    let engine = a.corpus.workbench(&NoProgress)?;
     let Some(db) = &engine.structured().sql else {
         anyhow::bail!("this corpus has no tables: put a .csv file next to the corpus");
     };
@@ -271,7 +271,7 @@ pub fn sql(a: SqlArgs) -> anyhow::Result<Found> {
     if let Some(path) = a.gold.clone() {
         return gold(&a, &path);
     }
-    let engine = a.corpus.engine(&NoProgress)?;
+    let engine = a.corpus.workbench(&NoProgress)?;
     let Some(db) = &engine.structured().sql else {
         anyhow::bail!("this corpus has no tables: put a .csv file next to the corpus");
     };
@@ -283,7 +283,7 @@ pub fn sql(a: SqlArgs) -> anyhow::Result<Found> {
 
 /// `ranklens graph`: run a join pattern over the corpus's knowledge graph.
 pub fn graph(a: GraphArgs) -> anyhow::Result<Found> {
-    let engine = a.corpus.engine(&NoProgress)?;
+    let engine = a.corpus.workbench(&NoProgress)?;
     let Some(g) = &engine.structured().graph else {
         anyhow::bail!("this corpus has no knowledge graph: put a graph.txt next to the corpus");
     };

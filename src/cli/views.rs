@@ -63,11 +63,11 @@ pub struct PartView {
 impl From<&Explanation> for SplitView {
     fn from(e: &Explanation) -> Self {
         match e.split() {
-            crate::retrieve::Split::Sum(parts) => {
+            crate::retrieve::ScoreSplit::Sum(parts) => {
                 SplitView::Sum { parts: parts.into_iter().map(|(name, value)| PartView { name, value }).collect() }
             }
-            crate::retrieve::Split::Clauses(tree) => SplitView::Clauses { holds: tree.evaluate() },
-            crate::retrieve::Split::Unsplit(why) => SplitView::Unsplit { why },
+            crate::retrieve::ScoreSplit::Clauses(tree) => SplitView::Clauses { holds: tree.evaluate() },
+            crate::retrieve::ScoreSplit::Unsplit(why) => SplitView::Unsplit { why },
         }
     }
 }

@@ -77,7 +77,7 @@ pub fn why_not(a: WhyNotArgs) -> anyhow::Result<Found> {
         );
     }
     let progress = TermProgress::new();
-    let engine = a.corpus.engine(&progress)?;
+    let engine = a.corpus.workbench(&progress)?;
     a.models.prepare(&engine, &[kind], &settings, true, &progress)?;
     if a.missed {
         let report = crate::compare::fixes::missed(&engine, kind, &settings, a.k, a.questions, &progress)?;

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use crate::config::Settings;
 use crate::corpus::DocId;
-use crate::retrieve::{Detail, MethodKind, QueryContext, Split};
+use crate::markup::f4;
+use crate::retrieve::{Detail, MethodKind, QueryContext, ScoreSplit};
 use crate::workbench::Workbench;
 use crate::{Error, Result};
 
@@ -117,7 +118,7 @@ pub fn describe_change(a: &State, b: &State) -> String {
     if out.is_empty() { "nothing that this method reads changed".into() } else { out.join(" and ") }
 }
 
-fn side(workbench: &Workbench, state: &State, question: &str, doc: DocId) -> Result<(Side, Split)> {
+fn side(workbench: &Workbench, state: &State, question: &str, doc: DocId) -> Result<(Side, ScoreSplit)> {
     let r = workbench.retriever(state.kind, &state.settings)?;
     let q = workbench.query_context(question, &state.settings);
     let prepared = r.prepare(&q)?;
@@ -148,14 +149,16 @@ pub fn what_moved(workbench: &Workbench, question: &str, doc: DocId, before: &St
     let mut unsplit = None;
     for (split, is_after) in [(split_b, false), (split_a, true)] {
         match split {
-            Split::Sum(list) => {
+            ScoreSplit::Sum(list) => {
                 for (name, v) in list {
                     let e = parts.entry(name.clone()).or_insert(PartChange { part: name, before: 0.0, after: 0.0 });
                     if is_after { e.after += v } else { e.before += v }
                 }
             }
-            Split::Clauses(_) => unsplit = Some("a Boolean score is 1 or 0: its clause tree holds or not".to_string()),
-            Split::Unsplit(why) => unsplit = Some(why),
+            ScoreSplit::Clauses(_) => {
+                unsplit = Some("a Boolean score is 1 or 0: its clause tree holds or not".to_string())
+            }
+            ScoreSplit::Unsplit(why) => unsplit = Some(why),
         }
     }
     let mut parts: Vec<PartChange> = parts.into_values().collect();
@@ -180,10 +183,6 @@ pub fn what_moved(workbench: &Workbench, question: &str, doc: DocId, before: &St
     }
     summary.push('.');
     Ok(Moved { doc: id, before: b, after: a, parts, unsplit, change, summary })
-}
-
-fn f4(x: f64) -> String {
-    format!("{x:.4}")
 }
 
 fn f2(x: f64) -> String {

@@ -18,4 +18,4 @@ pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec
 pub use run::Run;
 pub use runfile::{MAX_RUN_BYTES, RunFile, RunFormat};
 pub use significance::{Correction, PairedTest, paired_test, t_test_p};
-pub use validity::{Conclusion, Flip, Judged, TRUSTED_TAU, VALIDITY_SEED, Validity, kendall_tau_b, validity};
+pub use validity::{Conclusion, Flip, JudgedSystem, TRUSTED_TAU, VALIDITY_SEED, Validity, kendall_tau_b, validity};

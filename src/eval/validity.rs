@@ -34,7 +34,7 @@ const ALPHA: f64 = 0.05;
 
 /// One system under both sets of judgements.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Judged {
+pub struct JudgedSystem {
     /// The system's name.
     pub label: String,
     /// Mean nDCG@10 under the people's judgements.
@@ -102,7 +102,7 @@ pub struct Validity {
     /// The metric the systems are ordered by.
     pub metric: Metric,
     /// Each system's mean under both.
-    pub systems: Vec<Judged>,
+    pub systems: Vec<JudgedSystem>,
     /// Kendall's τ-b between the two orders; `None` when either gives no order.
     pub tau: Option<f64>,
     /// Its 95 % bootstrap interval over questions; `None` when τ is.
@@ -221,7 +221,7 @@ pub fn validity(systems: &[(String, &Run)], people: &Qrels, judge: &Qrels, seed:
         systems: systems
             .iter()
             .zip(pm.iter().zip(&jm))
-            .map(|((label, _), (p, j))| Judged { label: label.clone(), people: *p, judge: *j })
+            .map(|((label, _), (p, j))| JudgedSystem { label: label.clone(), people: *p, judge: *j })
             .collect(),
         tau,
         interval,

@@ -44,7 +44,7 @@ pub struct Support {
 
 /// A reader's answer, read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Answer {
+pub struct CitedAnswer {
     /// The answer as written.
     pub text: String,
     /// Every distinct number cited, in order of first appearance.
@@ -53,7 +53,7 @@ pub struct Answer {
     pub sentences: Vec<CitedSentence>,
 }
 
-impl Answer {
+impl CitedAnswer {
     /// The citations to passages that were not in the prompt.
     pub fn stray(&self) -> Vec<usize> {
         self.citations.iter().filter(|c| !c.in_prompt).map(|c| c.n).collect()
@@ -153,7 +153,7 @@ fn push_sentence(out: &mut Vec<String>, current: &mut String) {
 }
 
 /// Read an answer against the passages its prompt held (by number, from 1).
-pub fn read_answer(text: &str, passages: &[(String, String)]) -> Answer {
+pub fn read_answer(text: &str, passages: &[(String, String)]) -> CitedAnswer {
     let analyzer = Analyzer::new(AnalyzerConfig::preset(Preset::English));
     let passage_terms: Vec<BTreeSet<String>> =
         passages.iter().map(|(_, t)| analyzer.terms(t).into_iter().collect()).collect();
@@ -204,7 +204,7 @@ pub fn read_answer(text: &str, passages: &[(String, String)]) -> Answer {
             .collect();
         out.push(CitedSentence { text: s, cites, support });
     }
-    Answer { text: text.to_string(), citations, sentences: out }
+    CitedAnswer { text: text.to_string(), citations, sentences: out }
 }
 
 /// One sentence of an answer checked against the retrieved passages, whatever it cites: the

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::citations::{Answer, read_answer};
+use super::citations::{CitedAnswer, read_answer};
 use super::{ChatRequest, Generator, Message, prompts};
 use crate::progress::Progress;
 use crate::{Error, Result};
@@ -111,7 +111,7 @@ pub fn answer(
     passages: &[(String, String)],
     sink: super::Sink<'_>,
     progress: &dyn Progress,
-) -> Result<(String, super::Generated, Answer)> {
+) -> Result<(String, super::Generated, CitedAnswer)> {
     let prompt = rag_prompt(question, passages);
     let generated = generator.chat(&rag_request(&prompt), sink, progress)?;
     let answer = read_answer(&generated.text, passages);

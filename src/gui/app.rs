@@ -12,7 +12,7 @@ use super::command::Command;
 use super::context::ViewContext;
 use super::frames::FrameStats;
 use super::jobs::{BuiltLesson, Jobs};
-use super::state::{AppData, CorpusChoice, Explained, Message, ModelsState, Persisted, Ranked};
+use super::state::{AppData, CorpusChoice, Explained, ModelsState, Notice, Persisted, Ranked};
 use super::views::Views;
 use crate::gui::command::CorpusCommand;
 use crate::gui::command::OutsideCommand;
@@ -51,7 +51,7 @@ impl RankLensApp {
         let store = workspace.as_ref().and_then(|ws| {
             let path = ws.join("judgements.sqlite");
             let store = crate::eval::JudgementStore::open(&path).or_else(|e| {
-                messages.push(Message::error(format!(
+                messages.push(Notice::error(format!(
                     "{}. Grades given now are kept in memory and written to {} when RankLens closes.",
                     e.report(),
                     crate::eval::JudgementStore::spill_path(&path).display()
@@ -64,7 +64,7 @@ impl RankLensApp {
         let manager = manager.with_precision(persisted.precision);
         let data = AppData {
             persisted,
-            engine: None,
+            workbench: None,
             selection: None,
             hovered: None,
             grades: BTreeMap::new(),
@@ -155,8 +155,8 @@ impl RankLensApp {
     }
 
     /// The current corpus's engine.
-    pub fn engine(&self) -> Option<&Arc<Workbench>> {
-        self.data.engine.as_ref()
+    pub fn workbench(&self) -> Option<&Arc<Workbench>> {
+        self.data.workbench.as_ref()
     }
 
     /// The ranking shown.

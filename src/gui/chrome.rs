@@ -60,7 +60,7 @@ impl Chrome {
                     }
                 });
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    if let Some(e) = ctx.engine() {
+                    if let Some(e) = ctx.workbench() {
                         let c = e.corpus();
                         ui.label(RichText::new(format!("{} · {} passages", c.name, c.len())).strong());
                     }
@@ -107,7 +107,7 @@ impl Chrome {
                 }
             });
             if ctx.data.persisted.question.trim().is_empty()
-                && let Some(engine) = ctx.engine()
+                && let Some(engine) = ctx.workbench()
             {
                 let corpus = engine.corpus();
                 ui.horizontal_wrapped(|ui| {

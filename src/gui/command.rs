@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use super::dialog::DialogPurpose;
 use super::jobs::JobKind;
-use super::state::{CorpusChoice, Message, ViewId};
+use super::state::{CorpusChoice, Notice, ViewId};
 use crate::compare::ColumnId;
 use crate::config::Settings;
 use crate::corpus::{DocId, Split};
@@ -232,7 +232,7 @@ pub enum ShellCommand {
     /// Switch view.
     ShowView(ViewId),
     /// Show a message.
-    Notify(Message),
+    Notify(Notice),
     /// Dismiss one message, or all.
     Dismiss(Option<usize>),
     /// Show or hide the frame-time overlay.

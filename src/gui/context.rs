@@ -30,8 +30,8 @@ impl<'a> ViewContext<'a> {
     }
 
     /// The current corpus's engine.
-    pub fn engine(&self) -> Option<&'a Arc<Workbench>> {
-        self.data.engine.as_ref()
+    pub fn workbench(&self) -> Option<&'a Arc<Workbench>> {
+        self.data.workbench.as_ref()
     }
 
     /// The ranking to show: the last finished one (also while the next one runs).

@@ -30,7 +30,7 @@ pub fn model_cost_ui(ui: &mut Ui, ctx: &ViewContext<'_>, settings: &Settings) {
     }
     let manager = &ctx.data.models.manager;
     let specs = manager.manifest().for_role(Role::Generator);
-    let generator = ctx.engine().and_then(|e| e.generator());
+    let generator = ctx.workbench().and_then(|e| e.generator());
     let in_use = generator.as_ref().map(|g| g.info().model.clone());
     if let Some(server) = &ctx.data.persisted.chat_server {
         ui.label(

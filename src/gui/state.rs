@@ -1,5 +1,5 @@
 //! The app's data: what it remembers between runs (persisted with eframe storage), and what it
-//! holds while running (the engine, the selection, grades, messages). Results of background work
+//! holds while running (the workbench, the selection, grades, messages). Results of background work
 //! live in their typed jobs ([`super::jobs`]); views read all of it through
 //! [`super::context::ViewContext`] and change it only by sending commands.
 
@@ -187,14 +187,14 @@ impl Default for Persisted {
 
 /// A message shown in the message strip.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Message {
+pub struct Notice {
     /// Error or warning.
     pub error: bool,
     /// Text.
     pub text: String,
 }
 
-impl Message {
+impl Notice {
     /// An error.
     pub fn error(text: impl Into<String>) -> Self {
         Self { error: true, text: text.into() }
@@ -251,8 +251,8 @@ pub struct Explained {
 
 /// A loaded corpus, ready to be installed.
 pub struct LoadedCorpus {
-    /// The engine.
-    pub engine: Workbench,
+    /// The workbench built on it.
+    pub workbench: Workbench,
     /// What the corpus came from.
     pub choice: CorpusChoice,
 }
@@ -273,7 +273,7 @@ pub struct AppData {
     /// Settings and choices remembered between runs.
     pub persisted: Persisted,
     /// The current corpus and everything built on it.
-    pub engine: Option<Arc<Workbench>>,
+    pub workbench: Option<Arc<Workbench>>,
     /// The selected passage.
     pub selection: Option<Selection>,
     /// The passage under the pointer (highlighted in every column).
@@ -298,7 +298,7 @@ pub struct AppData {
     /// Whether the last re-opened report reproduced exactly.
     pub report_reproduced: Option<bool>,
     /// Errors and warnings to show.
-    pub messages: Vec<Message>,
+    pub messages: Vec<Notice>,
     /// How folders opened by dialog or drop are cut.
     pub open_split: Split,
     /// Workspace folder for caches and grades (none in tests that want none).
@@ -331,7 +331,7 @@ pub struct RagAnswer {
     /// The model's text and what wrote it.
     pub generated: crate::generate::Generated,
     /// The answer read: citations resolved or flagged, each sentence's support.
-    pub answer: crate::generate::citations::Answer,
+    pub answer: crate::generate::citations::CitedAnswer,
     /// Each sentence of the answer against every passage of the prompt, whatever it cites.
     pub grounding: Vec<crate::generate::citations::Grounded>,
     /// The same question answered with no passages, each sentence checked against the same
@@ -373,12 +373,12 @@ pub enum AnswerPiece {
 impl AppData {
     /// The open corpus's fingerprint: what its grades are stored under.
     pub fn corpus_key(&self) -> Option<String> {
-        self.engine.as_ref().map(|e| e.corpus().fingerprint())
+        self.workbench.as_ref().map(|e| e.corpus().fingerprint())
     }
 
     /// Every grade (shipped judgements, then the user's, which win) of every question.
     pub fn all_qrels(&self) -> crate::eval::Qrels {
-        let Some(engine) = &self.engine else { return crate::eval::Qrels::default() };
+        let Some(engine) = &self.workbench else { return crate::eval::Qrels::default() };
         let mut q = engine.corpus().qrels.clone().unwrap_or_default();
         if let (Some(store), Some(key)) = (&self.store, self.corpus_key())
             && let Ok(mine) = store.qrels(&key)
@@ -399,7 +399,7 @@ impl AppData {
 
     /// The id grades of the current question are kept under.
     pub fn question_id(&self) -> Option<String> {
-        let engine = self.engine.as_ref()?;
+        let engine = self.workbench.as_ref()?;
         let q = self.persisted.question.trim();
         (!q.is_empty()).then(|| crate::eval::question_id(q, &engine.corpus().queries))
     }

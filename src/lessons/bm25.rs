@@ -222,7 +222,7 @@ pub fn build(kit: &LessonKit, params: &LessonParams, on: &Open) -> Result<Lesson
 }
 
 /// A pair the two orders differently, on the open corpus.
-pub struct Flip {
+pub struct OrderFlip {
     /// The passage TF-IDF puts higher (BM25 lower).
     pub tfidf_first: crate::corpus::DocId,
     /// The passage BM25 puts higher.
@@ -230,14 +230,14 @@ pub struct Flip {
 }
 
 /// In both top 20s, the pair with the best BM25 rank that TF-IDF orders the other way.
-pub fn find_flip(tfidf: &[crate::retrieve::Hit], bm25: &[crate::retrieve::Hit]) -> Option<Flip> {
+pub fn find_flip(tfidf: &[crate::retrieve::Hit], bm25: &[crate::retrieve::Hit]) -> Option<OrderFlip> {
     let rank = |hits: &[crate::retrieve::Hit], d| hits.iter().position(|h| h.doc == d);
     for (i, hi) in bm25.iter().enumerate() {
         for hj in &bm25[i + 1..] {
             if let (Some(ti), Some(tj)) = (rank(tfidf, hi.doc), rank(tfidf, hj.doc))
                 && tj < ti
             {
-                return Some(Flip { tfidf_first: hj.doc, bm25_first: hi.doc });
+                return Some(OrderFlip { tfidf_first: hj.doc, bm25_first: hi.doc });
             }
         }
     }
@@ -249,15 +249,15 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
     l.h(format!("Your corpus: `{question}`"));
     let analyzer = AnalyzerConfig::default();
     let params = Bm25Variant::Lucene.default_params();
-    let tfidf = on.engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
-    let bm25 = on.engine.sparse(SparseSpec::bm25(Bm25Variant::Lucene, params), analyzer, &NoProgress)?;
+    let tfidf = on.workbench.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
+    let bm25 = on.workbench.sparse(SparseSpec::bm25(Bm25Variant::Lucene, params), analyzer, &NoProgress)?;
     let q = QueryContext::new(question);
     let (t_hits, b_hits) = (tfidf.search(&q, 20)?.hits, bm25.search(&q, 20)?.hits);
     let Some(flip) = find_flip(&t_hits, &b_hits) else {
         l.p("TF-IDF and BM25 order this question's top 20 the same way: try a question with a frequent word, or a corpus with passages of unequal length.");
         return Ok(());
     };
-    let corpus = on.engine.corpus();
+    let corpus = on.workbench.corpus();
     let (x, y) = (flip.tfidf_first, flip.bm25_first);
     let (xi, yi) = (corpus.external_id(x).to_string(), corpus.external_id(y).to_string());
     let terms = |d| -> Result<TermTable> {
@@ -365,7 +365,7 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
         ));
     }
     if let Some(c) = super::one_word::one_word(
-        &on.engine,
+        &on.workbench,
         crate::retrieve::MethodKind::Bm25,
         &crate::config::Settings::default(),
         question,

@@ -22,9 +22,9 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("dense", "Dense scores, down to words");
     l.p("A dense model turns the question and each passage into one vector; the score is their cosine. MiniLM's passage vector is the mean of its word pieces' states, so the cosine splits exactly over them: with q the question's unit vector and h₁ … hₙ the pieces' states, cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|). Each piece's part is q·hᵢ / (n·|h̄|); the parts sum to the score.");
     let settings = Settings::default();
-    let (engine, question): (Arc<Workbench>, String) = match on.engine.retriever(MethodKind::Dense, &settings) {
-        Ok(_) => (on.engine.clone(), on.question.trim().to_string()),
-        Err(e) if !Arc::ptr_eq(&on.engine, &kit.sample) => {
+    let (engine, question): (Arc<Workbench>, String) = match on.workbench.retriever(MethodKind::Dense, &settings) {
+        Ok(_) => (on.workbench.clone(), on.question.trim().to_string()),
+        Err(e) if !Arc::ptr_eq(&on.workbench, &kit.sample) => {
             l.warn(format!(
                 "The open corpus cannot be ranked by the dense model yet ({}): this page uses the Acme Sync sample.",
                 e.report()

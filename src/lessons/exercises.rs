@@ -9,13 +9,12 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::checkpoint::{Answer, AnswerKind, Checkpoint, Mistake, Question, Solution, format_number};
-use crate::eval::{Metric, MetricSet, evaluate_query};
 use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
 
 /// How far a number may be from its key: the answers are worked to four decimals.
 pub const TOLERANCE: f64 = 0.005;
 
-fn number(
+pub(crate) fn number(
     id: &str,
     prompt: String,
     data: serde_json::Value,
@@ -56,10 +55,6 @@ pub(crate) fn mistake(name: &str, value: f64) -> Mistake {
     Mistake { name: name.into(), value }
 }
 
-fn f4(x: f64) -> String {
-    format_number(x)
-}
-
 /// The idf of a term as the cosine TF-IDF lesson computes it, log2(N/df).
 pub fn tfidf_idf(id: &str, term: &str, n: u64, df: u64) -> Checkpoint {
     let key = TfIdfVariant::CosineLog2.idf(n, df);
@@ -90,7 +85,10 @@ pub fn tfidf_weight(id: &str, term: &str, passage: &str, tf: u32, n: u64, df: u6
         format!("What is the tf-idf weight of `{term}` in {passage}? (w = tf × log2(N/df))"),
         json!({"term": term, "passage": passage, "tf": tf, "N": n, "df": df}),
         key,
-        vec![TfIdfVariant::CosineLog2.worked_idf(n, df), format!("w = tf × idf = {tf} × {} = {}", f4(idf), f4(key))],
+        vec![
+            TfIdfVariant::CosineLog2.worked_idf(n, df),
+            format!("w = tf × idf = {tf} × {} = {}", format_number(idf), format_number(key)),
+        ],
         vec![
             mistake("ln instead of log2", tff * ratio.ln()),
             mistake("1 + log2 tf instead of the raw tf", (1.0 + tff.log2()) * idf),
@@ -125,9 +123,15 @@ pub fn tfidf_cosine(id: &str, passage: &str, question: &TermCounts, doc: &TermCo
         json!({"passage": passage, "N": n, "question": counts_json(question), "passage_terms": counts_json(doc)}),
         key,
         vec![
-            format!("q·d = {}", f4(dot)),
-            format!("|q| = {}, |d| = {}", f4(qn), f4(dn)),
-            format!("cos = {} / ({} × {}) = {}", f4(dot), f4(qn), f4(dn), f4(key)),
+            format!("q·d = {}", format_number(dot)),
+            format!("|q| = {}, |d| = {}", format_number(qn), format_number(dn)),
+            format!(
+                "cos = {} / ({} × {}) = {}",
+                format_number(dot),
+                format_number(qn),
+                format_number(dn),
+                format_number(key)
+            ),
         ],
         vec![
             mistake("the dot product without dividing by the lengths", dot),
@@ -196,7 +200,12 @@ pub fn bm25_contribution(
         vec![
             v.worked_idf(n, df, &params, 0.0),
             format!("tf part = {}", v.worked_tf_weight(tf, dl, avgdl, &params)),
-            format!("contribution = idf × tf part = {} × {} = {}", f4(idf), f4(w), f4(key)),
+            format!(
+                "contribution = idf × tf part = {} × {} = {}",
+                format_number(idf),
+                format_number(w),
+                format_number(key)
+            ),
         ],
         vec![
             mistake("no length normalisation (b taken as 0)", idf * t / (t + k1)),
@@ -223,7 +232,7 @@ pub fn best_of(
         }
     }
     let (name, value) = scored.get(best).cloned().unwrap_or_default();
-    let mut steps: Vec<String> = scored.iter().map(|(o, s)| format!("{o}: {}", f4(*s))).collect();
+    let mut steps: Vec<String> = scored.iter().map(|(o, s)| format!("{o}: {}", format_number(*s))).collect();
     steps.push(why(&name, value));
     Checkpoint {
         question: Question {
@@ -285,8 +294,8 @@ pub fn gains_most(
         id,
         format!(
             "In {passage} ({} tokens, avgdl {}), which term's BM25 contribution gains most (or loses least) when the parameters go from {} to {}?",
-            f4(dl),
-            f4(avgdl),
+            format_number(dl),
+            format_number(avgdl),
             what(&from),
             what(&to)
         ),
@@ -296,12 +305,22 @@ pub fn gains_most(
             "from": {"k1": from.k1, "b": from.b}, "to": {"k1": to.k1, "b": to.b},
         }),
         &scored,
-        |t, g| format!("`{t}` changes by {}: the idf scales the change, and a larger tf saturates less", f4(g)),
+        |t, g| {
+            format!("`{t}` changes by {}: the idf scales the change, and a larger tf saturates less", format_number(g))
+        },
     );
     c.solution.steps = terms
         .iter()
         .zip(&scored)
-        .map(|(t, (_, g))| format!("`{}`: {} → {} ({})", t.term, f4(part(t, &from)), f4(part(t, &to)), f4(*g)))
+        .map(|(t, (_, g))| {
+            format!(
+                "`{}`: {} → {} ({})",
+                t.term,
+                format_number(part(t, &from)),
+                format_number(part(t, &to)),
+                format_number(*g)
+            )
+        })
         .chain(c.solution.steps.last().cloned())
         .collect();
     c
@@ -317,14 +336,19 @@ pub fn dense_cosine(id: &str, passage: &str, sum: f64, n: usize, mean_norm: f64)
         id,
         format!(
             "{passage} has n = {n} word pieces. Dotted with the question's unit vector q, their states sum to S = Σ q·hᵢ = {}; their mean h̄ has length |h̄| = {}. What is the cosine? (cos = q·h̄/|h̄| = S/(n·|h̄|))",
-            f4(sum),
-            f4(mean_norm)
+            format_number(sum),
+            format_number(mean_norm)
         ),
         json!({"passage": passage, "n": n, "S": sum, "mean_norm": mean_norm}),
         key,
         vec![
-            format!("q·h̄ = S/n = {} / {n} = {}", f4(sum), f4(sum / nf.max(1.0))),
-            format!("cos = q·h̄ / |h̄| = {} / {} = {}", f4(sum / nf.max(1.0)), f4(mean_norm), f4(key)),
+            format!("q·h̄ = S/n = {} / {n} = {}", format_number(sum), format_number(sum / nf.max(1.0))),
+            format!(
+                "cos = q·h̄ / |h̄| = {} / {} = {}",
+                format_number(sum / nf.max(1.0)),
+                format_number(mean_norm),
+                format_number(key)
+            ),
         ],
         vec![
             mistake("S not divided by n (a sum, not a mean)", if mean_norm > 0.0 { sum / mean_norm } else { 0.0 }),
@@ -404,14 +428,22 @@ pub fn rrf(id: &str, passage: &str, ranks: &[(String, Option<usize>)], k: f64, k
     // RRF scores are small: they are worked to five decimals.
     number_within(
         id,
-        format!("Reciprocal rank fusion with k = {}: what is {passage}'s fused score? ({})", f4(k), listed.join("; ")),
+        format!(
+            "Reciprocal rank fusion with k = {}: what is {passage}'s fused score? ({})",
+            format_number(k),
+            listed.join("; ")
+        ),
         json!({"passage": passage, "k": k, "ranks": ranks.iter().map(|(m, r)| json!({"method": m, "rank": r})).collect::<Vec<_>>()}),
         key,
         0.00005,
         vec![format!(
             "RRF = {} = {}",
-            ranks.iter().filter_map(|(_, r)| r.map(|r| format!("1/({} + {r})", f4(k)))).collect::<Vec<_>>().join(" + "),
-            f4(key)
+            ranks
+                .iter()
+                .filter_map(|(_, r)| r.map(|r| format!("1/({} + {r})", format_number(k))))
+                .collect::<Vec<_>>()
+                .join(" + "),
+            format_number(key)
         )],
         vec![
             mistake("k left out (1/rank)", sum(&|r| 1.0 / r)),
@@ -427,7 +459,7 @@ pub fn jaro_winkler(id: &str, a: &str, b: &str, jaro: f64, key: f64) -> Checkpoi
         id,
         format!(
             "Jaro({a:?}, {b:?}) = {}. With Winkler's bonus for a shared beginning (p = 0.1, up to 4 characters), what is their Jaro–Winkler similarity?",
-            f4(jaro)
+            format_number(jaro)
         ),
         json!({"a": a, "b": b, "jaro": jaro, "p": 0.1, "max_prefix": 4}),
         key,
@@ -435,10 +467,10 @@ pub fn jaro_winkler(id: &str, a: &str, b: &str, jaro: f64, key: f64) -> Checkpoi
             format!("shared beginning: {prefix} characters"),
             format!(
                 "JW = J + {prefix} × 0.1 × (1 − J) = {} + {} × (1 − {}) = {}",
-                f4(jaro),
-                f4(prefix as f64 * 0.1),
-                f4(jaro),
-                f4(key)
+                format_number(jaro),
+                format_number(prefix as f64 * 0.1),
+                format_number(jaro),
+                format_number(key)
             ),
         ],
         vec![mistake("the bonus without (1 − J)", jaro + prefix as f64 * 0.1), mistake("Jaro without the bonus", jaro)],
@@ -457,148 +489,6 @@ pub fn dense_parts(states: &crate::models::TokenStates, question: &[f32]) -> (f6
     let sum: f64 =
         rows.iter().map(|r| r.iter().zip(question).map(|(h, q)| f64::from(*h) * f64::from(*q) / qn).sum::<f64>()).sum();
     (sum, n, norm)
-}
-
-/// A ranking and its judgements for the metrics exercises.
-pub struct Judged<'a> {
-    /// Passage ids, best first.
-    pub ranking: &'a [String],
-    /// Grades (0 not relevant … 3), every judged passage, ranked or not.
-    pub grades: &'a BTreeMap<String, i32>,
-}
-
-impl Judged<'_> {
-    fn data(&self) -> serde_json::Value {
-        json!({"ranking": self.ranking, "judgements": self.grades})
-    }
-
-    fn scored(&self) -> Vec<(String, f64)> {
-        self.ranking.iter().enumerate().map(|(i, d)| (d.clone(), (self.ranking.len() - i) as f64)).collect()
-    }
-
-    fn metric(&self, m: Metric) -> f64 {
-        let values = evaluate_query(&self.scored(), Some(self.grades), &MetricSet(vec![m]));
-        values.get(&m).copied().unwrap_or(0.0)
-    }
-
-    fn relevant(&self) -> usize {
-        self.grades.values().filter(|&&g| g >= 1).count()
-    }
-
-    fn grade(&self, d: &str) -> i32 {
-        self.grades.get(d).copied().unwrap_or(0)
-    }
-}
-
-/// Precision at k (relevant: grade ≥ 1).
-pub fn precision_at(id: &str, j: &Judged<'_>, k: usize) -> Checkpoint {
-    let key = j.metric(Metric::Precision(k));
-    let hits = j.ranking.iter().take(k).filter(|d| j.grade(d) >= 1).count() as f64;
-    let strict = j.ranking.iter().take(k).filter(|d| j.grade(d) >= 2).count() as f64;
-    let rel = j.relevant() as f64;
-    number(
-        id,
-        format!("What is the precision at {k} of this ranking? (relevant: grade ≥ 1)"),
-        j.data(),
-        key,
-        vec![format!("{hits} relevant in the top {k}: P@{k} = {hits}/{k} = {}", f4(key))],
-        vec![
-            mistake(
-                "divided by the number of relevant passages (that is recall)",
-                if rel > 0.0 { hits / rel } else { 0.0 },
-            ),
-            mistake("only grades ≥ 2 counted as relevant", strict / k as f64),
-            mistake("divided by every passage ranked instead of k", hits / j.ranking.len().max(1) as f64),
-        ],
-    )
-}
-
-/// Recall at k.
-pub fn recall_at(id: &str, j: &Judged<'_>, k: usize) -> Checkpoint {
-    let key = j.metric(Metric::Recall(k));
-    let hits = j.ranking.iter().take(k).filter(|d| j.grade(d) >= 1).count() as f64;
-    let rel = j.relevant() as f64;
-    number(
-        id,
-        format!("What is the recall at {k}? (relevant found in the top {k} over all relevant passages)"),
-        j.data(),
-        key,
-        vec![format!("{hits} of the {rel} relevant passages are in the top {k}: R@{k} = {}", f4(key))],
-        vec![mistake("divided by k (that is precision)", hits / k as f64)],
-    )
-}
-
-/// Average precision (over every relevant passage, found or not).
-pub fn average_precision(id: &str, j: &Judged<'_>) -> Checkpoint {
-    let key = j.metric(Metric::Ap);
-    let mut found = 0usize;
-    let mut precisions = Vec::new();
-    for (i, d) in j.ranking.iter().enumerate() {
-        if j.grade(d) >= 1 {
-            found += 1;
-            precisions.push(found as f64 / (i + 1) as f64);
-        }
-    }
-    let sum: f64 = precisions.iter().sum();
-    let rel = j.relevant() as f64;
-    number(
-        id,
-        "What is the average precision of this ranking? (the mean of the precision at each relevant passage, over every relevant passage)".into(),
-        j.data(),
-        key,
-        vec![
-            format!(
-                "precision at each relevant passage found: {}",
-                precisions.iter().map(|p| f4(*p)).collect::<Vec<_>>().join(", ")
-            ),
-            format!("AP = {} / {rel} = {}", f4(sum), f4(key)),
-        ],
-        vec![mistake(
-            "divided by the relevant passages found instead of all relevant",
-            if precisions.is_empty() { 0.0 } else { sum / precisions.len() as f64 },
-        )],
-    )
-}
-
-/// nDCG at k with linear gains and the log2(rank + 1) discount (trec_eval's).
-pub fn ndcg_at(id: &str, j: &Judged<'_>, k: usize) -> Checkpoint {
-    let key = j.metric(Metric::Ndcg(k));
-    let grades: Vec<f64> = j.ranking.iter().take(k).map(|d| f64::from(j.grade(d).max(0))).collect();
-    let mut ideal: Vec<f64> = j.grades.values().filter(|&&g| g > 0).map(|&g| f64::from(g)).collect();
-    ideal.sort_by(|a, b| b.total_cmp(a));
-    ideal.truncate(k);
-    let dcg = |g: &[f64], gain: fn(f64) -> f64, disc: fn(usize) -> f64| -> f64 {
-        g.iter().enumerate().map(|(i, &x)| gain(x) / disc(i)).sum()
-    };
-    let linear = |x: f64| x;
-    let exp = |x: f64| 2f64.powf(x) - 1.0;
-    let log2_rank1 = |i: usize| ((i + 2) as f64).log2();
-    let rank_only = |i: usize| if i == 0 { 1.0 } else { ((i + 1) as f64).log2() };
-    // (A discount in ln instead of log2 is not a mistake: it scales DCG and IDCG alike.)
-    let ratio = |gain: fn(f64) -> f64, disc: fn(usize) -> f64| {
-        let idcg = dcg(&ideal, gain, disc);
-        if idcg > 0.0 { dcg(&grades, gain, disc) / idcg } else { 0.0 }
-    };
-    number(
-        id,
-        format!("What is nDCG@{k}? (gain = grade, discount log2(rank + 1), divided by the ideal ordering's DCG)"),
-        j.data(),
-        key,
-        vec![
-            format!("DCG@{k} = {}", f4(dcg(&grades, linear, log2_rank1))),
-            format!(
-                "ideal: the judged grades sorted, {} → IDCG@{k} = {}",
-                ideal.iter().map(|g| f4(*g)).collect::<Vec<_>>().join(", "),
-                f4(dcg(&ideal, linear, log2_rank1))
-            ),
-            format!("nDCG@{k} = DCG / IDCG = {}", f4(key)),
-        ],
-        vec![
-            mistake("DCG without dividing by the ideal ordering's", dcg(&grades, linear, log2_rank1)),
-            mistake("gain 2^grade − 1 instead of the grade", ratio(exp, log2_rank1)),
-            mistake("discount log2(rank), the first rank undiscounted", ratio(linear, rank_only)),
-        ],
-    )
 }
 
 /// How many passages hold a term (its postings list's length).

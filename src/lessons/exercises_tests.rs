@@ -3,6 +3,7 @@
 
 use super::checkpoint::{Answer, AnswerKind, Checkpoint};
 use super::exercises::*;
+use super::metric_exercises::*;
 use crate::formula::{Bm25Params, Bm25Variant};
 use std::collections::BTreeMap;
 
@@ -112,7 +113,7 @@ fn every_named_mistake_is_recognised_from_a_wrong_value_worked_by_hand() {
     // A ranking a b c d e judged b = 3, d = 1 and z = 2 (not ranked).
     let ranking: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
     let grades: BTreeMap<String, i32> = [("b", 3), ("d", 1), ("z", 2)].map(|(d, g)| (d.to_string(), g)).into();
-    let j = Judged { ranking: &ranking, grades: &grades };
+    let j = JudgedRanking { ranking: &ranking, grades: &grades };
     // P@4 = 2/4 (key 0.5): 2/3 = 0.6667 over the relevant; only b ≥ 2, 1/4 = 0.25; 2/5 = 0.4.
     let c = precision_at("p", &j, 4);
     named(&c, 0.6667, "divided by the number of relevant passages (that is recall)");
@@ -188,7 +189,7 @@ fn rrf_and_counts_state_their_tolerance_as_it_is() {
 fn metric_keys_are_trec_evals_and_mistakes_are_named() {
     let ranking: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
     let grades: BTreeMap<String, i32> = [("b", 3), ("d", 1), ("z", 2)].map(|(d, g)| (d.to_string(), g)).into();
-    let j = Judged { ranking: &ranking, grades: &grades };
+    let j = JudgedRanking { ranking: &ranking, grades: &grades };
     let p = precision_at("p", &j, 5);
     assert_eq!(p.solution.answer, Answer::Number(0.4));
     keys_and_mistakes_are_recognised(&p);

@@ -87,18 +87,18 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
     let question = on.question.trim();
     l.h(format!("Your corpus: `{question}`"));
     let settings = Settings::default();
-    let fusion = match on.engine.retriever(MethodKind::Fusion, &settings) {
+    let fusion = match on.workbench.retriever(MethodKind::Fusion, &settings) {
         Ok(r) => r,
         Err(e) => {
             l.warn(format!("Not run on this corpus: {}", e.report().lines().next().unwrap_or("")));
             return Ok(());
         }
     };
-    let corpus = on.engine.corpus();
+    let corpus = on.workbench.corpus();
     let q = QueryContext::new(question);
     let mut rows = Vec::new();
     for kind in [MethodKind::Bm25, MethodKind::Dense] {
-        let r = on.engine.retriever(kind, &settings)?;
+        let r = on.workbench.retriever(kind, &settings)?;
         let top: Vec<String> = r.search(&q, 3)?.hits.iter().map(|h| corpus.external_id(h.doc).to_string()).collect();
         rows.push(vec![r.label(), top.join(", ")]);
     }

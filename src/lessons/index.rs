@@ -18,7 +18,7 @@ use crate::workbench::Workbench;
 
 pub fn build(_kit: &LessonKit, _params: &LessonParams, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("index", "The inverted index");
-    let engine = &on.engine;
+    let engine = &on.workbench;
     let question = on.question.trim();
     let analyzer = AnalyzerConfig::default();
     let index = engine.index(analyzer, &NoProgress)?;

@@ -53,7 +53,7 @@ impl LessonKit {
 #[derive(Clone)]
 pub struct Open {
     /// The open corpus's engine.
-    pub engine: Arc<Workbench>,
+    pub workbench: Arc<Workbench>,
     /// The question in the bar.
     pub question: String,
 }

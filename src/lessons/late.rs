@@ -198,9 +198,9 @@ fn retriever(workbench: &Workbench) -> Result<Arc<dyn Retriever>> {
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("late", "Late interaction: MaxSim by hand");
     l.p("A dense model squeezes a passage into one vector before it sees the question. Late interaction (ColBERT) keeps a vector per word piece and compares late, once the question is known: each question piece takes its best cosine among the passage's pieces, and the score is the sum, MaxSim = Σᵢ maxⱼ cos(qᵢ, dⱼ). Every part of the score is one pair of pieces, which is why its explanation is an alignment.");
-    let (engine, question) = match retriever(&on.engine) {
-        Ok(_) => (on.engine.clone(), on.question.trim().to_string()),
-        Err(e) if !Arc::ptr_eq(&on.engine, &kit.sample) => {
+    let (engine, question) = match retriever(&on.workbench) {
+        Ok(_) => (on.workbench.clone(), on.question.trim().to_string()),
+        Err(e) if !Arc::ptr_eq(&on.workbench, &kit.sample) => {
             l.warn(format!(
                 "The open corpus cannot be ranked by late interaction yet ({}): this page uses the Acme Sync sample.",
                 e.report()

@@ -145,8 +145,3 @@ impl Lesson {
         out
     }
 }
-
-/// A number to four decimals, as the lessons print them.
-pub(crate) fn f4(x: f64) -> String {
-    format!("{x:.4}")
-}

@@ -5,7 +5,7 @@ use super::assignment::{Drawer, SplitMix64};
 use super::checkpoint::Checkpoint;
 use std::collections::BTreeMap;
 
-use super::exercises::{self, Judged};
+use super::metric_exercises::{self, JudgedRanking};
 use super::{Lesson, LessonKit, Open, f4};
 use crate::Result;
 use crate::analysis::AnalyzerConfig;
@@ -32,8 +32,8 @@ fn judged_question(workbench: &Workbench, wanted: &str) -> Option<(String, Strin
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("metrics", "Measuring a ranking");
-    let (engine, (qid, question, grades)) = match judged_question(&on.engine, &on.question) {
-        Some(j) => (on.engine.clone(), j),
+    let (engine, (qid, question, grades)) = match judged_question(&on.workbench, &on.question) {
+        Some(j) => (on.workbench.clone(), j),
         None => match judged_question(&kit.sample, "Why does my phone say my login is stale?") {
             Some(j) => {
                 l.warn("The open corpus has no judged question: this page uses the Acme Sync sample's.");
@@ -75,11 +75,11 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     if !unranked.is_empty() {
         l.p(format!("Relevant but not in the top 10: {}.", unranked.join(", ")));
     }
-    let j = Judged { ranking: &ranking, grades: &grades };
-    l.check(exercises::precision_at("metrics-p5", &j, 5));
-    l.check(exercises::recall_at("metrics-r10", &j, 10));
-    l.check(exercises::average_precision("metrics-ap", &j));
-    l.check(exercises::ndcg_at("metrics-ndcg10", &j, 10));
+    let j = JudgedRanking { ranking: &ranking, grades: &grades };
+    l.check(metric_exercises::precision_at("metrics-p5", &j, 5));
+    l.check(metric_exercises::recall_at("metrics-r10", &j, 10));
+    l.check(metric_exercises::average_precision("metrics-ap", &j));
+    l.check(metric_exercises::ndcg_at("metrics-ndcg10", &j, 10));
     let scored: Vec<(String, f64)> = ranking.iter().zip(&hits).map(|(d, h)| (d.clone(), h.score)).collect();
     let metrics = [Metric::Precision(5), Metric::Recall(10), Metric::Ap, Metric::Ndcg(10)];
     let values = evaluate_query(&scored, Some(&grades), &MetricSet(metrics.to_vec()));
@@ -129,12 +129,12 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     };
     rng.shuffle(&mut ranking);
     ranking.truncate(10);
-    let j = Judged { ranking: &ranking, grades: &grades };
+    let j = JudgedRanking { ranking: &ranking, grades: &grades };
     let k = [3, 5][rng.below(2)];
     Ok(vec![
-        exercises::precision_at("q1", &j, k),
-        exercises::recall_at("q2", &j, 10),
-        exercises::average_precision("q3", &j),
-        exercises::ndcg_at("q4", &j, 10),
+        metric_exercises::precision_at("q1", &j, k),
+        metric_exercises::recall_at("q2", &j, 10),
+        metric_exercises::average_precision("q3", &j),
+        metric_exercises::ndcg_at("q4", &j, 10),
     ])
 }

@@ -141,7 +141,7 @@ pub fn with_assignments() -> impl Iterator<Item = (&'static LessonEntry, &'stati
 
 /// Build a lesson by id, on the open corpus and question when given (else the sample's).
 pub fn build(id: &str, kit: &LessonKit, params: &LessonParams, open: Option<&Open>) -> Result<Lesson> {
-    let sample = Open { engine: kit.sample.clone(), question: params.question.clone() };
+    let sample = Open { workbench: kit.sample.clone(), question: params.question.clone() };
     let on = match open {
         Some(o) if !o.question.trim().is_empty() => o,
         _ => &sample,

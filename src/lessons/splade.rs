@@ -183,9 +183,9 @@ fn workable(rows: &[SharedTerm]) -> bool {
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     let mut l = Lesson::new("splade", "SPLADE: learned weights and expansion");
     l.p("SPLADE reads a text with a language model and gives every term of its vocabulary (about 30,000 word pieces) a weight, log(1 + ReLU(logit)) taken at the token where it is largest; most weights are 0. The question gets a vector, each passage gets one, and the score is their dot product over the terms both weigh: Σₜ w_question(t) × w_passage(t). A term can weigh in a vector without being in its text: the model adds words the text implies (expansion). That is how SPLADE finds a passage that does not share the question's words, and why its index is still an inverted index.");
-    let (engine, question) = match retriever(&on.engine) {
-        Ok(_) => (on.engine.clone(), on.question.trim().to_string()),
-        Err(e) if !Arc::ptr_eq(&on.engine, &kit.sample) => {
+    let (engine, question) = match retriever(&on.workbench) {
+        Ok(_) => (on.workbench.clone(), on.question.trim().to_string()),
+        Err(e) if !Arc::ptr_eq(&on.workbench, &kit.sample) => {
             l.warn(format!(
                 "The open corpus cannot be ranked by SPLADE yet ({}): this page uses the Acme Sync sample.",
                 e.report()

@@ -157,15 +157,15 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
     let question = on.question.trim();
     l.h(format!("Your corpus: `{question}`"));
     let analyzer = AnalyzerConfig::preset(Preset::Whitespace);
-    let r = on.engine.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
-    let index = on.engine.index(analyzer, &NoProgress)?;
+    let r = on.workbench.sparse(SparseSpec::tfidf(TfIdfVariant::CosineLog2, true), analyzer, &NoProgress)?;
+    let index = on.workbench.index(analyzer, &NoProgress)?;
     let q = QueryContext::new(question);
     let hits = r.search(&q, 3)?.hits;
     let Some(top) = hits.first() else {
         l.warn("No passage of this corpus shares a term with the question: every cosine is 0.");
         return Ok(());
     };
-    let corpus = on.engine.corpus();
+    let corpus = on.workbench.corpus();
     let id = corpus.external_id(top.doc).to_string();
     let n = index.stats().n_docs;
     let e = r.explain(&q, top.doc)?;

@@ -61,7 +61,7 @@ pub struct ExplainedHit {
 
 /// The PCA map in a report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MapData {
+pub struct MapSection {
     /// (passage id, x, y).
     pub points: Vec<(String, f64, f64)>,
     /// Share of total variance per axis.
@@ -86,7 +86,7 @@ pub struct ComparisonReport {
     /// Explanations of each method's top passages.
     pub explanations: Vec<ExplainedHit>,
     /// The map, when a dense model was loaded.
-    pub map: Option<MapData>,
+    pub map: Option<MapSection>,
     /// Per-method metrics when the question has judgements.
     pub metrics: Option<BTreeMap<String, BTreeMap<Metric, f64>>>,
     /// The language model's answers to the question, when it was asked: from the RAG prompt and

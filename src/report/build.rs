@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{ComparisonReport, ExplainedHit, MapData, PassageInfo, Stamp, StudyReport};
+use super::{ComparisonReport, ExplainedHit, MapSection, PassageInfo, Stamp, StudyReport};
 use crate::compare::{Outcome, PlanRun, Study};
 use crate::config::Settings;
 use crate::corpus::DocId;
@@ -79,7 +79,7 @@ pub fn comparison_report(
                 .as_ref()
                 .and_then(|d| query.dense_vector(d.encoder.as_ref()).ok())
                 .map(|v| map.place(index, &v, 10));
-            Some(MapData {
+            Some(MapSection {
                 points: map
                     .points
                     .iter()

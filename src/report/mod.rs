@@ -16,7 +16,7 @@ mod svg;
 mod time;
 
 pub use body::{
-    AnswersReport, ComparisonReport, ExplainedHit, GraphReport, MapData, ModelSqlReport, PassageInfo, ReportBody,
+    AnswersReport, ComparisonReport, ExplainedHit, GraphReport, MapSection, ModelSqlReport, PassageInfo, ReportBody,
     Stamp, StudyReport,
 };
 pub use build::{comparison_report, study_report};

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{ComparisonReport, MapData};
+use super::{ComparisonReport, MapSection};
 use crate::compare::Outcome;
 use crate::markup::escape_html as escape;
 use crate::retrieve::{Entry, MethodKind, SparseTermMatch, TermTable, TokenAlignment};
@@ -186,7 +186,7 @@ pub fn maxsim(alignments: &[TokenAlignment]) -> String {
 }
 
 /// The PCA map: passages in grey, each method's top k in its colour, the question as a star.
-pub fn map(m: &MapData, c: &ComparisonReport) -> String {
+pub fn map(m: &MapSection, c: &ComparisonReport) -> String {
     let (w, h, pad) = (560.0, 420.0, 30.0);
     let xs = m.points.iter().map(|p| p.1).chain(m.query.map(|q| q[0]));
     let ys = m.points.iter().map(|p| p.2).chain(m.query.map(|q| q[1]));

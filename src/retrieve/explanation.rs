@@ -340,7 +340,7 @@ pub struct Explanation {
 
 /// How a score is made of its parts: what the Explain view, the CLI and the tests check.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Split {
+pub enum ScoreSplit {
     /// The score is the sum of these parts (what each is, its value).
     Sum(Vec<(String, f64)>),
     /// The score is 1 when the clause tree holds for the document, else 0 (Boolean).
@@ -373,11 +373,11 @@ impl Explanation {
 
     /// The parts of the score and how they make it. A score of 0 with nothing listed (a passage
     /// the method did not reach, or one the filter hides) is the empty sum.
-    pub fn split(&self) -> Split {
+    pub fn split(&self) -> ScoreSplit {
         if let Some(why) = &self.unsplit {
-            return Split::Unsplit(why.clone());
+            return ScoreSplit::Unsplit(why.clone());
         }
-        let sum = |parts: Vec<(String, f64)>| Split::Sum(parts);
+        let sum = |parts: Vec<(String, f64)>| ScoreSplit::Sum(parts);
         match &self.detail {
             Detail::Terms(t) => sum(t.rows.iter().map(|r| (r.term.clone(), r.contribution)).collect()),
             Detail::MaxSim { alignments, .. } => {
@@ -402,15 +402,15 @@ impl Explanation {
                     parts.extend(d.breakdown.other.iter().cloned());
                     sum(parts)
                 }
-                (Some(_), None) => Split::Unsplit(format!(
+                (Some(_), None) => ScoreSplit::Unsplit(format!(
                     "the engine's tree does not add up linearly ({}): the tree is the explanation",
                     d.breakdown.not_a_sum.clone().unwrap_or_default()
                 )),
-                (None, _) => Split::Unsplit("the engine returned no explanation for this hit".into()),
+                (None, _) => ScoreSplit::Unsplit("the engine returned no explanation for this hit".into()),
             },
-            Detail::Clauses { tree: Some(tree), .. } => Split::Clauses(tree.clone()),
+            Detail::Clauses { tree: Some(tree), .. } => ScoreSplit::Clauses(tree.clone()),
             _ if self.value == 0.0 => sum(Vec::new()),
-            _ => Split::Unsplit("no parts are listed for this score".into()),
+            _ => ScoreSplit::Unsplit("no parts are listed for this score".into()),
         }
     }
 
@@ -418,8 +418,8 @@ impl Explanation {
     /// sparse products, an engine's rows). `None` for a score that is not a sum of parts.
     pub fn parts_sum(&self) -> Option<f64> {
         match self.split() {
-            Split::Sum(parts) => Some(parts.iter().map(|(_, v)| v).sum()),
-            Split::Clauses(_) | Split::Unsplit(_) => None,
+            ScoreSplit::Sum(parts) => Some(parts.iter().map(|(_, v)| v).sum()),
+            ScoreSplit::Clauses(_) | ScoreSplit::Unsplit(_) => None,
         }
     }
 }

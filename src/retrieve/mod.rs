@@ -41,7 +41,7 @@ pub use boolean::{BooleanQuery, BooleanRetriever};
 pub use dense::DenseRetriever;
 pub use explanation::{
     ClauseMatch, ClauseNode, ClauseOp, Detail, EngineDetail, Explanation, FusionPart, ListOrder, ListWindow,
-    SparseTermMatch, Split, TokenAlignment, TokenPart,
+    ScoreSplit, SparseTermMatch, TokenAlignment, TokenPart,
 };
 pub use fusion::{FusionMethod, FusionRetriever, FusionSettings};
 pub use generated::{GeneratedRetriever, GeneratedSearch};

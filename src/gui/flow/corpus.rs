@@ -10,7 +10,7 @@ use crate::corpus::{self, LoadOptions};
 use crate::gui::app::RankLensApp;
 use crate::gui::command::CorpusCommand;
 use crate::gui::jobs::Polled;
-use crate::gui::state::{CorpusChoice, LoadedCorpus, Message};
+use crate::gui::state::{CorpusChoice, LoadedCorpus, Notice};
 use crate::models::Role;
 use crate::progress::Progress;
 use crate::workbench::Workbench;
@@ -58,7 +58,7 @@ impl RankLensApp {
             if path.is_dir() {
                 engine.load_structured(&path)?;
             }
-            Ok(LoadedCorpus { engine, choice })
+            Ok(LoadedCorpus { workbench: engine, choice })
         });
     }
 
@@ -68,8 +68,8 @@ impl RankLensApp {
                 if let Some(loaded) = self.jobs.corpus.take_ready() {
                     self.frames.event(&format!(
                         "corpus {} ({} passages)",
-                        loaded.engine.corpus().name,
-                        loaded.engine.corpus().len()
+                        loaded.workbench.corpus().name,
+                        loaded.workbench.corpus().len()
                     ));
                     self.install_engine(loaded);
                 }
@@ -83,10 +83,10 @@ impl RankLensApp {
     }
 
     fn install_engine(&mut self, loaded: LoadedCorpus) {
-        let engine = Arc::new(loaded.engine);
+        let engine = Arc::new(loaded.workbench);
         let data = &mut self.data;
         for w in engine.corpus().report.warnings.iter().chain(engine.structured().warnings.iter()) {
-            data.messages.push(Message::warning(w.to_string()));
+            data.messages.push(Notice::warning(w.to_string()));
         }
         // Another corpus than the last one: its own questions, not the last corpus's. The bar
         // starts empty with examples drawn from the corpus (see `Chrome::question_bar_ui`).
@@ -113,9 +113,9 @@ impl RankLensApp {
             data.persisted.pattern = p;
         }
         if let Err(e) = engine.set_neural_options(data.persisted.settings.neural_options()) {
-            data.messages.push(Message::error(e.report()));
+            data.messages.push(Notice::error(e.report()));
         }
-        data.engine = Some(engine);
+        data.workbench = Some(engine);
         self.jobs.rank.clear();
         self.jobs.rank_slow.clear();
         self.jobs.explain.clear();

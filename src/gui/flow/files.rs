@@ -9,7 +9,7 @@ use crate::gui::app::RankLensApp;
 use crate::gui::command::{Command, CorpusCommand, FileCommand, OutsideCommand, RankCommand};
 use crate::gui::dialog::{self, DialogPurpose};
 use crate::gui::jobs::Polled;
-use crate::gui::state::{CorpusChoice, Message};
+use crate::gui::state::{CorpusChoice, Notice};
 use crate::progress::Progress;
 use crate::report::ReportBody;
 
@@ -40,7 +40,7 @@ impl RankLensApp {
         match self.jobs.report.poll() {
             Polled::Ready => {
                 if let Some(m) = self.jobs.report.take_ready() {
-                    self.say(Message::warning(m));
+                    self.say(Notice::warning(m));
                 }
             }
             Polled::Failed => {
@@ -93,19 +93,19 @@ impl RankLensApp {
     fn export_prompt(&mut self, path: &std::path::Path) {
         let prompt = self.ranking().and_then(|r| self.views.rag.prompt(&self.data, r));
         let Some((_, prompt)) = prompt else {
-            self.say(Message::error("there is no prompt to export yet: ask a question first"));
+            self.say(Notice::error("there is no prompt to export yet: ask a question first"));
             return;
         };
         match crate::fsutil::write_atomic(path, prompt) {
-            Ok(()) => self.say(Message::warning(format!("prompt written to {}", path.display()))),
-            Err(e) => self.say(Message::error(e.report())),
+            Ok(()) => self.say(Notice::warning(format!("prompt written to {}", path.display()))),
+            Err(e) => self.say(Notice::error(e.report())),
         }
     }
 
     /// Write the current comparison as a report (format from the extension), in the background.
     fn export_report(&mut self, path: PathBuf) {
-        let (Some(engine), Some(ranked)) = (self.data.engine.clone(), self.ranking()) else {
-            self.say(Message::error("run a question before exporting a report"));
+        let (Some(engine), Some(ranked)) = (self.data.workbench.clone(), self.ranking()) else {
+            self.say(Notice::error("run a question before exporting a report"));
             return;
         };
         let run = ranked.run.clone();
@@ -149,19 +149,19 @@ impl RankLensApp {
         let body = match crate::report::load(path) {
             Ok(b) => b,
             Err(e) => {
-                self.say(Message::error(format!("cannot open the report: {}", e.report())));
+                self.say(Notice::error(format!("cannot open the report: {}", e.report())));
                 return;
             }
         };
         let ReportBody::Comparison(report) = body else {
-            self.say(Message::error("this is an evaluation report; only one-question reports re-open in the app"));
+            self.say(Notice::error("this is an evaluation report; only one-question reports re-open in the app"));
             return;
         };
         self.data.persisted.settings = report.stamp.settings.clone();
         self.data.persisted.question = report.question.clone();
         self.refresh_grades();
         let same_corpus =
-            self.data.engine.as_ref().is_some_and(|e| e.corpus().fingerprint() == report.stamp.corpus_fingerprint);
+            self.data.workbench.as_ref().is_some_and(|e| e.corpus().fingerprint() == report.stamp.corpus_fingerprint);
         // The re-run happens on the report's corpus: at once when it is open, else once it loads.
         let next = match (&report.stamp.corpus_source, same_corpus) {
             (_, true) => Command::Rank(RankCommand::Ask),
@@ -169,7 +169,7 @@ impl RankLensApp {
                 Command::Corpus(CorpusCommand::Open(CorpusChoice::Path(PathBuf::from(src), crate::corpus::Split::File)))
             }
             (None, false) => {
-                self.say(Message::error("the report's corpus is not open and its source is unknown"));
+                self.say(Notice::error("the report's corpus is not open and its source is unknown"));
                 return;
             }
         };
@@ -197,12 +197,12 @@ impl RankLensApp {
             }
         }
         let message = if differ.is_empty() {
-            Message::warning(format!(
+            Notice::warning(format!(
                 "report re-opened: all {} columns reproduced exactly",
                 report.comparison.runs.len()
             ))
         } else {
-            Message::error(format!("report re-opened, but these columns differ: {}", differ.join(", ")))
+            Notice::error(format!("report re-opened, but these columns differ: {}", differ.join(", ")))
         };
         self.say(message);
         self.data.report_reproduced = Some(differ.is_empty());

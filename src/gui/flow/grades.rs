@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::corpus::DocId;
 use crate::eval::Qrels;
 use crate::gui::app::RankLensApp;
-use crate::gui::state::{Message, next_revision};
+use crate::gui::state::{Notice, next_revision};
 
 impl RankLensApp {
     /// Every grade (shipped judgements, then the user's, which win) of every question.
@@ -28,17 +28,17 @@ impl RankLensApp {
     /// Grade a passage for the current question (`None` clears the grade).
     pub(super) fn set_grade(&mut self, doc: DocId, grade: Option<i32>) {
         let (Some(qid), Some(key), Some(engine)) =
-            (self.data.question_id(), self.data.corpus_key(), self.data.engine.clone())
+            (self.data.question_id(), self.data.corpus_key(), self.data.workbench.clone())
         else {
             return;
         };
         let Some(store) = self.data.store.clone() else {
-            self.say(Message::error("grades need a workspace folder to be stored in"));
+            self.say(Notice::error("grades need a workspace folder to be stored in"));
             return;
         };
         let id = engine.corpus().external_id(doc).to_string();
         if let Err(e) = store.set(&key, &qid, self.data.persisted.question.trim(), &id, grade) {
-            self.say(Message::error(format!("could not store the grade: {}", e.report())));
+            self.say(Notice::error(format!("could not store the grade: {}", e.report())));
         }
         self.refresh_grades();
     }
@@ -46,8 +46,8 @@ impl RankLensApp {
     /// Write every grade as qrels (BEIR TSV for `.tsv`, else TREC).
     pub(super) fn export_qrels(&mut self, path: &std::path::Path) {
         match self.all_qrels().to_file_format(path).and_then(|text| crate::fsutil::write_atomic(path, text)) {
-            Ok(()) => self.say(Message::warning(format!("grades written to {}", path.display()))),
-            Err(e) => self.say(Message::error(e.report())),
+            Ok(()) => self.say(Notice::warning(format!("grades written to {}", path.display()))),
+            Err(e) => self.say(Notice::error(e.report())),
         }
     }
 
@@ -57,15 +57,15 @@ impl RankLensApp {
         match Qrels::load(path) {
             Ok((q, warnings)) => {
                 for w in warnings {
-                    self.say(Message::warning(w.to_string()));
+                    self.say(Notice::warning(w.to_string()));
                 }
                 match store.import(&key, &q) {
-                    Ok(n) => self.say(Message::warning(format!("{n} grade(s) imported from {}", path.display()))),
-                    Err(e) => self.say(Message::error(e.report())),
+                    Ok(n) => self.say(Notice::warning(format!("{n} grade(s) imported from {}", path.display()))),
+                    Err(e) => self.say(Notice::error(e.report())),
                 }
                 self.refresh_grades();
             }
-            Err(e) => self.say(Message::error(e.report())),
+            Err(e) => self.say(Notice::error(e.report())),
         }
     }
 }

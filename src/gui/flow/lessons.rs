@@ -8,7 +8,7 @@ use crate::Error;
 use crate::gui::app::RankLensApp;
 use crate::gui::command::{AssignmentRequest, LessonCommand};
 use crate::gui::jobs::Polled;
-use crate::gui::state::{Message, ViewId};
+use crate::gui::state::{Notice, ViewId};
 
 impl RankLensApp {
     pub(super) fn apply_lessons(&mut self, command: LessonCommand) {
@@ -37,8 +37,8 @@ impl RankLensApp {
             LessonCommand::SaveClassReport(path) => {
                 let Some(report) = self.jobs.class_report.ready() else { return };
                 let m = match crate::fsutil::write_atomic(&path, report.to_html()) {
-                    Ok(()) => Message::warning(format!("class report written to {}", path.display())),
-                    Err(e) => Message::error(e.report()),
+                    Ok(()) => Notice::warning(format!("class report written to {}", path.display())),
+                    Err(e) => Notice::error(e.report()),
                 };
                 self.say(m);
             }
@@ -54,7 +54,7 @@ impl RankLensApp {
         match self.jobs.assignment.poll() {
             Polled::Ready => {
                 if let Some(m) = self.jobs.assignment.take_ready() {
-                    self.say(Message::warning(m));
+                    self.say(Notice::warning(m));
                 }
             }
             Polled::Failed => {
@@ -77,8 +77,11 @@ impl RankLensApp {
     /// Build a lesson (once the kit is loaded).
     fn start_lesson(&mut self, id: String, params: crate::lessons::LessonParams) {
         let Some(kit) = self.jobs.lesson_kit.ready().cloned() else { return };
-        let open =
-            self.data.engine.clone().map(|engine| crate::lessons::Open { engine, question: params.question.clone() });
+        let open = self
+            .data
+            .workbench
+            .clone()
+            .map(|workbench| crate::lessons::Open { workbench, question: params.question.clone() });
         self.jobs.lesson.start(self.waker(), move |_| {
             let lesson = crate::lessons::build(&id, &kit, &params, open.as_ref()).map_err(|e| e.report());
             Ok((id, params, lesson))
@@ -88,7 +91,7 @@ impl RankLensApp {
     /// Write an assignment in the background: the variants drawn from the open corpus (or the
     /// sample), the handouts and the key.
     fn start_assignment(&mut self, r: AssignmentRequest) {
-        let open = if r.open_corpus { self.data.engine.clone() } else { None };
+        let open = if r.open_corpus { self.data.workbench.clone() } else { None };
         let kit = self.jobs.lesson_kit.ready().cloned();
         self.jobs.assignment.start(self.waker(), move |p| {
             let roster = crate::lessons::assignment::read_roster(&r.roster)?;
@@ -114,7 +117,7 @@ impl RankLensApp {
     /// end, or a student's without.
     pub(super) fn save_handout(&mut self, path: &std::path::Path, answers: bool) {
         let Some((_, _, Ok(lesson))) = self.jobs.lesson.latest() else {
-            self.say(Message::error("there is no lesson to save yet"));
+            self.say(Notice::error("there is no lesson to save yet"));
             return;
         };
         let md = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
@@ -125,8 +128,8 @@ impl RankLensApp {
         };
         let what = if answers { "handout" } else { "student's handout (no answers)" };
         match crate::fsutil::write_atomic(path, text) {
-            Ok(()) => self.say(Message::warning(format!("{what} written to {}", path.display()))),
-            Err(e) => self.say(Message::error(e.report())),
+            Ok(()) => self.say(Notice::warning(format!("{what} written to {}", path.display()))),
+            Err(e) => self.say(Notice::error(e.report())),
         }
     }
 
@@ -134,14 +137,14 @@ impl RankLensApp {
     /// lesson NAME --format moodle|gift` does.
     pub(super) fn save_quiz(&mut self, path: &std::path::Path) {
         let Some((_, _, Ok(lesson))) = self.jobs.lesson.latest() else {
-            self.say(Message::error("there is no lesson to export yet"));
+            self.say(Notice::error("there is no lesson to export yet"));
             return;
         };
         let format = crate::lessons::exchange::QuizFormat::of_path(path);
         let written = crate::lessons::exchange::quiz(lesson, format).and_then(|t| crate::fsutil::write_atomic(path, t));
         match written {
-            Ok(()) => self.say(Message::warning(format!("quiz written to {}", path.display()))),
-            Err(e) => self.say(Message::error(e.report())),
+            Ok(()) => self.say(Notice::warning(format!("quiz written to {}", path.display()))),
+            Err(e) => self.say(Notice::error(e.report())),
         }
     }
 
@@ -150,7 +153,7 @@ impl RankLensApp {
     /// --format moodle|canvas` does.
     pub(super) fn save_gradebook(&mut self, path: &std::path::Path, lms: crate::lessons::assignment::Lms) {
         let Some((key, answers, roster)) = self.data.class_files.clone() else {
-            self.say(Message::error("read a class's answers first (Lessons → Class report…)"));
+            self.say(Notice::error("read a class's answers first (Lessons → Class report…)"));
             return;
         };
         let written = (|| -> crate::Result<()> {
@@ -165,8 +168,8 @@ impl RankLensApp {
             crate::fsutil::write_atomic(path, csv)
         })();
         match written {
-            Ok(()) => self.say(Message::warning(format!("gradebook written to {}", path.display()))),
-            Err(e) => self.say(Message::error(e.report())),
+            Ok(()) => self.say(Notice::warning(format!("gradebook written to {}", path.display()))),
+            Err(e) => self.say(Notice::error(e.report())),
         }
     }
 }

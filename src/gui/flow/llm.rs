@@ -8,7 +8,7 @@ use crate::compare::judge::{self, JudgeEvent, ModelJudgementStore, ModelJudgemen
 use crate::gui::app::RankLensApp;
 use crate::gui::command::{AnswerRequest, JudgeRequest, JudgeScope, LlmCommand};
 use crate::gui::jobs::Polled;
-use crate::gui::state::{AnswerPiece, ClosedBook, Message, RagAnswer};
+use crate::gui::state::{AnswerPiece, ClosedBook, Notice, RagAnswer};
 
 /// What the app says when a command needs the language model and none is loaded.
 const NO_GENERATOR: &str = "No language model: load one in Models → Generator (the embedded model, or a chat server).";
@@ -40,8 +40,8 @@ impl RankLensApp {
     /// Send the RAG prompt of the request's passages to the language model; the answer streams
     /// into the job's pieces and is read against the passages when it is done.
     fn start_answer(&mut self, request: AnswerRequest) {
-        let Some(generator) = self.data.engine.as_ref().and_then(|e| e.generator()) else {
-            self.say(Message::error(NO_GENERATOR));
+        let Some(generator) = self.data.workbench.as_ref().and_then(|e| e.generator()) else {
+            self.say(Notice::error(NO_GENERATOR));
             return;
         };
         self.jobs.answer.start(self.waker(), move |p, parts| {
@@ -70,14 +70,14 @@ impl RankLensApp {
 
     /// The judgements stored for the open corpus (a damaged file is reported, not used).
     pub(super) fn load_model_judgements(&mut self) {
-        let (Some(store), Some(engine)) = (self.judgement_store(), self.data.engine.clone()) else {
+        let (Some(store), Some(engine)) = (self.judgement_store(), self.data.workbench.clone()) else {
             self.data.model_judgements = None;
             return;
         };
         self.data.model_judgements = match store.load(engine.corpus()) {
             Ok(j) => j,
             Err(e) => {
-                self.say(Message::warning(e.report()));
+                self.say(Notice::warning(e.report()));
                 None
             }
         };
@@ -87,13 +87,13 @@ impl RankLensApp {
     /// set. Each judgement reaches the view as it is made; the store keeps them when the run
     /// ends or is stopped; no grade is touched.
     fn start_judge(&mut self, request: JudgeRequest) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let Some(generator) = engine.generator() else {
-            self.say(Message::error(NO_GENERATOR));
+            self.say(Notice::error(NO_GENERATOR));
             return;
         };
         if let Err(e) = request.prompt.validate() {
-            self.say(Message::error(e.report()));
+            self.say(Notice::error(e.report()));
             return;
         }
         self.data.persisted.judge_prompt = request.prompt.clone();
@@ -166,15 +166,15 @@ impl RankLensApp {
         let tsv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
         let text = self.data.model_judgements.as_ref().filter(|j| !j.judgements.is_empty()).map(|j| j.qrels_text(tsv));
         let Some(text) = text else {
-            self.say(Message::error("the language model has judged nothing yet"));
+            self.say(Notice::error("the language model has judged nothing yet"));
             return;
         };
         match text.and_then(|t| crate::fsutil::write_atomic(path, t)) {
-            Ok(()) => self.say(Message::warning(format!(
+            Ok(()) => self.say(Notice::warning(format!(
                 "the language model's judgements written to {} (apart from your grades)",
                 path.display()
             ))),
-            Err(e) => self.say(Message::error(e.report())),
+            Err(e) => self.say(Notice::error(e.report())),
         }
     }
 }

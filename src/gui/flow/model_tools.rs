@@ -11,7 +11,7 @@ use crate::graphrag::BuildOptions;
 use crate::gui::app::RankLensApp;
 use crate::gui::command::ModelToolCommand;
 use crate::gui::jobs::Polled;
-use crate::gui::state::Message;
+use crate::gui::state::Notice;
 use crate::structured::SqlLimits;
 
 /// What the app says when a command needs the language model and none is loaded.
@@ -54,9 +54,9 @@ impl RankLensApp {
 
     /// Ask the language model for one SELECT over the corpus's tables.
     fn start_sql_ask(&mut self, question: String) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let Some(generator) = engine.generator() else {
-            self.say(Message::error(NO_GENERATOR));
+            self.say(Notice::error(NO_GENERATOR));
             return;
         };
         self.jobs.sql_model.cancel();
@@ -70,7 +70,7 @@ impl RankLensApp {
 
     /// Run the model's statement as edited: one SELECT, read-only, under the usual limits.
     fn start_model_sql(&mut self) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let sql = self.data.model_sql.clone();
         self.jobs.sql_model.start(self.waker(), move |_| {
             let Some(db) = &engine.structured().sql else {
@@ -82,9 +82,9 @@ impl RankLensApp {
 
     /// Extract the model's graph of the corpus (or read it from the cache).
     fn start_graph_build(&mut self, limit: Option<usize>) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let Some(generator) = engine.generator() else {
-            self.say(Message::error(NO_GENERATOR));
+            self.say(Notice::error(NO_GENERATOR));
             return;
         };
         self.jobs.graph_build.start(self.waker(), move |p| {
@@ -94,9 +94,9 @@ impl RankLensApp {
 
     /// Answer a question from the graph's community summaries.
     fn start_global(&mut self, question: String) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let Some(generator) = engine.generator() else {
-            self.say(Message::error(NO_GENERATOR));
+            self.say(Notice::error(NO_GENERATOR));
             return;
         };
         self.jobs.graph_global.start(self.waker(), move |p| {

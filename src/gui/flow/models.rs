@@ -37,7 +37,7 @@ impl RankLensApp {
     /// Train a query adapter on the open corpus's judgements: every judged question but one in
     /// five (by id), which measures it; saved in the workspace, then shown as a column.
     fn start_adapter(&mut self) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let qrels = self.all_qrels();
         let dir = self.data.workspace.clone().unwrap_or_else(std::env::temp_dir).join("adapters");
         let settings = self.data.persisted.settings.clone();
@@ -127,7 +127,7 @@ impl RankLensApp {
         data.persisted.precision = precision;
         data.models.manager = data.models.manager.clone().with_precision(precision);
         let loaded: Vec<Role> = data
-            .engine
+            .workbench
             .as_ref()
             .map(|e| Role::ALL.into_iter().filter(|&r| e.has_model(r)).collect())
             .unwrap_or_default();
@@ -182,7 +182,7 @@ impl RankLensApp {
     /// The language model: the chat server the user chose, else the embedded model when it is
     /// here (fetched only when asked).
     pub(super) fn start_generator(&mut self, rank: bool) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         match self.data.persisted.chat_server.clone() {
             Some(config) => {
                 match crate::generate::ChatServer::new(config).and_then(|s| engine.set_generator(Arc::new(s))) {
@@ -203,7 +203,7 @@ impl RankLensApp {
 
     /// Load (or, when `download`, fetch) the model of a role; the corpus is then encoded with it.
     pub(super) fn start_model(&mut self, role: Role, download: bool) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let mut manager = self.data.models.manager.clone().offline(self.data.persisted.offline);
         if role == Role::Generator
             && let Some(id) = &self.data.persisted.generator_model
@@ -230,9 +230,9 @@ impl RankLensApp {
     /// Hand the settings' windows and token bits to the engine and encode again with every loaded
     /// model (what is stored already is read back, not encoded twice).
     pub(super) fn apply_neural_options(&mut self) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         if let Err(e) = engine.set_neural_options(self.data.persisted.settings.neural_options()) {
-            self.say(crate::gui::state::Message::error(e.report()));
+            self.say(crate::gui::state::Notice::error(e.report()));
             return;
         }
         let n = engine.neural();
@@ -250,7 +250,7 @@ impl RankLensApp {
 
     /// Encode the corpus for a role whose model is loaded.
     fn start_encode(&mut self, role: Role) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let waker = self.waker();
         let Some(job) = self.jobs.encodings.get_mut(&role) else { return };
         job.start(waker, move |p| match role {

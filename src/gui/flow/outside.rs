@@ -5,7 +5,7 @@ use crate::compare::External;
 use crate::gui::app::RankLensApp;
 use crate::gui::command::OutsideCommand;
 use crate::gui::jobs::Polled;
-use crate::gui::state::Message;
+use crate::gui::state::Notice;
 use crate::progress::Progress;
 
 impl RankLensApp {
@@ -18,7 +18,7 @@ impl RankLensApp {
                     self.data.persisted.engines.push(live);
                     self.add_systems(vec![(None, Ok(system))]);
                 }
-                Err(e) => self.say(Message::error(format!("engine not added: {}", e.report()))),
+                Err(e) => self.say(Notice::error(format!("engine not added: {}", e.report()))),
             },
             OutsideCommand::Remove(name) => {
                 let data = &mut self.data;
@@ -45,7 +45,7 @@ impl RankLensApp {
             return;
         }
         // Before the first corpus is in, remember them: they open with it (vectors are matched to it).
-        if self.data.engine.is_none() {
+        if self.data.workbench.is_none() {
             for (name, path) in files {
                 let name = name.unwrap_or_else(|| crate::eval::RunFile::default_name(&path));
                 self.data.persisted.runs.retain(|(_, p)| *p != path);
@@ -53,7 +53,7 @@ impl RankLensApp {
             }
             return;
         }
-        let corpus = self.data.engine.as_ref().map(|e| e.corpus().clone());
+        let corpus = self.data.workbench.as_ref().map(|e| e.corpus().clone());
         self.jobs.runs.start(self.waker(), move |p| {
             p.stage("reading other systems' files", files.len() as u64);
             let mut out = Vec::new();
@@ -76,7 +76,7 @@ impl RankLensApp {
             let system = match result {
                 Ok(system) => system,
                 Err(e) => {
-                    data.messages.push(Message::error(format!("not opened: {}", e.report())));
+                    data.messages.push(Notice::error(format!("not opened: {}", e.report())));
                     continue;
                 }
             };
@@ -91,10 +91,10 @@ impl RankLensApp {
             let Some(system) = data.systems.last() else { continue };
             let warnings = system.warnings();
             for w in warnings.iter().take(5) {
-                data.messages.push(Message::warning(w.clone()));
+                data.messages.push(Notice::warning(w.clone()));
             }
             if warnings.len() > 5 {
-                data.messages.push(Message::warning(format!("{}: … and {} more", system.name(), warnings.len() - 5)));
+                data.messages.push(Notice::warning(format!("{}: … and {} more", system.name(), warnings.len() - 5)));
             }
             if let Some(path) = path {
                 data.persisted.runs.retain(|(_, p)| *p != path);
@@ -127,7 +127,7 @@ impl RankLensApp {
         for e in live {
             match External::live(e) {
                 Ok(s) => data.systems.push(s),
-                Err(err) => data.messages.push(Message::error(format!("engine not added: {}", err.report()))),
+                Err(err) => data.messages.push(Notice::error(format!("engine not added: {}", err.report()))),
             }
         }
         self.start_runs(files);

@@ -105,7 +105,7 @@ impl RankLensApp {
     /// show at once; until then they say they are still ranking.
     pub(super) fn start_rank(&mut self) {
         self.jobs.rank_slow.clear();
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let p = &self.data.persisted;
         let question = p.question.trim().to_string();
         if question.is_empty() {
@@ -158,7 +158,7 @@ impl RankLensApp {
 
     /// The second phase: rank the next column the first left pending.
     fn start_rank_slow(&mut self) {
-        let (Some(engine), Some(ranked)) = (self.data.engine.clone(), self.jobs.rank.ready()) else { return };
+        let (Some(engine), Some(ranked)) = (self.data.workbench.clone(), self.jobs.rank.ready()) else { return };
         let Some(&next) = ranked.pending.first() else { return };
         let (plan, query) = (ranked.plan.clone(), ranked.run.query.clone());
         self.jobs.rank_slow.start(self.waker(), move |p| plan.run_members(&engine, &query, &[next], p));
@@ -167,7 +167,7 @@ impl RankLensApp {
     /// The columns of the ranking in that have no ranking but could now answer (their model
     /// loaded after the ranking had chosen its columns), and are not among those still to come.
     fn columns_behind(&self) -> Vec<usize> {
-        let (Some(engine), Some(r)) = (&self.data.engine, self.jobs.rank.ready()) else { return Vec::new() };
+        let (Some(engine), Some(r)) = (&self.data.workbench, self.jobs.rank.ready()) else { return Vec::new() };
         r.run
             .comparison
             .runs

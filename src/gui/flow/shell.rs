@@ -4,7 +4,7 @@ use crate::Error;
 use crate::gui::app::RankLensApp;
 use crate::gui::command::ShellCommand;
 use crate::gui::jobs::JobKind;
-use crate::gui::state::Message;
+use crate::gui::state::Notice;
 
 impl RankLensApp {
     pub(super) fn apply_shell(&mut self, command: ShellCommand) {
@@ -24,12 +24,12 @@ impl RankLensApp {
     }
 
     /// Show a message.
-    pub(super) fn say(&mut self, message: Message) {
+    pub(super) fn say(&mut self, message: Notice) {
         self.data.messages.push(message);
     }
 }
 
 /// The message of a job that failed: the job's name and why.
-pub(super) fn failed(kind: JobKind, failure: Option<&Error>) -> Message {
-    Message::error(format!("{}: {}", kind.label(), failure.map(Error::report).unwrap_or_default()))
+pub(super) fn failed(kind: JobKind, failure: Option<&Error>) -> Notice {
+    Notice::error(format!("{}: {}", kind.label(), failure.map(Error::report).unwrap_or_default()))
 }

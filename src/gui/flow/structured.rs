@@ -30,7 +30,7 @@ impl RankLensApp {
 
     /// Run the SQL editor's statement (read-only, time-limited).
     fn start_sql(&mut self) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let sql = self.data.persisted.sql.clone();
         self.jobs.sql.start(self.waker(), move |_| {
             let Some(db) = &engine.structured().sql else {
@@ -42,7 +42,7 @@ impl RankLensApp {
 
     /// Run the graph pattern.
     fn start_graph(&mut self) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let pattern = self.data.persisted.pattern.clone();
         self.jobs.graph.start(self.waker(), move |_| match &engine.structured().graph {
             None => Err(Error::Unavailable("this corpus has no knowledge graph (graph.txt)".into())),

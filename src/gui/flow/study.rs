@@ -31,7 +31,7 @@ impl RankLensApp {
     /// Evaluate the methods shown (those available) and the other systems over the corpus's
     /// judged questions.
     fn start_study(&mut self) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let qrels = self.all_qrels();
         let settings = self.data.persisted.settings.clone();
         let (externals, baseline, correction) =

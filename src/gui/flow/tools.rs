@@ -6,7 +6,7 @@ use crate::gui::command::ToolCommand;
 
 impl RankLensApp {
     pub(super) fn apply_tools(&mut self, command: ToolCommand) {
-        let Some(engine) = self.data.engine.clone() else { return };
+        let Some(engine) = self.data.workbench.clone() else { return };
         let question = self.data.persisted.question.clone();
         match command {
             ToolCommand::CompareAnalyzers(text) => {

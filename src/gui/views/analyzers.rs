@@ -20,7 +20,7 @@ impl View for AnalyzersView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.heading("Analyzers: one text, five ways");
         ui.label("What each analyzer makes of the text (piece by piece: — means the piece is dropped), and the question ranked by BM25 under each. Lower-casing, punctuation, stop words and stemming decide which words can match at all.");
-        let selected = ctx.data.selected_doc().and_then(|d| ctx.engine()?.corpus().doc(d).map(|x| x.full_text()));
+        let selected = ctx.data.selected_doc().and_then(|d| ctx.workbench()?.corpus().doc(d).map(|x| x.full_text()));
         if self.text.trim().is_empty() {
             self.text = selected.clone().unwrap_or_else(|| ctx.data.persisted.question.clone());
         }

@@ -61,7 +61,7 @@ impl CompareData {
     /// The data of `ranked` under the app's grades and systems.
     pub fn build(data: &AppData, ranked: &Ranked) -> CompareData {
         let cmp = &ranked.run.comparison;
-        let metrics = match (&data.engine, data.grades.is_empty()) {
+        let metrics = match (&data.workbench, data.grades.is_empty()) {
             (Some(engine), false) => Some(cmp.question_metrics(engine.corpus(), &data.grades)),
             _ => None,
         };
@@ -242,7 +242,7 @@ fn column_heading_ui(ui: &mut Ui, ctx: &ViewContext<'_>, run: &crate::compare::M
 fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize, kind: MethodKind, message: &str) {
     let roles = kind.models();
     let encoding = roles.iter().any(|r| ctx.jobs.encodings.get(r).is_some_and(|j| j.is_running()));
-    let loaded = roles.iter().any(|&r| ctx.engine().is_some_and(|e| e.has_model(r)));
+    let loaded = roles.iter().any(|&r| ctx.workbench().is_some_and(|e| e.has_model(r)));
     let role = roles.iter().copied().find(|r| ctx.jobs.encodings.get(r).is_some_and(|j| j.is_running()));
     if ranked.pending.contains(&i) && ctx.jobs.rank_slow.is_running() {
         // Counts, not a spinner: the window repaints once a second while the candidates are
@@ -259,7 +259,7 @@ fn unavailable_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, i: usize,
             }
         }
         let asks_model = roles.contains(&crate::models::Role::Generator);
-        let text = match ctx.engine().is_some_and(|e| e.answers_provisionally(kind)) {
+        let text = match ctx.workbench().is_some_and(|e| e.answers_provisionally(kind)) {
             _ if asks_model => "asking the language model (what it has done so far is above)".to_string(),
             true => format!(
                 "encoding BM25's top {} passages for a provisional answer while the corpus is encoded",
@@ -310,7 +310,7 @@ fn ranking_column_ui(
     anchor: &mut Option<Rect>,
 ) {
     let (kind, r, highlight) = (view.kind, view.ranking, view.highlight);
-    let Some(engine) = ctx.engine() else { return };
+    let Some(engine) = ctx.workbench() else { return };
     let grades = &ctx.data.grades;
     let corpus = engine.corpus();
     let matched = if r.unranked {

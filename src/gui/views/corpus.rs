@@ -28,7 +28,7 @@ pub struct CorpusView {
 /// title search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CorpusKey {
-    engine: Same<Workbench>,
+    workbench: Same<Workbench>,
     neural: u64,
     analyzer: crate::analysis::AnalyzerConfig,
     indexed: bool,
@@ -108,7 +108,7 @@ impl CorpusView {
     /// How many documents exceed each model's window, and for a folder of long files, the offer
     /// to split them into passages instead.
     fn long_documents_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &CorpusData) {
-        let Some(engine) = ctx.engine() else { return };
+        let Some(engine) = ctx.workbench() else { return };
         let corpus = engine.corpus();
         let (estimate, long, notes) = (data.long_estimate, data.long, &data.window_notes);
         egui::CollapsingHeader::new(format!("Long documents and model windows ({long})"))
@@ -150,11 +150,11 @@ impl CorpusView {
     }
 
     fn corpus_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
-        let Some(engine) = ctx.engine() else { return };
+        let Some(engine) = ctx.workbench() else { return };
         let corpus = engine.corpus();
         let analyzer = ctx.data.persisted.settings.analyzer;
         let key = CorpusKey {
-            engine: Same(engine.clone()),
+            workbench: Same(engine.clone()),
             neural: engine.neural_revision(),
             analyzer,
             indexed: engine.built_index(analyzer).is_some(),

@@ -24,7 +24,7 @@ pub fn grade_buttons_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
         ui.weak("Select a passage to grade it (keys 0–3).");
         return;
     };
-    let Some(engine) = ctx.engine() else { return };
+    let Some(engine) = ctx.workbench() else { return };
     let id = engine.corpus().external_id(doc).to_string();
     let current = ctx.data.grades.get(&id).copied();
     ui.horizontal(|ui| {
@@ -85,7 +85,7 @@ impl EvaluateView {
         let ranked = ctx.ranked();
         let key = (ranked.map_or(0, |r| r.revision), ctx.data.grades_revision);
         match self.metrics.get(key, || {
-            let engine = ctx.engine()?;
+            let engine = ctx.workbench()?;
             Some(ranked?.run.comparison.question_metrics(engine.corpus(), &ctx.data.grades))
         }) {
             None => {
@@ -308,7 +308,7 @@ const TRIAGE_ROWS: usize = 200;
 /// none, the best judged one), so Compare highlights it in every column and Explain says why each
 /// ranked it where it did.
 fn open_in_compare(ctx: &ViewContext<'_>, study: &Study, i: usize, qid: &str, question: &str) {
-    let Some(engine) = ctx.engine() else { return };
+    let Some(engine) = ctx.workbench() else { return };
     let corpus = engine.corpus();
     let qrels = ctx.data.all_qrels();
     let judged = qrels.for_query(qid).cloned().unwrap_or_default();

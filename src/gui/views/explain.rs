@@ -151,7 +151,7 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>, memo: &mut Memo<(u64, Option<C
         ui.label("Select a passage in the Compare view, or pick any passage above to ask every method why (not).");
         return;
     };
-    let Some(engine) = ctx.engine() else { return };
+    let Some(engine) = ctx.workbench() else { return };
     let Some(explained) = ctx.jobs.explain.ready().filter(|e| e.doc == sel.doc) else {
         if let Some(d) = engine.corpus().doc(sel.doc) {
             ui.heading(format!("{} — {}", d.id, d.title));
@@ -255,7 +255,7 @@ fn highlight_ui(ui: &mut Ui, segments: &[Segment]) {
 impl ExplainView {
     /// Pick any passage by id or title and explain it under every method.
     fn why_not_picker_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
-        let Some(engine) = ctx.engine() else { return };
+        let Some(engine) = ctx.workbench() else { return };
         ui.horizontal(|ui| {
             ui.label(RichText::new("Why not?").strong());
             labelled_text_ui(ui, "Find a passage", &mut self.why_not_filter, 220.0);

@@ -29,7 +29,7 @@ pub fn fixes_ui(ui: &mut Ui, ctx: &ViewContext<'_>, doc: DocId, kind: MethodKind
     ui.group(|ui| {
         ui.label(RichText::new("What would bring it in?").strong());
         let shown = ctx.jobs.fixes.latest().filter(|f| {
-            ctx.engine().and_then(|e| e.corpus().lookup(&f.passage)) == Some(doc)
+            ctx.workbench().and_then(|e| e.corpus().lookup(&f.passage)) == Some(doc)
                 && f.question == ctx.data.persisted.question
         });
         if ctx.jobs.fixes.is_running() {

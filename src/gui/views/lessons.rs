@@ -24,7 +24,7 @@ use crate::gui::widgets::{labelled_text_ui, path_field_ui};
 use crate::lessons::{Block, IdfBase, LESSONS, Lesson, LessonParams};
 
 /// The checkpoints' states of every lesson, by (lesson, checkpoint id).
-pub type Answers = HashMap<(String, String), CheckpointState>;
+pub type CheckpointStates = HashMap<(String, String), CheckpointState>;
 
 /// The assignment dialog's fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +50,7 @@ pub struct LessonsView {
     /// The (lesson, knobs, corpus) last sent to be built, so each change is built once.
     requested: Option<(String, LessonParams, usize)>,
     /// The checkpoints' answers.
-    pub answers: Answers,
+    pub answers: CheckpointStates,
     /// Hide what follows a checkpoint until it is answered or revealed.
     pub predict_first: bool,
     /// Class mode: the checkpoint shown (0-based; the last step shows what follows the last one).
@@ -67,7 +67,7 @@ impl Default for LessonsView {
             selected: None,
             params: LessonParams::default(),
             requested: None,
-            answers: Answers::new(),
+            answers: CheckpointStates::new(),
             predict_first: true,
             class_step: 0,
             assignment: None,
@@ -120,7 +120,7 @@ impl View for LessonsView {
         if !question.trim().is_empty() {
             self.params.question = question;
         }
-        let engine_key = ctx.engine().map_or(0, |e| std::sync::Arc::as_ptr(e) as usize);
+        let engine_key = ctx.workbench().map_or(0, |e| std::sync::Arc::as_ptr(e) as usize);
         // After the tabs and knobs, so a click or a slider move asks for its rebuild this frame.
         let wanted = (self.current(), self.params.clone(), engine_key);
         if kit.ready().is_some() && self.requested.as_ref() != Some(&wanted) {
@@ -256,7 +256,7 @@ impl LessonsView {
             path_field_ui(ui, ctx, "Write into the folder", &mut form.out, &[Field::AssignmentFolder], &mut form.seen, 320.0);
             ui.horizontal(|ui| {
                 ui.radio_value(&mut form.open_corpus, false, "the bundled sample");
-                let name = ctx.engine().map_or_else(|| "the open corpus".to_string(), |e| e.corpus().name.clone());
+                let name = ctx.workbench().map_or_else(|| "the open corpus".to_string(), |e| e.corpus().name.clone());
                 ui.radio_value(&mut form.open_corpus, true, format!("the open corpus ({name})"));
             });
             ui.horizontal(|ui| {
@@ -329,7 +329,7 @@ fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
 
 /// Draw a lesson's blocks; with `predict_first`, nothing after a checkpoint not yet answered
 /// right or revealed.
-pub fn lesson_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, predict_first: bool) {
+pub fn lesson_ui(ui: &mut Ui, l: &Lesson, answers: &mut CheckpointStates, predict_first: bool) {
     ui.label(RichText::new(&l.title).size(22.0).strong());
     for (i, b) in l.blocks.iter().enumerate() {
         block_ui(ui, i, b, checkpoint_number(&l.blocks, i), &l.id, answers);
@@ -346,7 +346,7 @@ pub fn lesson_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, predict_first: 
 
 /// Class mode: the blocks up to the current checkpoint since the previous one, with Previous and
 /// Next; the last step shows what follows the last checkpoint.
-pub fn class_ui(ui: &mut Ui, l: &Lesson, answers: &mut Answers, step: &mut usize) {
+pub fn class_ui(ui: &mut Ui, l: &Lesson, answers: &mut CheckpointStates, step: &mut usize) {
     let stops: Vec<usize> =
         l.blocks.iter().enumerate().filter(|(_, b)| matches!(b, Block::Checkpoint(_))).map(|(i, _)| i).collect();
     let steps = stops.len() + 1;
@@ -379,7 +379,7 @@ fn checkpoint_number(blocks: &[Block], i: usize) -> usize {
     blocks[..i].iter().filter(|b| matches!(b, Block::Checkpoint(_))).count() + 1
 }
 
-fn block_ui(ui: &mut Ui, i: usize, b: &Block, number: usize, lesson: &str, answers: &mut Answers) {
+fn block_ui(ui: &mut Ui, i: usize, b: &Block, number: usize, lesson: &str, answers: &mut CheckpointStates) {
     match b {
         Block::Heading(h) => {
             ui.add_space(8.0);

@@ -215,7 +215,7 @@ struct Chosen {
 
 impl View for MapView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
-        let Some(engine) = ctx.engine() else { return };
+        let Some(engine) = ctx.workbench() else { return };
         let chosen = self.source_ui(ui, ctx);
         let Some(map) = chosen.map else {
             missing_map_ui(ui, ctx);
@@ -264,7 +264,7 @@ impl View for MapView {
 impl MapView {
     /// The "Map of" choice when vector files have maps of their own; the map chosen.
     fn source_ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) -> Chosen {
-        let n = ctx.engine().map(|e| e.neural());
+        let n = ctx.workbench().map(|e| e.neural());
         let sets: Vec<&std::sync::Arc<crate::external::VectorSet>> = ctx
             .data
             .systems
@@ -317,7 +317,7 @@ impl MapView {
 /// What to do when there is no map yet.
 fn missing_map_ui(ui: &mut Ui, ctx: &ViewContext<'_>) {
     ui.label("The map needs the passages encoded with a dense model.");
-    let Some(engine) = ctx.engine() else { return };
+    let Some(engine) = ctx.workbench() else { return };
     let n = engine.neural();
     if n.dense.is_none() {
         ui.colored_label(
@@ -385,7 +385,7 @@ fn plot_ui(ui: &mut Ui, ctx: &ViewContext<'_>, data: &MapData) -> Option<DocId> 
     legend_ui(ui, &legend);
     let hovered = response.inner;
     if let Some(doc) = hovered
-        && let Some(engine) = ctx.engine()
+        && let Some(engine) = ctx.workbench()
         && let Some(d) = engine.corpus().doc(doc)
     {
         ui.label(RichText::new(format!("{} — {}", d.id, d.title)).strong());

@@ -73,7 +73,7 @@ impl JudgePanel {
              from your grades and never change them; read its agreement with the people's judgements before \
              trusting any one of them.",
         );
-        let generator = ctx.engine().and_then(|e| e.generator());
+        let generator = ctx.workbench().and_then(|e| e.generator());
         match &generator {
             Some(g) => {
                 ui.horizontal_wrapped(|ui| super::rag::generator_label_ui(ui, g.info(), "Judge: "));
@@ -234,7 +234,7 @@ fn judgements_ui(ui: &mut Ui, ctx: &ViewContext<'_>, j: &ModelJudgements, runnin
         );
     });
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
-    let corpus = ctx.engine().map(|e| e.corpus());
+    let corpus = ctx.workbench().map(|e| e.corpus());
     egui::ScrollArea::vertical().id_salt("model-judgements").max_height(row_height * 12.0).show_rows(
         ui,
         row_height,

@@ -42,7 +42,7 @@ impl View for ModelsView {
         if ui.checkbox(&mut off, "Offline (never download)").changed() {
             ctx.send(ModelCommand::SetOffline(off));
         }
-        let neural = ctx.engine().map(|e| e.neural()).unwrap_or_default();
+        let neural = ctx.workbench().map(|e| e.neural()).unwrap_or_default();
         let mut precision = ctx.data.persisted.precision;
         ui.horizontal(|ui| {
             egui::ComboBox::from_label("Precision").selected_text(precision.name()).show_ui(ui, |ui| {
@@ -79,7 +79,7 @@ impl View for ModelsView {
                 .small(),
             );
         }
-        if let Some(engine) = ctx.engine() {
+        if let Some(engine) = ctx.workbench() {
             for note in engine.window_notes() {
                 ui.label(RichText::new(note).small());
             }

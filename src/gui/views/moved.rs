@@ -120,13 +120,13 @@ impl View for MovedView {
             state_ui(ui, "After", after);
         });
         if let Some(d) = ctx.data.selected_doc()
-            && let Some(e) = ctx.engine()
+            && let Some(e) = ctx.workbench()
             && self.passage.is_empty()
         {
             self.passage = e.corpus().external_id(d).to_string();
         }
         labelled_text_ui(ui, "Passage", &mut self.passage, 240.0);
-        let Some(engine) = ctx.engine() else { return };
+        let Some(engine) = ctx.workbench() else { return };
         let Some(doc) = engine.corpus().lookup(self.passage.trim()) else {
             ui.label("Pick a passage (select one in any column, or type its id).");
             return;

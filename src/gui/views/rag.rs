@@ -14,7 +14,7 @@ use crate::gui::command::ShellCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::dialog::DialogPurpose;
 use crate::gui::jobs::JobKind;
-use crate::gui::state::{AnswerPiece, AppData, Message, RagAnswer, Ranked};
+use crate::gui::state::{AnswerPiece, AppData, Notice, RagAnswer, Ranked};
 use crate::gui::theme;
 
 /// The RAG view: how many passages go into the prompt, and the prompt built from them.
@@ -44,7 +44,7 @@ pub struct RagData {
 impl RagData {
     /// The prompt of the top `n` passages of the comparison's best list.
     pub fn build(data: &AppData, ranked: &Ranked, n: usize) -> Option<RagData> {
-        let engine = data.engine.as_ref()?;
+        let engine = data.workbench.as_ref()?;
         let list = crate::compare::best_list(&ranked.run.comparison)?;
         let passages = crate::compare::rag_passages(engine.corpus(), list, n);
         let prompt = crate::generate::tasks::rag_prompt(&ranked.run.comparison.question, &passages);
@@ -83,7 +83,7 @@ impl View for RagView {
             ui.label(RichText::new(format!("From: {}", shown.source)).strong());
             if ui.button("Copy").clicked() {
                 ui.ctx().copy_text(shown.prompt.clone());
-                ctx.send(ShellCommand::Notify(Message::warning("prompt copied to the clipboard")));
+                ctx.send(ShellCommand::Notify(Notice::warning("prompt copied to the clipboard")));
             }
             if ui.button("Export…").clicked() {
                 ctx.send(FileCommand::OpenDialog(DialogPurpose::ExportPrompt));
@@ -102,7 +102,7 @@ impl View for RagView {
                 .default_open(true)
                 .show(ui, |ui| super::agent_trace::run_ui(ui, run));
         }
-        let has_graph = ctx.engine().is_some_and(|e| e.neural().model_graph.is_some());
+        let has_graph = ctx.workbench().is_some_and(|e| e.neural().model_graph.is_some());
         if has_graph {
             ui.separator();
             ui.horizontal(|ui| {
@@ -144,7 +144,7 @@ impl View for RagView {
 
 /// The answer: a button to ask the model, the text as it streams, then the answer read.
 fn answer_ui(ui: &mut Ui, ctx: &ViewContext<'_>, ranked: &Ranked, shown: &RagData) {
-    let generator = ctx.engine().and_then(|e| e.generator());
+    let generator = ctx.workbench().and_then(|e| e.generator());
     let job = &ctx.jobs.answer;
     ui.horizontal_wrapped(|ui| match &generator {
         Some(g) => {

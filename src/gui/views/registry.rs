@@ -61,7 +61,7 @@ impl Views {
     /// Draw a view (or, for views about a corpus, say that one is loading).
     pub fn ui(&mut self, id: ViewId, ui: &mut Ui, ctx: &ViewContext<'_>) {
         let view = self.get_mut(id);
-        if view.needs_corpus() && ctx.engine().is_none() {
+        if view.needs_corpus() && ctx.workbench().is_none() {
             ui.centered_and_justified(|ui| {
                 ui.label(if ctx.jobs.corpus.is_running() {
                     "Loading the corpus…"

@@ -38,7 +38,7 @@ pub struct StructuredView {
 
 impl View for StructuredView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
-        let Some(engine) = ctx.engine() else { return };
+        let Some(engine) = ctx.workbench() else { return };
         if self.graph_limit == 0 {
             self.graph_limit = engine.corpus().len().clamp(1, 50);
         }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::generate::citations::Answer;
+use crate::generate::citations::CitedAnswer;
 
 /// The bounds of one agent run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,7 +156,7 @@ pub struct AgentRun {
     /// Every step, in order.
     pub steps: Vec<AgentStep>,
     /// The answer, read against the passages read (its citations resolved to them).
-    pub answer: Answer,
+    pub answer: CitedAnswer,
     /// Every passage read, in the order first read.
     pub read: Vec<ReadPassage>,
     /// The passages read in the order the answer used them: those it cites, in the order first
