@@ -172,6 +172,50 @@ mod tests {
     use proptest::prelude::Strategy;
 
     #[test]
+    fn a_reply_is_read_up_to_64_kib_and_a_cut_inside_a_character_moves_back_to_its_start() {
+        // Numbers after 2 KiB of prose are read; numbers after 64 KiB are not.
+        assert_eq!(read_order(&format!("{} 2 1", "x".repeat(2048)), 2).map(|o| o.0), Some(vec![1, 0]));
+        assert_eq!(read_order(&format!("{} 2 1", "x".repeat(64 * 1024)), 2), None);
+        // "2 " then three-byte characters: byte 65,536 falls inside one (65,534 is a start), so
+        // the cut moves back to it; the 1 after the characters is never read.
+        let reply = format!("2 {}1", "€".repeat(22_000));
+        assert!(!reply.is_char_boundary(64 * 1024));
+        let (order, repairs) = read_order(&reply, 2).unwrap();
+        assert_eq!((order, repairs.missing), (vec![1, 0], vec![1]));
+    }
+
+    #[test]
+    fn four_numbers_a_passage_and_sixty_four_more_are_read_and_no_more() {
+        // A window of 2: 4 × 2 + 64 = 72 numbers are read.
+        let unknown = |k: usize| vec!["9"; k].join(" ");
+        let (order, repairs) = read_order(&format!("{} 2 1", unknown(70)), 2).unwrap();
+        assert_eq!((order, repairs.unknown.len()), (vec![1, 0], 70));
+        assert_eq!(read_order(&format!("{} 2 1", unknown(72)), 2), None);
+    }
+
+    #[test]
+    fn repairs_are_empty_only_when_nothing_was_mended_and_add_up_over_windows() {
+        let missing = Repairs { missing: vec![2], ..Repairs::default() };
+        let repeated = Repairs { repeated: vec![1], ..Repairs::default() };
+        let unknown = Repairs { unknown: vec!["7".into()], ..Repairs::default() };
+        assert!(Repairs::default().is_empty());
+        for r in [&missing, &repeated, &unknown] {
+            assert!(!r.is_empty(), "{r:?}");
+        }
+        let mut total = missing.clone();
+        total.extend(&repeated);
+        total.extend(&unknown);
+        total.extend(&missing);
+        assert_eq!(total, Repairs { missing: vec![2, 2], repeated: vec![1], unknown: vec!["7".into()] });
+    }
+
+    #[test]
+    fn two_shared_items_in_the_other_order_are_minus_one() {
+        assert_eq!(kendall_tau(&[1, 2], &[2, 1]), -1.0);
+        assert_eq!(kendall_tau(&[1, 2, 9], &[2, 8, 1]), -1.0);
+    }
+
+    #[test]
     fn an_order_is_read_in_its_usual_forms_and_mended_when_broken() {
         assert_eq!(read_order("[2] > [3] > [1]", 3), Some((vec![1, 2, 0], Repairs::default())));
         assert_eq!(read_order("Ranking: 3, 1, 2.", 3).map(|o| o.0), Some(vec![2, 0, 1]));

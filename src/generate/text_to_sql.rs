@@ -319,6 +319,48 @@ fn statements(sql: &str) -> usize {
 mod tests {
     use super::*;
 
+    fn errors_table(dir: &std::path::Path) -> SqlDatabase {
+        let csv = dir.join("errors.csv");
+        std::fs::write(&csv, "code,stops_sync\nE1,1\nE2,0\n").unwrap();
+        SqlDatabase::create(&dir.join("t.sqlite"), &[csv]).unwrap().0
+    }
+
+    #[test]
+    fn the_database_s_refusal_is_a_refusal_and_a_failed_read_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = errors_table(dir.path());
+        // It passes the check (it begins WITH) and the read-only connection refuses it.
+        match run(&db, "WITH x AS (SELECT 1) DELETE FROM errors", SqlLimits::default()) {
+            SqlOutcome::Refused(m) => assert!(m.starts_with("refused"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        match run(&db, "SELECT nosuch FROM errors", SqlLimits::default()) {
+            SqlOutcome::Failed(m) => assert!(m.contains("nosuch"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        match run(&db, "SELECT code FROM errors WHERE stops_sync = 1", SqlLimits::default()) {
+            SqlOutcome::Rows(r) => assert!(r.rows.len() == 1 && format!("{:?}", r.rows[0]).contains("E1"), "{r:?}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fenced_statement_is_taken_whole_before_any_line_of_prose() {
+        assert_eq!(extract_sql("Here:\n```sql\nSELECT a\nFROM t\n```\nor SELECT b FROM t"), "SELECT a\nFROM t");
+        // A blank line inside the fence, or a line of prose that begins with a keyword, would end
+        // or replace the statement if lines were read instead.
+        assert_eq!(extract_sql("```sql\nSELECT a\n\nFROM t\n```"), "SELECT a\n\nFROM t");
+        assert_eq!(extract_sql("Select this:\n```sql\nSELECT b FROM t\n```"), "SELECT b FROM t");
+    }
+
+    #[test]
+    fn a_reply_of_only_a_bracket_wrote_no_statement_and_quoted_semicolons_do_not_count() {
+        assert_eq!(check("("), Err("the model wrote no statement".to_string()));
+        assert_eq!(statements("SELECT 'a;b' FROM t"), 1);
+        assert_eq!(statements("SELECT \"x;\" FROM t; SELECT 1"), 2);
+        assert_eq!(statements("SELECT 'it''s;' FROM t;"), 1);
+    }
+
     #[test]
     fn the_statement_is_read_out_of_a_chatty_reply() {
         assert_eq!(extract_sql("SELECT code FROM errors;"), "SELECT code FROM errors;");

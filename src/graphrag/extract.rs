@@ -213,6 +213,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_schema_asks_for_both_lists_with_their_caps_and_the_request_carries_it() {
+        let s = schema();
+        assert_eq!(s["required"], serde_json::json!(["entities", "relations"]));
+        assert_eq!(s["additionalProperties"], false);
+        for list in ["entities", "relations"] {
+            assert_eq!(s["properties"][list]["maxItems"], MAX_ITEMS, "{list}");
+        }
+        let entity = &s["properties"]["entities"]["items"];
+        assert_eq!(entity["required"], serde_json::json!(["name", "type"]));
+        assert_eq!(entity["properties"]["name"]["maxLength"], MAX_NAME_CHARS);
+        assert_eq!(entity["properties"]["name"]["minLength"], 1);
+        let relation = &s["properties"]["relations"]["items"];
+        assert_eq!(relation["required"], serde_json::json!(["source", "relation", "target"]));
+        assert_eq!(extract_request("a  passage").shape, Some(crate::generate::Shape::Json { schema: s }));
+    }
+
+    #[test]
+    fn a_name_loses_each_kind_of_wrapping_quote_and_trailing_stop() {
+        for wrapped in ["\"E104\"", "'E104'", "`E104`", "E104.", "E104,", "  \"E104\".  "] {
+            assert_eq!(clean_name(wrapped), "E104", "{wrapped:?}");
+        }
+        assert_eq!(clean_name(&"x".repeat(200)).chars().count(), MAX_NAME_CHARS);
+    }
+
+    #[test]
     fn a_reply_in_the_schema_is_read_and_cleaned() {
         let reply = "```json\n{\"entities\": [{\"name\": \" E104 \", \"type\": \"Error Code\"}, {\"name\": \"sync token\"}], \
                      \"relations\": [{\"source\": \"E104\", \"relation\": \"caused by\", \"target\": \"sync token\"}, \

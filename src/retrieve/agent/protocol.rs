@@ -198,6 +198,13 @@ pub fn read_turn(text: &str, tools: &[String]) -> TextTurn {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_input_loses_each_kind_of_quote_around_it() {
+        for wrapped in ["(\"E104\")", "'E104'", "`E104`", "“E104”", "[E104]", ": E104", "= \"E104\""] {
+            assert_eq!(unwrap_input(wrapped), "E104", "{wrapped:?}");
+        }
+    }
+
     fn tools() -> Vec<String> {
         ["bm25", "dense", "sql", "graph"].map(String::from).to_vec()
     }
