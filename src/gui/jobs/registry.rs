@@ -9,10 +9,10 @@ use crate::models::Role;
 pub type BuiltLesson = (String, crate::lessons::LessonParams, Result<crate::lessons::Lesson, String>);
 
 /// The jobs written once each: the struct's field, its `Default`, its place in the work list and
-/// its arm of `cancel` all come from one line (`field: type = Job(Kind);`), so a new job is a line
+/// its arm of `cancel` all come from one line (`field: type = Kind;`), so a new job is a line
 /// here and a [`JobKind`]. The corpus and the per-role model jobs are written by hand.
 macro_rules! jobs {
-    ($($(#[doc = $doc:literal])* $field:ident: $ty:ty = $job:ident($kind:ident);)*) => {
+    ($($(#[doc = $doc:literal])* $field:ident: $ty:ty = $kind:ident;)*) => {
         /// Every job of the app, each with its result type.
         pub struct Jobs {
             /// Loading a corpus.
@@ -30,7 +30,7 @@ macro_rules! jobs {
                     corpus: Job::new(JobKind::Corpus),
                     models: Role::EVERY.into_iter().map(|r| (r, Job::new(JobKind::Model(r)))).collect(),
                     encodings: Role::ALL.into_iter().map(|r| (r, Job::new(JobKind::Encode(r)))).collect(),
-                    $($field: $job::new(JobKind::$kind),)*
+                    $($field: <$ty>::new(JobKind::$kind),)*
                 }
             }
         }
@@ -60,52 +60,52 @@ macro_rules! jobs {
 
 jobs! {
     /// The question ranked by every column that answers at once.
-    rank: Job<crate::gui::state::Ranked> = Job(Rank);
+    rank: Job<crate::gui::state::Ranked> = Rank;
     /// The columns that encode passages while answering, run after the others.
-    rank_slow: Job<Vec<crate::compare::ColumnResult>> = Job(RankSlow);
+    rank_slow: Job<Vec<crate::compare::ColumnResult>> = RankSlow;
     /// The selected passage explained by every column.
-    explain: Job<crate::gui::state::Explained> = Job(Explain);
+    explain: Job<crate::gui::state::Explained> = Explain;
     /// The SQL statement's rows.
-    sql: Job<crate::structured::SqlResult> = Job(Sql);
+    sql: Job<crate::structured::SqlResult> = Sql;
     /// The graph pattern's bindings.
-    graph: Job<crate::structured::GraphResult> = Job(Graph);
+    graph: Job<crate::structured::GraphResult> = Graph;
     /// The question-set evaluation.
-    study: Job<std::sync::Arc<crate::compare::Study>> = Job(Study);
+    study: Job<std::sync::Arc<crate::compare::Study>> = Study;
     /// A report being written (its result is the message to show).
-    report: Job<String> = Job(Report);
+    report: Job<String> = Report;
     /// The lesson corpora and models.
-    lesson_kit: Job<std::sync::Arc<crate::lessons::LessonKit>> = Job(LessonKit);
+    lesson_kit: Job<std::sync::Arc<crate::lessons::LessonKit>> = LessonKit;
     /// The lesson shown.
-    lesson: Job<BuiltLesson> = Job(Lesson);
+    lesson: Job<BuiltLesson> = Lesson;
     /// An assignment being written (its result is the message to show).
-    assignment: Job<String> = Job(Assignment);
+    assignment: Job<String> = Assignment;
     /// The analyzers compared.
-    analyzers: Job<crate::compare::analyzers::AnalyzerComparison> = Job(Analyzers);
+    analyzers: Job<crate::compare::analyzers::AnalyzerComparison> = Analyzers;
     /// What moved a passage.
-    moved: Job<crate::compare::moved::Moved> = Job(Moved);
+    moved: Job<crate::compare::moved::Moved> = Moved;
     /// What would bring a passage into a method's top k.
-    fixes: Job<crate::compare::fixes::Fixes> = Job(Fixes);
+    fixes: Job<crate::compare::fixes::Fixes> = Fixes;
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
-    dialog: Job<(crate::gui::dialog::DialogPurpose, Vec<std::path::PathBuf>)> = Job(Dialog);
+    dialog: Job<(crate::gui::dialog::DialogPurpose, Vec<std::path::PathBuf>)> = Dialog;
     /// Run files being read: each file with its run or why it could not be read.
-    runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::compare::External>)>> = Job(Runs);
+    runs: Job<Vec<(std::path::PathBuf, crate::Result<crate::compare::External>)>> = Runs;
     /// The reader's answer from the RAG prompt.
-    answer: Streaming<crate::gui::state::RagAnswer, crate::gui::state::AnswerPiece> = Streaming(Answer);
+    answer: Streaming<crate::gui::state::RagAnswer, crate::gui::state::AnswerPiece> = Answer;
     /// The language model judging passages: the pool and each judgement as it is made, and at
     /// the end how many it judged.
-    judge: Streaming<usize, crate::compare::judge::JudgeEvent> = Streaming(Judge);
+    judge: Streaming<usize, crate::compare::judge::JudgeEvent> = Judge;
     /// A query adapter trained on the corpus's judgements, with its held-out figures.
-    adapter: Job<crate::gui::state::TrainedAdapter> = Job(Adapter);
+    adapter: Job<crate::gui::state::TrainedAdapter> = Adapter;
     /// The class report of an assignment's answers.
-    class_report: Job<crate::lessons::assignment::ClassReport> = Job(ClassReport);
+    class_report: Job<crate::lessons::assignment::ClassReport> = ClassReport;
     /// The statement the language model wrote for a question.
-    sql_ask: Job<crate::generate::text_to_sql::SqlAsk> = Job(SqlAsk);
+    sql_ask: Job<crate::generate::text_to_sql::SqlAsk> = SqlAsk;
     /// The model's statement run (or refused): the statement as run, and what came of it.
-    sql_model: Job<(String, crate::generate::text_to_sql::SqlOutcome)> = Job(SqlModel);
+    sql_model: Job<(String, crate::generate::text_to_sql::SqlOutcome)> = SqlModel;
     /// The model's graph of the corpus, and whether it came from the cache.
-    graph_build: Job<(std::sync::Arc<crate::graphrag::ModelGraph>, bool)> = Job(GraphBuild);
+    graph_build: Job<(std::sync::Arc<crate::graphrag::ModelGraph>, bool)> = GraphBuild;
     /// A global answer from the graph's community summaries.
-    graph_global: Job<crate::graphrag::GlobalAnswer> = Job(GraphGlobal);
+    graph_global: Job<crate::graphrag::GlobalAnswer> = GraphGlobal;
 }
 
 impl Jobs {
