@@ -250,6 +250,32 @@ mod tests {
     }
 
     #[test]
+    fn names_as_plain_strings_typed_twice_or_holding_escaped_quotes_are_read() {
+        let names = |s: &str| -> Vec<(String, String)> {
+            read_extraction(s).unwrap().entities.into_iter().map(|e| (e.name, e.kind)).collect()
+        };
+        let pair = |n: &str, k: &str| (n.to_string(), k.to_string());
+        // An entity may be its name alone.
+        assert_eq!(names(r#"{"entities": ["E104"]}"#), [pair("E104", "unknown")]);
+        // Named again with a type: the type replaces `unknown`, and a second type does not replace the first.
+        assert_eq!(
+            names(
+                r#"{"entities": [{"name": "E104"}, {"name": "e104", "type": "error"}, {"name": "E104", "type": "code"}]}"#
+            ),
+            [pair("E104", "error")]
+        );
+        // An escaped quote does not end a string, so the brace after it is text.
+        assert_eq!(names(r#"{"entities": ["a \"}\" b"]} after"#), [pair("a \"}\" b", "unknown")]);
+        // A dropped relation is named by its place in the list, counted from 1.
+        let x = read_extraction(
+            r#"{"relations": [{"source": "a", "target": "b", "relation": "uses"}, {"target": "c", "relation": "uses"},
+               {"source": "d", "relation": "uses"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(x.dropped, ["relation 2 has no `source`", "relation 3 has no `target`"]);
+    }
+
+    #[test]
     fn an_invalid_reply_says_what_is_wrong() {
         let why = |s: &str| read_extraction(s).unwrap_err();
         assert_eq!(why("I found E104 and a token."), "the reply holds no JSON object");

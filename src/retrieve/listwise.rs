@@ -436,6 +436,240 @@ impl Prepared for PreparedListwise {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::{ChatRequest, Finish, Generated, GeneratorInfo, Sink};
+    use std::sync::Mutex;
+
+    /// A first stage that ranks the corpus's passages in the order given.
+    struct Fixed(Vec<DocId>);
+
+    impl Retriever for Fixed {
+        fn kind(&self) -> MethodKind {
+            MethodKind::Bm25
+        }
+        fn label(&self) -> String {
+            "Fixed".into()
+        }
+        fn prepare(&self, _: &QueryContext) -> Result<Arc<dyn Prepared>> {
+            Ok(Arc::new(FixedList(self.0.clone())))
+        }
+    }
+
+    struct FixedList(Vec<DocId>);
+
+    impl Prepared for FixedList {
+        fn search(&self, k: usize) -> Result<Ranking> {
+            let n = self.0.len() as f64;
+            let scored = self.0.iter().enumerate().map(|(i, &d)| (d, n - i as f64));
+            Ok(Ranking::top("Fixed".into(), MethodKind::Bm25, scored, k))
+        }
+        fn explain(&self, _: DocId) -> Result<Explanation> {
+            Err(Error::Query("not asked".into()))
+        }
+    }
+
+    /// One scripted window: the passages (by their text's first word) in the order the model
+    /// gives them, or a reply written as it is; held to a permutation or not; from the store or not.
+    struct Reply {
+        order: Option<Vec<&'static str>>,
+        text: &'static str,
+        held: bool,
+        stored: bool,
+    }
+
+    fn ordered(order: &[&'static str]) -> Reply {
+        Reply { order: Some(order.to_vec()), text: "", held: false, stored: false }
+    }
+
+    fn written(text: &'static str) -> Reply {
+        Reply { order: None, text, held: false, stored: false }
+    }
+
+    /// A model that gives each window, in turn, the reply scripted for it, and keeps every request.
+    struct Script {
+        info: GeneratorInfo,
+        replies: Mutex<std::collections::VecDeque<Reply>>,
+        asked: Mutex<Vec<ChatRequest>>,
+    }
+
+    impl Script {
+        fn new(replies: Vec<Reply>) -> Arc<Self> {
+            let info = GeneratorInfo { model: "scripted".into(), size: None, place: "test".into(), caveat: None };
+            Arc::new(Self { info, replies: Mutex::new(replies.into()), asked: Mutex::default() })
+        }
+
+        fn requests(&self) -> usize {
+            self.asked.lock().unwrap().len()
+        }
+    }
+
+    /// The window's number of the passage whose shown text starts with `word` (`[2] bravo …`).
+    fn number_of(prompt: &str, word: &str) -> usize {
+        prompt
+            .lines()
+            .find_map(|l| {
+                let (n, rest) = l.strip_prefix('[')?.split_once("] ")?;
+                rest.starts_with(word).then(|| n.parse().ok()).flatten()
+            })
+            .unwrap_or_else(|| panic!("{word} is not in the window:\n{prompt}"))
+    }
+
+    impl Generator for Script {
+        fn info(&self) -> &GeneratorInfo {
+            &self.info
+        }
+
+        fn chat(&self, request: &ChatRequest, _: Sink<'_>, _: &dyn Progress) -> Result<Generated> {
+            self.asked.lock().unwrap().push(request.clone());
+            let reply = self.replies.lock().unwrap().pop_front().expect("a reply scripted for every window");
+            let prompt = request.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+            let text = match &reply.order {
+                Some(words) => {
+                    words.iter().map(|w| format!("[{}]", number_of(&prompt, w))).collect::<Vec<_>>().join(" > ")
+                }
+                None => reply.text.to_string(),
+            };
+            Ok(Generated {
+                text,
+                model: "scripted".into(),
+                finish: Finish::Stop,
+                prompt_tokens: 0,
+                completion_tokens: 0,
+                seconds: 0.0,
+                constrained: reply.held.then(|| "permutation".to_string()),
+                stored: reply.stored,
+            })
+        }
+    }
+
+    fn corpus(texts: &[(&str, &str)]) -> Arc<Corpus> {
+        Arc::new(Corpus::from_texts("t", texts.iter().copied()))
+    }
+
+    fn listwise(corpus: &Arc<Corpus>, model: &Arc<Script>, knobs: ModelRerank) -> ListwiseRetriever {
+        let first: Vec<DocId> = (0..corpus.len() as u32).map(DocId).collect();
+        ListwiseRetriever::new(Arc::new(Fixed(first)), model.clone(), corpus.clone(), knobs)
+    }
+
+    fn knobs(depth: usize, window: usize, step: usize, three_orders: bool) -> ModelRerank {
+        ModelRerank { depth, window, step, three_orders, ..ModelRerank::default() }
+    }
+
+    fn ids(corpus: &Corpus, r: &Ranking) -> Vec<String> {
+        r.docs().into_iter().map(|d| corpus.external_id(d).to_string()).collect()
+    }
+
+    #[test]
+    fn every_window_is_counted_by_what_became_of_its_reply() {
+        let c = corpus(&[("a", "alpha one"), ("b", "bravo two"), ("c", "charlie three"), ("d", "delta four")]);
+        // Windows of two moving up one: (2, 4), (1, 3), (0, 2), each asked (two passages are
+        // something to order). The first reply is whole and held to a permutation, the second
+        // names one passage twice (mended) and is held too, the third is empty (its window keeps
+        // its order) and comes from the store.
+        let model = Script::new(vec![
+            Reply { held: true, ..ordered(&["delta", "charlie"]) },
+            Reply { held: true, ..written("[2] > [2] > [1]") },
+            Reply { stored: true, ..written("") },
+        ]);
+        let lw = listwise(&c, &model, knobs(4, 2, 1, false));
+        assert_eq!(lw.over_questions(), None, "nothing asked yet, nothing to say");
+        assert_eq!(lw.tally(), WindowTally::default());
+        let q = QueryContext::new("which?");
+        let r = lw.search(&q, 10).unwrap();
+        assert_eq!(model.requests(), 3);
+        // a b c d → window (2, 4) gives a b d c → window (1, 3) [b d] read as "d, then b" → a d b c
+        // → window (0, 2) kept.
+        assert_eq!(ids(&c, &r), ["a", "d", "b", "c"]);
+        let want = WindowTally { asked: 3, whole: 1, mended: 1, kept: 1, held: 2, stored: 1 };
+        assert_eq!(lw.tally(), want);
+        let line = "3 windows asked: 1 whole permutations, 1 mended, 1 kept their order; 2 held to a permutation \
+                    while written, 1 from the store of replies";
+        assert_eq!(want.line(), line);
+        assert_eq!(lw.over_questions().as_deref(), Some(line));
+        // Each request asks for about five tokens an identifier and ten to spare.
+        for r in model.asked.lock().unwrap().iter() {
+            assert_eq!(r.max_tokens, 5 * 2 + 10);
+        }
+        assert_eq!(
+            lw.label(),
+            "Listwise (scripted over BM25 top 4, windows of 2 step 1)",
+            "the label names the model, the first stage and the knobs"
+        );
+        assert_eq!(
+            listwise(&c, &model, knobs(20, 20, 10, true)).label(),
+            "Listwise (scripted over BM25 top 20, windows of 20 step 10, three orders aggregated)"
+        );
+    }
+
+    #[test]
+    fn one_passage_asks_nothing_and_counts_no_window() {
+        let c = corpus(&[("a", "alpha one")]);
+        let model = Script::new(Vec::new());
+        // Three orders of one passage are one order: nothing reversed or shuffled either.
+        let lw = listwise(&c, &model, knobs(5, 20, 10, true));
+        let q = QueryContext::new("which?");
+        let p = lw.prepare(&q).unwrap();
+        assert_eq!(model.requests(), 0);
+        assert_eq!(lw.tally(), WindowTally::default());
+        assert_eq!(lw.over_questions(), None);
+        let e = p.explain(DocId(0)).unwrap();
+        let Detail::Listwise { orders, tau, windows, before, after, .. } = &e.detail else { panic!("{:?}", e.detail) };
+        assert!(orders.is_empty() && tau.is_empty(), "{orders:?} {tau:?}");
+        assert_eq!((windows.len(), *before, *after), (1, Some(1), Some(1)));
+        assert!(windows[0].kept.as_deref().unwrap_or_default().contains("nothing to order"));
+    }
+
+    #[test]
+    fn a_window_of_two_is_asked_and_sized_by_its_passages() {
+        let c = corpus(&[("a", "alpha one"), ("b", "bravo two"), ("c", "charlie three")]);
+        let model = Script::new(vec![ordered(&["bravo", "alpha"])]);
+        let lw = listwise(&c, &model, knobs(2, 20, 10, false));
+        let r = lw.search(&QueryContext::new("which?"), 10).unwrap();
+        assert_eq!(model.requests(), 1, "two passages are an order to ask for");
+        assert_eq!(ids(&c, &r), ["b", "a"]);
+        let three = lw.request("which?", &[DocId(0), DocId(1), DocId(2)]);
+        assert_eq!(three.max_tokens, 25, "5 · 3 + 10");
+    }
+
+    #[test]
+    fn a_window_shows_eighty_words_and_marks_a_cut() {
+        let words = |n: usize| (0..n).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
+        let (w79, w80, w81, w82) = (words(79), words(80), words(81), words(82));
+        let c = corpus(&[("a", &w79), ("b", &w80), ("c", &w81), ("d", &w82)]);
+        let model = Script::new(Vec::new());
+        let lw = listwise(&c, &model, knobs(4, 20, 10, false));
+        assert_eq!(prompts::LISTWISE_WORDS, 80);
+        assert_eq!(lw.shown(DocId(0)), w79);
+        assert_eq!(lw.shown(DocId(1)), w80, "eighty words are shown whole");
+        assert_eq!(lw.shown(DocId(2)), format!("{w80} …"));
+        assert_eq!(lw.shown(DocId(3)), format!("{w80} …"));
+    }
+
+    #[test]
+    fn three_orders_that_tie_keep_the_first_stage_s_order() {
+        let c = corpus(&[("a", "alpha one"), ("b", "bravo two"), ("c", "charlie three")]);
+        // As ranked a b c, reversed read as c a b, shuffled read as b c a: each passage is first,
+        // second and third once, so Borda gives each 3 + 2 + 1 points and the first stage decides.
+        let model = Script::new(vec![
+            ordered(&["alpha", "bravo", "charlie"]),
+            ordered(&["charlie", "alpha", "bravo"]),
+            ordered(&["bravo", "charlie", "alpha"]),
+        ]);
+        let lw = listwise(&c, &model, knobs(3, 20, 10, true));
+        let q = QueryContext::new("which?");
+        let p = lw.prepare(&q).unwrap();
+        assert_eq!(model.requests(), 3);
+        assert_eq!(ids(&c, &p.search(10).unwrap()), ["a", "b", "c"]);
+        let e = p.explain(DocId(0)).unwrap();
+        let Detail::Listwise { orders, before, after, .. } = &e.detail else { panic!("{:?}", e.detail) };
+        assert_eq!(orders.len(), 3);
+        assert_eq!(orders[1].ids, ["c", "a", "b"]);
+        assert_eq!(orders[2].ids, ["b", "c", "a"]);
+        assert_eq!((*before, *after), (Some(1), Some(1)));
+        assert_eq!(e.value, 3.0, "first of three: N + 1 − 1");
+        let e = p.explain(DocId(2)).unwrap();
+        let Detail::Listwise { before, after, .. } = &e.detail else { panic!("{:?}", e.detail) };
+        assert_eq!((*before, *after, e.value), (Some(3), Some(3), 1.0));
+    }
 
     #[test]
     fn windows_slide_from_the_bottom_and_the_last_reaches_the_top() {

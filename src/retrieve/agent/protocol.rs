@@ -205,6 +205,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_tool_named_first_on_the_line_is_the_one_run() {
+        let tools = tools();
+        // bm25 is offered first, but dense is named first.
+        assert_eq!(tool_in("dense, not bm25", &tools), Some(("dense".into(), 5)));
+        assert_eq!(tool_in("bm25 then dense", &tools), Some(("bm25".into(), 4)));
+        assert_eq!(tool_in("bm25x densest", &tools), None, "a tool is named as a whole word");
+    }
+
+    #[test]
+    fn each_label_keeps_its_own_lines_and_the_first_action_wins() {
+        let read = |s: &str| read_turn(s, &tools());
+        // An observation before any action is only a label: the answer after it is read.
+        assert_eq!(read("Thought: x\nObservation: nothing yet\nAnswer: y").answer.as_deref(), Some("y"));
+        // An answer after the action waits, and says so.
+        let t = read("Action: bm25\nInput: q\nAnswer: done");
+        assert_eq!((t.action, t.answer), (Some(("bm25".into(), "q".into())), None));
+        assert!(t.repairs.iter().any(|r| r.contains("answered after its action")), "{:?}", t.repairs);
+        // The first action and the first input are the ones run.
+        let t = read("Action: bm25\nInput: q\nAction: dense\nInput: r");
+        assert_eq!(t.action, Some(("bm25".into(), "q".into())));
+        // Lines under a label belong to it: the answer's, the thought's, an empty input's.
+        assert_eq!(read("Answer: first\nsecond line").answer.as_deref(), Some("first\nsecond line"));
+        assert_eq!(read("Thought: a\nb\nAction: bm25\nInput: q").thought, "a b");
+        assert_eq!(read("Action: bm25\nInput:\nE104 token").action, Some(("bm25".into(), "E104 token".into())));
+        assert_eq!(read("Action: bm25\nInput: q\nmore words").action, Some(("bm25".into(), "q".into())));
+        // A thought alone is neither an action nor an answer: the model has not finished.
+        let t = read("Thought: I am not sure yet");
+        assert_eq!((t.action, t.answer, t.thought.as_str()), (None, None, "I am not sure yet"));
+        assert!(t.repairs.is_empty(), "{:?}", t.repairs);
+    }
+
     fn tools() -> Vec<String> {
         ["bm25", "dense", "sql", "graph"].map(String::from).to_vec()
     }
