@@ -570,3 +570,59 @@ fn no_two_public_types_share_a_name() {
         .collect();
     assert!(clashes.is_empty(), "public types declared twice: {clashes:?}");
 }
+
+/// The lines of `text` (a `mod.rs`) that are neither a comment, an attribute, a `mod` declaration
+/// nor a `use` statement (a `use` may run over several lines to its `;`), with their numbers.
+fn not_declarations(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_use = false;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if in_use {
+            in_use = !t.ends_with(';');
+            continue;
+        }
+        if t.is_empty() || t.starts_with("//") || t.starts_with("#[") {
+            continue;
+        }
+        let rest = ["pub(crate) ", "pub(super) ", "pub "].iter().find_map(|p| t.strip_prefix(p)).unwrap_or(t);
+        if rest.starts_with("mod ") && rest.ends_with(';') {
+            continue;
+        }
+        if rest.starts_with("use ") {
+            in_use = !rest.ends_with(';');
+            continue;
+        }
+        out.push((i + 1, t.to_string()));
+    }
+    out
+}
+
+/// A `mod.rs` declares its children and re-exports their names; what they share lives in a file
+/// of its own, and its tests in `tests.rs` (ARCHITECTURE.md). The app's dispatcher,
+/// `gui/flow/mod.rs`, is the one exception, by design.
+#[test]
+fn a_mod_rs_only_declares_and_re_exports() {
+    assert_eq!(
+        not_declarations(
+            "//! doc\nmod a;\npub(crate) mod b;\n#[cfg(test)]\nmod tests;\npub use b::{\n    C,\n    D,\n};\nuse std::fmt;\nconst X: u8 = 1;\nmod c {\n}\n"
+        ),
+        [(11, "const X: u8 = 1;".to_string()), (12, "mod c {".to_string()), (13, "}".to_string())]
+    );
+    let src = root().join("src");
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for file in rust_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if !rel.ends_with("mod.rs") || rel == "gui/flow/mod.rs" {
+            continue;
+        }
+        checked += 1;
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line, what) in not_declarations(&text) {
+            found.push(format!("src/{rel}:{line}: {what}"));
+        }
+    }
+    assert!(checked >= 15, "the scan is broken: {checked} mod.rs files");
+    assert!(found.is_empty(), "code in mod.rs files (move it to a file of its own):\n{}", found.join("\n"));
+}
