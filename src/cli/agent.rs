@@ -13,7 +13,7 @@ use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::progress::NoProgress;
 use crate::retrieve::MethodKind;
-use crate::retrieve::agent::{AgentRetriever, AgentRun, AgentStep, Stop};
+use crate::retrieve::agent::{AgentRun, AgentStep, Stop};
 
 /// `ranklens agent`
 #[derive(Debug, Args)]
@@ -159,15 +159,13 @@ pub fn agent(a: AgentArgs) -> anyhow::Result<Found> {
         engine.set_generator(a.models.generator(&progress)?)?;
     }
     drop(progress);
-    let mut tools = engine.agent_tools(&settings)?;
-    tools.keep(&a.tools);
+    let agent = engine.agent(&settings, Some(&a.tools))?;
+    let names = agent.tool_names();
     for t in &a.tools {
-        if !tools.names().iter().any(|n| n == t.trim()) {
+        if !names.iter().any(|n| n == t.trim()) {
             eprintln!("note: the {t} tool cannot run here (its model is missing or the passages are not encoded)");
         }
     }
-    let Some(generator) = engine.generator() else { anyhow::bail!("no language model") };
-    let agent = AgentRetriever::new(generator, tools, settings.agent);
     let query = engine.query_context(&a.question, &settings);
     let streamed = a.format == OutputFormat::Table;
     let mut on_step = |s: &AgentStep| {

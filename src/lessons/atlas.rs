@@ -15,7 +15,7 @@ pub fn atlas_lesson() -> Lesson {
         l.p(format!("Use it when: {}", card.use_when));
         match card.runs_here {
             RunsHere::Method(kind) => {
-                l.p(format!("Run it: the {} column of the app; {}.", kind.label(), cli_command(kind)))
+                l.p(format!("Run it: the {} column of the app; {}.", kind.label(), kind.info().command))
             }
             RunsHere::Lesson(id) => l.p(format!("Run it: ranklens lesson {id}.")),
             RunsHere::Rag => l.p("Run it: the RAG prompt view of the app."),
@@ -23,39 +23,6 @@ pub fn atlas_lesson() -> Lesson {
         }
     }
     l
-}
-
-fn cli_command(kind: MethodKind) -> &'static str {
-    match kind {
-        MethodKind::Boolean => "ranklens search --method boolean",
-        MethodKind::TfIdf => "ranklens search --method tfidf",
-        MethodKind::Bm25 => "ranklens search --method bm25",
-        MethodKind::Splade => "ranklens search --method splade",
-        MethodKind::Dense => "ranklens search --method dense",
-        MethodKind::LateInteraction => "ranklens search --method late",
-        MethodKind::Fusion => "ranklens search --method fusion",
-        MethodKind::Rerank => "ranklens search --method rerank",
-        MethodKind::Sql => "ranklens sql",
-        MethodKind::Graph => "ranklens graph",
-        MethodKind::Run => "ranklens compare --run FILE",
-        MethodKind::Engine => "ranklens compare --run RESPONSE.json (or --engine ENGINE.json)",
-        MethodKind::Vectors => "ranklens compare --vectors PASSAGES.npy --query-vectors QUERIES.npy",
-        MethodKind::Rewrite => "ranklens search --method rewrite",
-        MethodKind::Hyde => "ranklens search --method hyde",
-        MethodKind::HydeText => "ranklens search --method hyde-bm25",
-        MethodKind::Listwise => "ranklens search --method listwise --first-stage bm25 --depth 20 --explain",
-        MethodKind::Pointwise => "ranklens search --method pointwise --first-stage bm25 --depth 20 --explain",
-        MethodKind::ReasonBm25 => "ranklens search --method reason-bm25",
-        MethodKind::ReasonDense => "ranklens search --method reason-dense",
-        MethodKind::Agent => "ranklens agent --corpus C --format json \"QUESTION\"",
-        MethodKind::GraphLocal => {
-            "ranklens graphrag build --corpus C --limit N, then ranklens search --method graphrag-local (and \
-             ranklens graphrag global for a question about the whole corpus)"
-        }
-        MethodKind::DenseAdapter => {
-            "ranklens adapter train --dataset D --split train --out A; ranklens eval --dataset D --method dense --adapter A"
-        }
-    }
 }
 
 /// Where a method can be tried in RankLens.

@@ -645,6 +645,18 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_kernel_runs_exactly_where_the_cpu_has_avx2_and_fma() {
+        #[cfg(target_arch = "x86_64")]
+        let has = std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+        #[cfg(not(target_arch = "x86_64"))]
+        let has = false;
+        assert_eq!(int16_instructions(), has);
+        let (x, w, b) = (values(6, 1), values(6, 2), values(2, 3));
+        let p = PackedInt16::pack(&w, 2, 3).unwrap();
+        assert_eq!(linear_int16(&x, 2, &p, &b, &mut [0f32; 4]).is_ok(), has, "the kernel is refused only without them");
+    }
+
     /// The same bits, or both NaN (whose payload is not the arithmetic's).
     fn same_bits(a: f32, b: f32) -> bool {
         a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
@@ -712,7 +724,8 @@ mod tests {
 
     #[test]
     fn column_maxima_are_the_products_largest_values_and_their_first_rows() {
-        let (n, i, o) = (17usize, 30usize, 70usize);
+        // 300 columns: three tasks of eight panels (128, 128 and 44 columns).
+        let (n, i, o) = (17usize, 30usize, 300usize);
         let mut x = values(n * i, 11);
         // Rows 3 and 9 equal: a tie goes to the first.
         let row3 = x[3 * i..4 * i].to_vec();

@@ -49,7 +49,7 @@ pub use graph_local::GraphLocalRetriever;
 pub use late::LateInteractionRetriever;
 pub use lexical::LexicalRetriever;
 pub use listwise::ListwiseRetriever;
-pub use method::MethodKind;
+pub use method::{METHODS, MethodInfo, MethodKind};
 pub use model_rerank::ModelRerank;
 pub use pointwise::PointwiseRetriever;
 pub use provisional::{PROVISIONAL_DEPTH, ProvisionalRetriever};

@@ -5,6 +5,7 @@ mod adapter;
 mod base;
 mod encoding_state;
 mod loaded;
+mod model_columns;
 mod model_graph;
 mod neural;
 mod query_models;

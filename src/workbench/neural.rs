@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::loaded::{NOT_ENCODED, Neural, missing};
 use crate::config::Settings;
-use crate::generate::Generator;
 use crate::index::NeuralOptions;
 use crate::index::encoded::{TokenTarget, build_dense, build_late, build_splade};
 use crate::index::hnsw::DenseAnn;
@@ -14,11 +13,8 @@ use crate::index::tokens::TokenIndex;
 use crate::models::{EmbeddingCache, ModelManager, Role, TextEncoder, TokenEncoder};
 use crate::progress::Progress;
 use crate::project::PcaMap;
-use crate::retrieve::GraphLocalRetriever;
-use crate::retrieve::agent::{AgentRetriever, Toolbox};
 use crate::retrieve::{
-    DenseRetriever, FusionRetriever, GeneratedRetriever, GeneratedSearch, LateInteractionRetriever, ListwiseRetriever,
-    MethodKind, PointwiseRetriever, RerankRetriever, Retriever, SpladeRetriever,
+    DenseRetriever, FusionRetriever, LateInteractionRetriever, MethodKind, RerankRetriever, Retriever, SpladeRetriever,
 };
 use crate::{Error, Result};
 
@@ -203,9 +199,24 @@ impl super::Workbench {
         Ok(())
     }
 
-    /// A retriever of a neural family or a combination (fusion, rerank), or why it cannot run
-    /// here ([`Error::Unavailable`]: a model is missing or the passages are not encoded yet).
+    /// A retriever of a family that needs a model, or why it cannot run here
+    /// ([`Error::Unavailable`]: a model is missing or the passages are not encoded yet), built by
+    /// its family's factory: the encoders' columns, the combinations, the trained adapter, and the
+    /// language model's columns (`model_columns.rs`).
     pub fn neural_retriever(&self, kind: MethodKind, settings: &Settings) -> Result<Arc<dyn Retriever>> {
+        match kind {
+            MethodKind::Dense | MethodKind::Splade | MethodKind::LateInteraction => self.encoded_retriever(kind),
+            MethodKind::Fusion | MethodKind::Rerank => self.combined_retriever(kind, settings),
+            MethodKind::DenseAdapter => self.adapter_retriever(settings),
+            k if MethodKind::GENERATED.contains(&k) || MethodKind::EXTRACTED.contains(&k) => {
+                self.model_retriever(k, settings)
+            }
+            other => Err(Error::invalid("method", format!("{other} is not a neural method"))),
+        }
+    }
+
+    /// A column over the passages' encodings: dense, SPLADE, late interaction.
+    fn encoded_retriever(&self, kind: MethodKind) -> Result<Arc<dyn Retriever>> {
         let n = self.neural();
         let corpus = self.corpus().clone();
         let unavailable = |message: String| Err(Error::Unavailable(message));
@@ -240,6 +251,16 @@ impl super::Workbench {
                     None => unavailable(NOT_ENCODED.into()),
                 }
             }
+            other => Err(Error::invalid("method", format!("{other} is not an encoder's method"))),
+        }
+    }
+
+    /// A column that combines others: fusion of its inputs, the cross-encoder over fusion (or BM25).
+    fn combined_retriever(&self, kind: MethodKind, settings: &Settings) -> Result<Arc<dyn Retriever>> {
+        let n = self.neural();
+        let corpus = self.corpus().clone();
+        let unavailable = |message: String| Err(Error::Unavailable(message));
+        match kind {
             MethodKind::Fusion => {
                 let inputs: Vec<Arc<dyn Retriever>> =
                     settings.fusion.inputs.iter().filter_map(|k| self.retriever(*k, settings).ok()).collect();
@@ -257,108 +278,8 @@ impl super::Workbench {
                     self.neural_retriever(MethodKind::Fusion, settings).or_else(|_| self.sparse_arc(settings))?;
                 Ok(Arc::new(RerankRetriever::new(first, r.encoder.clone(), corpus, settings.rerank_depth)))
             }
-            MethodKind::Rewrite
-            | MethodKind::Hyde
-            | MethodKind::HydeText
-            | MethodKind::ReasonBm25
-            | MethodKind::ReasonDense => {
-                // The generator with its replies kept in the workspace's store.
-                let Some(generator) = self.generator() else {
-                    return Err(crate::retrieve::generated::no_generator(kind));
-                };
-                let (search, inner) = match kind {
-                    MethodKind::Rewrite => (GeneratedSearch::Rewrite, self.sparse_arc(settings)?),
-                    MethodKind::HydeText => (GeneratedSearch::HydeExpansion, self.sparse_arc(settings)?),
-                    MethodKind::ReasonBm25 => {
-                        (GeneratedSearch::Reasoning(MethodKind::Bm25), self.sparse_arc(settings)?)
-                    }
-                    MethodKind::ReasonDense => (
-                        GeneratedSearch::Reasoning(MethodKind::Dense),
-                        self.neural_retriever(MethodKind::Dense, settings)?,
-                    ),
-                    _ => (GeneratedSearch::HydeDense, self.neural_retriever(MethodKind::Dense, settings)?),
-                };
-                Ok(Arc::new(GeneratedRetriever::new(search, generator, inner)))
-            }
-            MethodKind::Listwise | MethodKind::Pointwise => {
-                // The generator with its replies kept in the workspace's store.
-                let Some(generator) = self.generator() else {
-                    return Err(crate::retrieve::generated::no_generator(kind));
-                };
-                let knobs = settings.model_rerank;
-                let first = self.retriever(knobs.first_stage, settings).map_err(|e| match e {
-                    Error::Unavailable(m) => {
-                        Error::Unavailable(format!("its first stage, {}, cannot run: {m}", knobs.first_stage.label()))
-                    }
-                    e => e,
-                })?;
-                Ok(if kind == MethodKind::Listwise {
-                    Arc::new(ListwiseRetriever::new(first, generator, corpus, knobs))
-                } else {
-                    Arc::new(PointwiseRetriever::new(first, generator, corpus, knobs))
-                })
-            }
-            MethodKind::DenseAdapter => self.adapter_retriever(settings),
-            MethodKind::GraphLocal => match self.model_graph() {
-                Some(graph) => Ok(Arc::new(GraphLocalRetriever::new(graph, corpus))),
-                None => unavailable(
-                    "GraphRAG local search needs the language model's graph of this corpus: build it with \
-                         `ranklens graphrag build --corpus C` (or Structured → Build the model's graph)"
-                        .into(),
-                ),
-            },
-            MethodKind::Agent => {
-                // The generator with its replies kept in the workspace's store.
-                let Some(generator) = self.generator() else {
-                    return Err(crate::retrieve::generated::no_generator(kind));
-                };
-                Ok(Arc::new(AgentRetriever::new(generator, self.agent_tools(settings)?, settings.agent)))
-            }
-            other => Err(Error::invalid("method", format!("{other} is not a neural method"))),
+            other => Err(Error::invalid("method", format!("{other} does not combine methods"))),
         }
-    }
-
-    /// The agent's tools: BM25, and dense and SPLADE where they can run; the tables and the graph
-    /// when the corpus has them.
-    pub fn agent_tools(&self, settings: &Settings) -> Result<Toolbox> {
-        let mut search: Vec<(String, Arc<dyn Retriever>)> = vec![("bm25".into(), self.sparse_arc(settings)?)];
-        for kind in [MethodKind::Dense, MethodKind::Splade] {
-            if let Ok(r) = self.neural_retriever(kind, settings) {
-                search.push((kind.cli_name().into(), r));
-            }
-        }
-        let s = self.structured();
-        Ok(Toolbox::new(self.corpus().clone(), search, s.sql.clone(), s.graph.clone()))
-    }
-
-    /// The language model, when one is loaded or a server was given; with a workspace, its
-    /// replies are kept in the workspace's store (`generate::store`), so a request asked before
-    /// is answered from there.
-    pub fn generator(&self) -> Option<Arc<dyn Generator>> {
-        let g = self.neural().generator.map(|(g, _)| g)?;
-        Some(match self.replies() {
-            Some(store) => crate::generate::Stored::wrap(g, &store),
-            None => g,
-        })
-    }
-
-    /// The workspace's store of language-model replies (`None` without a workspace, or where its
-    /// file cannot be opened: then every request is asked).
-    pub fn replies(&self) -> Option<Arc<crate::generate::ReplyStore>> {
-        self.replies
-            .get_or_init(|| {
-                let dir = self.workspace()?;
-                crate::generate::ReplyStore::in_workspace(dir).ok().map(Arc::new)
-            })
-            .clone()
-    }
-
-    /// Use a chat server (or any generator) as the language model, in place of the embedded one.
-    pub fn set_generator(&self, generator: Arc<dyn Generator>) -> Result<()> {
-        self.with_neural(|n| {
-            n.generator = Some((generator, None));
-            n.missing.remove(&Role::Generator);
-        })
     }
 
     pub(super) fn sparse_arc(&self, settings: &Settings) -> Result<Arc<dyn Retriever>> {

@@ -27,6 +27,11 @@ impl AgentRetriever {
         Self { generator, tools, limits }
     }
 
+    /// The names of the tools it may call (`bm25`, `dense`, `sql`…).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools.names()
+    }
+
     /// Run the agent once on `query`, each step passed to `on_step` as it is recorded.
     pub fn run(
         &self,
