@@ -1,5 +1,6 @@
 //! Counts of the computations a view may only do when its inputs change: one question's metrics,
-//! the overlap of its columns, a RAG prompt, a walk over every passage. The app's test draws frames
+//! the overlap of its columns, a RAG prompt, a walk over every passage, the grades read from the
+//! store, a κ, a lesson asked for. The app's test draws frames
 //! in which nothing changed and checks that none of these counts moved (a view that recomputed
 //! while drawing would move them). Each thread counts its own: the views draw on the UI thread, so
 //! tests that run side by side in one process do not see each other's counts.
@@ -17,9 +18,15 @@ pub enum Tally {
     Prompt,
     /// A walk over every passage of a corpus (a statistic or a filter).
     CorpusWalk,
+    /// Every question's grades read (the shipped judgements and the workspace's store).
+    Grades,
+    /// A Cohen's κ computed (the judge panel's agreement and its threshold sweep).
+    Agreement,
+    /// A lesson asked to be built.
+    LessonRequest,
 }
 
-const KINDS: usize = 4;
+const KINDS: usize = 7;
 
 thread_local! {
     static COUNTS: [Cell<u64>; KINDS] = const { [const { Cell::new(0) }; KINDS] };
@@ -31,6 +38,9 @@ fn slot(t: Tally) -> usize {
         Tally::Overlap => 1,
         Tally::Prompt => 2,
         Tally::CorpusWalk => 3,
+        Tally::Grades => 4,
+        Tally::Agreement => 5,
+        Tally::LessonRequest => 6,
     }
 }
 
@@ -46,7 +56,16 @@ pub fn read(what: Tally) -> u64 {
 
 /// Every count of this thread, in [`Tally`]'s order.
 pub fn all() -> [u64; KINDS] {
-    [Tally::QuestionMetrics, Tally::Overlap, Tally::Prompt, Tally::CorpusWalk].map(read)
+    [
+        Tally::QuestionMetrics,
+        Tally::Overlap,
+        Tally::Prompt,
+        Tally::CorpusWalk,
+        Tally::Grades,
+        Tally::Agreement,
+        Tally::LessonRequest,
+    ]
+    .map(read)
 }
 
 #[cfg(test)]
@@ -68,7 +87,7 @@ mod tests {
         })
         .join()
         .unwrap();
-        assert_eq!(other, [0, 0, 0, 1], "a new thread starts from nothing");
+        assert_eq!(other, [0, 0, 0, 1, 0, 0, 0], "a new thread starts from nothing");
         assert_eq!(read(Tally::CorpusWalk), before[3], "and its counts are its own");
     }
 }

@@ -1396,6 +1396,10 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
     assert!(shows(&h, &format!("observed agreement {observed:.3}, expected by chance {chance:.3}")));
     assert!(shows(&h, "model: relevant") && shows(&h, "people: not relevant"));
     assert!(shows(&h, &format!("{} of {} passages judged (finished)", top.len(), top.len())));
+    // κ and its sweep are kept with the judgements: frames that change nothing compute none.
+    let kappas = ranklens::tally::read(ranklens::tally::Tally::Agreement);
+    h.run_steps(10);
+    assert_eq!(ranklens::tally::read(ranklens::tally::Tally::Agreement), kappas, "a frame recomputed κ");
     // Nobody's grades changed.
     assert_eq!(h.state().data().all_qrels(), grades_before);
     assert_eq!(h.state().data().grades.get("errors-3"), Some(&3));
@@ -1472,19 +1476,23 @@ fn the_language_model_judges_a_columns_top_k_apart_from_the_grades_and_shows_its
     }
 }
 
-/// A frame in which nothing changed ranks nothing and computes nothing: Compare's metrics and
-/// overlap, the Corpus view's walks over the passages and the RAG prompt are built when their
-/// inputs change, not while drawing. The views draw on this thread, so its counts are this test's.
+/// A frame in which nothing changed ranks nothing and computes nothing, in every view: Compare's
+/// metrics and overlap, the Corpus view's walks over the passages, the RAG prompt, Evaluate's
+/// count of judged questions (the grades read from the store), the judge panel's κ and its sweep,
+/// a lesson asked for — each is built when its inputs change, not while drawing. The views draw
+/// on this thread, so its counts are this test's.
 #[test]
 fn a_frame_in_which_nothing_changed_ranks_and_computes_nothing() {
     use ranklens::tally::{self, Tally};
     let mut h = harness("Why does my phone say my login is stale?");
     // Grades make Compare compute its per-question metrics.
     let doc = h.state().workbench().unwrap().corpus().lookup("errors-3").unwrap();
+    let grades = tally::read(Tally::Grades);
     send(&mut h, [Command::Study(StudyCommand::SetGrade { doc, grade: Some(2) })]);
-    for view in [ViewId::Compare, ViewId::Corpus, ViewId::Rag] {
+    assert_eq!(tally::read(Tally::Grades), grades + 1, "a new grade: the grades read once");
+    for view in ViewId::ALL {
         send(&mut h, [Command::Shell(ShellCommand::ShowView(view))]);
-        h.run_steps(2);
+        settle(&mut h);
         let revision = h.state().ranking().unwrap().revision;
         let before = tally::all();
         for _ in 0..10 {

@@ -28,6 +28,7 @@ pub struct Agreement {
 
 /// Cohen's κ of (model, people) yes/no pairs.
 pub fn agreement(pairs: impl IntoIterator<Item = (bool, bool)>) -> Agreement {
+    crate::tally::count(crate::tally::Tally::Agreement);
     let (mut both, mut model_only, mut people_only, mut neither) = (0, 0, 0, 0);
     for (m, p) in pairs {
         match (m, p) {

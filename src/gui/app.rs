@@ -69,6 +69,8 @@ impl RankLensApp {
             hovered: None,
             grades: BTreeMap::new(),
             grades_revision: 0,
+            judged_questions: 0,
+            judgements_revision: 0,
             models: ModelsState { status: manager.status(), manager, errors: BTreeMap::new() },
             store,
             systems: Vec::new(),

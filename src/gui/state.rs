@@ -282,6 +282,8 @@ pub struct AppData {
     pub grades: BTreeMap<String, i32>,
     /// Changes whenever the grades do (what views' data is keyed by).
     pub grades_revision: u64,
+    /// Questions with judgements (shipped and the user's), counted when the grades are read.
+    pub judged_questions: usize,
     /// The models.
     pub models: ModelsState,
     /// Where grades are stored (none without a workspace).
@@ -308,6 +310,8 @@ pub struct AppData {
     /// The language model's relevance judgements of the open corpus, kept apart from every grade:
     /// those stored in the workspace, then each one of a judging run as the job hands it over.
     pub model_judgements: Option<crate::compare::judge::ModelJudgements>,
+    /// Changes whenever the model's judgements do (the judge panel's κ is keyed by it).
+    pub judgements_revision: u64,
     /// The statement the language model wrote for a question, as the user edited it (it runs
     /// only when asked).
     pub model_sql: String,
@@ -379,6 +383,7 @@ impl AppData {
     /// Every grade (shipped judgements, then the user's, which win) of every question.
     pub fn all_qrels(&self) -> crate::eval::Qrels {
         let Some(engine) = &self.workbench else { return crate::eval::Qrels::default() };
+        crate::tally::count(crate::tally::Tally::Grades);
         let mut q = engine.corpus().qrels.clone().unwrap_or_default();
         if let (Some(store), Some(key)) = (&self.store, self.corpus_key())
             && let Ok(mine) = store.qrels(&key)

@@ -17,10 +17,12 @@ impl RankLensApp {
     /// Read the current question's grades again (after the question, the corpus or a grade
     /// changed).
     pub(super) fn refresh_grades(&mut self) {
+        let all = self.all_qrels();
         let grades = match self.data.question_id() {
-            Some(qid) => self.all_qrels().for_query(&qid).cloned().unwrap_or_default(),
+            Some(qid) => all.for_query(&qid).cloned().unwrap_or_default(),
             None => BTreeMap::new(),
         };
+        self.data.judged_questions = all.judgements.len();
         self.data.grades = grades;
         self.data.grades_revision = next_revision();
     }

@@ -8,7 +8,7 @@ use crate::compare::judge::{self, JudgeEvent, ModelJudgementStore, ModelJudgemen
 use crate::gui::app::RankLensApp;
 use crate::gui::command::{AnswerRequest, JudgeRequest, JudgeScope, LlmCommand};
 use crate::gui::jobs::Polled;
-use crate::gui::state::{AnswerPiece, ClosedBook, Notice, RagAnswer};
+use crate::gui::state::{AnswerPiece, ClosedBook, Notice, RagAnswer, next_revision};
 
 /// What the app says when a command needs the language model and none is loaded.
 const NO_GENERATOR: &str = "No language model: load one in Models → Generator (the embedded model, or a chat server).";
@@ -30,6 +30,7 @@ impl RankLensApp {
             for event in &parts[parts.len() - arrived..] {
                 ModelJudgements::take(&mut self.data.model_judgements, event.clone());
             }
+            self.data.judgements_revision = next_revision();
         }
         if polled == Polled::Failed {
             let m = failed(self.jobs.judge.kind(), self.jobs.judge.failure());
@@ -70,6 +71,7 @@ impl RankLensApp {
 
     /// The judgements stored for the open corpus (a damaged file is reported, not used).
     pub(super) fn load_model_judgements(&mut self) {
+        self.data.judgements_revision = next_revision();
         let (Some(store), Some(engine)) = (self.judgement_store(), self.data.workbench.clone()) else {
             self.data.model_judgements = None;
             return;

@@ -106,7 +106,7 @@ impl EvaluateView {
         });
         ui.separator();
         ui.heading("The question set");
-        let judged = ctx.data.all_qrels().judgements.len();
+        let judged = ctx.data.judged_questions;
         ui.label(format!("{judged} question(s) with judgements in this corpus (shipped and your own)."));
         study_controls_ui(ui, ctx);
         if let Some(study) = ctx.jobs.study.ready() {

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use egui::{RichText, Ui};
 use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points};
 
-use super::View;
 pub use super::checkpoint::{CheckpointState, checkpoint_ui};
+use super::{Same, View};
 use crate::gui::command::AssignmentRequest;
 use crate::gui::command::FileCommand;
 use crate::gui::command::LessonCommand;
@@ -48,7 +48,7 @@ pub struct LessonsView {
     selected: Option<String>,
     params: LessonParams,
     /// The (lesson, knobs, corpus) last sent to be built, so each change is built once.
-    requested: Option<(String, LessonParams, usize)>,
+    requested: Option<(String, LessonParams, Option<Same<crate::workbench::Workbench>>)>,
     /// The checkpoints' answers.
     pub answers: CheckpointStates,
     /// Hide what follows a checkpoint until it is answered or revealed.
@@ -120,10 +120,11 @@ impl View for LessonsView {
         if !question.trim().is_empty() {
             self.params.question = question;
         }
-        let engine_key = ctx.workbench().map_or(0, |e| std::sync::Arc::as_ptr(e) as usize);
+        let engine_key = ctx.workbench().map(|e| Same(e.clone()));
         // After the tabs and knobs, so a click or a slider move asks for its rebuild this frame.
         let wanted = (self.current(), self.params.clone(), engine_key);
         if kit.ready().is_some() && self.requested.as_ref() != Some(&wanted) {
+            crate::tally::count(crate::tally::Tally::LessonRequest);
             ctx.send(LessonCommand::Build(wanted.0.clone(), wanted.1.clone()));
             self.requested = Some(wanted);
         }

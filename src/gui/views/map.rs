@@ -5,7 +5,7 @@
 use egui::{RichText, Ui};
 use egui_plot::{MarkerShape, Plot, PlotPoints, Points};
 
-use super::{Memo, View};
+use super::{Memo, Same, View};
 use crate::compare::Outcome;
 use crate::corpus::DocId;
 use crate::gui::command::ModelCommand;
@@ -23,7 +23,7 @@ use crate::retrieve::MethodKind;
 pub struct MapView {
     source: Option<String>,
     /// What it draws, built when the map or the ranking changes: (source, map, ranking revision).
-    data: Memo<(usize, usize, u64), MapData>,
+    data: Memo<(usize, Same<PcaMap>, u64), MapData>,
 }
 
 /// Maps with more passages than this draw them as a density (one point per occupied cell of a
@@ -222,7 +222,7 @@ impl View for MapView {
             return;
         };
         let ranked = ctx.ranked();
-        let key = (chosen.key, std::sync::Arc::as_ptr(&map) as usize, ranked.map_or(0, |r| r.revision));
+        let key = (chosen.key, Same(map.clone()), ranked.map_or(0, |r| r.revision));
         let long_docs = engine.neural().dense_index.as_ref().map_or(0, |i| i.windows.long_docs());
         let data = self.data.get(key, || {
             let runs = ranked.map(|r| r.run.comparison.runs.as_slice()).unwrap_or(&[]);

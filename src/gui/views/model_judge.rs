@@ -6,7 +6,7 @@
 
 use egui::{RichText, Ui};
 
-use crate::compare::judge::ModelJudgements;
+use crate::compare::judge::{ModelJudgements, SweepPoint};
 use crate::eval::Agreement;
 use crate::generate::tasks::JudgePrompt;
 use crate::gui::command::FileCommand;
@@ -36,6 +36,9 @@ pub struct JudgePanel {
     pub probabilities: bool,
     /// Whether the judge orders the methods as the people do, once measured.
     pub validity: super::judge_validity::ValidityState,
+    /// The judgements' agreement with the people and its threshold sweep, computed when the
+    /// judgements change (keyed by their revision), not while drawing.
+    figures: super::view::Memo<u64, (Agreement, Vec<SweepPoint>)>,
 }
 
 impl Default for JudgePanel {
@@ -48,6 +51,7 @@ impl Default for JudgePanel {
             prompt: None,
             probabilities: false,
             validity: Default::default(),
+            figures: Default::default(),
         }
     }
 }
@@ -106,7 +110,8 @@ impl JudgePanel {
         }
         if let Some(j) = ctx.data.model_judgements.as_ref() {
             ui.separator();
-            judgements_ui(ui, ctx, j, running);
+            let (agreement, sweep) = self.figures.get(ctx.data.judgements_revision, || (j.agreement(), j.sweep()));
+            judgements_ui(ui, ctx, j, (agreement, sweep.as_slice()), running);
             self.validity.ui(ui, ctx, j);
         }
     }
@@ -199,9 +204,15 @@ impl JudgePanel {
 
 /// The agreement first (κ in words, the confusion matrix), then what was judged, then each
 /// judgement beside the people's grade.
-fn judgements_ui(ui: &mut Ui, ctx: &ViewContext<'_>, j: &ModelJudgements, running: bool) {
-    agreement_ui(ui, &j.agreement());
-    sweep_ui(ui, &j.sweep());
+fn judgements_ui(
+    ui: &mut Ui,
+    ctx: &ViewContext<'_>,
+    j: &ModelJudgements,
+    (agreement, sweep): (&Agreement, &[SweepPoint]),
+    running: bool,
+) {
+    agreement_ui(ui, agreement);
+    sweep_ui(ui, sweep);
     for why in &j.skipped {
         ui.colored_label(crate::gui::theme::WARNING, format!("not pooled: {why}"));
     }
@@ -309,7 +320,7 @@ fn agreement_ui(ui: &mut Ui, a: &Agreement) {
 }
 
 /// κ at each threshold of P(yes): where a graded judge agrees with the people best.
-fn sweep_ui(ui: &mut Ui, sweep: &[crate::compare::judge::SweepPoint]) {
+fn sweep_ui(ui: &mut Ui, sweep: &[SweepPoint]) {
     if sweep.is_empty() {
         return;
     }

@@ -73,205 +73,62 @@ pub fn run_agent(
     progress: &dyn Progress,
 ) -> Result<AgentRun> {
     let started = Instant::now();
-    let names = tools.names();
-    let specs = tools.specs();
     let info = generator.info().clone();
-    let mut reading = Reading { read: Vec::new() };
-    let mut steps: Vec<AgentStep> = Vec::new();
-    let mut tokens = 0usize;
+    let mut run = Session {
+        generator,
+        tools,
+        question,
+        limits,
+        progress,
+        on_step,
+        names: tools.names(),
+        reading: Reading { read: Vec::new() },
+        steps: Vec::new(),
+        tokens: 0,
+        constrained: None,
+        stored_turns: 0,
+        tool_messages: vec![
+            Message::system(prompts::AGENT_TOOLS.system),
+            Message::user(question.text().trim().to_string()),
+        ],
+        text_messages: text_start(tools, question.text()),
+    };
     let mut protocol = Protocol::Tools;
-    let mut tool_messages =
-        vec![Message::system(prompts::AGENT_TOOLS.system), Message::user(question.text().trim().to_string())];
-    let mut text_messages = text_start(tools, question.text());
     let mut answer: Option<String> = None;
     let mut stopped = Stop::Rounds { rounds: limits.rounds };
-    let mut constrained: Option<String> = None;
-    let mut stored_turns = 0usize;
-    let mut record = |steps: &mut Vec<AgentStep>, step: AgentStep| {
-        on_step(&step);
-        steps.push(step);
-    };
     progress.stage("the agent is searching", limits.rounds as u64);
     for round in 1..=limits.rounds {
         check_cancel(progress)?;
-        if tokens >= limits.max_tokens {
+        if run.tokens >= limits.max_tokens {
             stopped = Stop::Tokens { max_tokens: limits.max_tokens };
             break;
         }
-        let turn_started = Instant::now();
-        if protocol == Protocol::Tools {
-            let request = ChatRequest::new(tool_messages.clone(), prompts::AGENT_TOOLS.max_tokens);
-            match generator.chat_with_tools(&request, &specs, progress) {
-                Ok(Some(turn)) if turn.calls.is_empty() && round == 1 => {
-                    // A server that takes `tools` but whose chat format drops them (its model never
-                    // sees them) answers from nothing: asked in words instead, as one that refuses.
-                    tokens += turn.completion_tokens;
-                    stored_turns += usize::from(turn.stored);
-                    let step = unread(
-                        round,
-                        &turn.text,
-                        "the model called no tool in the first round (its chat format may not pass tools on); \
-                         asked again in the text protocol",
-                        turn.completion_tokens,
-                        turn.seconds,
-                    );
-                    record(&mut steps, step);
+        let turn = match protocol {
+            Protocol::Tools => match run.tools_turn(round)? {
+                Turn::Text => {
                     protocol = Protocol::Text;
+                    run.text_turn(round)?
                 }
-                Ok(Some(turn)) => {
-                    tokens += turn.completion_tokens;
-                    stored_turns += usize::from(turn.stored);
-                    if turn.calls.is_empty() {
-                        if turn.text.trim().is_empty() {
-                            let step = unread(
-                                round,
-                                "",
-                                "the model called no tool and wrote nothing",
-                                turn.completion_tokens,
-                                turn.seconds,
-                            );
-                            tool_messages.push(Message::assistant(""));
-                            tool_messages.push(Message::user(prompts::AGENT_NUDGE_TOOLS));
-                            record(&mut steps, step);
-                            continue;
-                        }
-                        answer = Some(turn.text.clone());
-                        stopped = Stop::Answered;
-                        break;
-                    }
-                    tool_messages.push(Message::calls(turn.text.clone(), turn.calls.clone()));
-                    for (i, call) in turn.calls.iter().enumerate() {
-                        check_cancel(progress)?;
-                        let call_started = Instant::now();
-                        let step_index = steps.len();
-                        let (result, observation) = if i < limits.calls_per_round {
-                            let result = tools.call(&call.name, &call.arguments, question, limits.per_call);
-                            let observation = reading.observe(tools, step_index, &result);
-                            (result, observation)
-                        } else {
-                            let problem =
-                                format!("only {} calls run per round; this one was skipped", limits.calls_per_round);
-                            (ToolResult { problem: Some(problem.clone()), ..ToolResult::default() }, problem)
-                        };
-                        tool_messages.push(Message::tool(call.id.clone(), observation.clone()));
-                        let step = call_step(
-                            round,
-                            &turn.text,
-                            call,
-                            &result,
-                            observation,
-                            &reading,
-                            i == 0,
-                            turn.completion_tokens,
-                        );
-                        let seconds = if i == 0 { turn.seconds } else { 0.0 } + call_started.elapsed().as_secs_f64();
-                        record(&mut steps, AgentStep { seconds, ..step });
-                    }
-                    progress.advance(1);
-                    continue;
-                }
-                Ok(None) => protocol = Protocol::Text,
-                Err(Error::Cancelled) => return Err(Error::Cancelled),
-                Err(e) if round == 1 => {
-                    // A server that refuses the `tools` field: ask it in words instead, and say so.
-                    let step = unread(
-                        round,
-                        "",
-                        &format!("the server refused tools ({e}); the text protocol is used"),
-                        0,
-                        turn_started.elapsed().as_secs_f64(),
-                    );
-                    record(&mut steps, step);
-                    protocol = Protocol::Text;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        // The text protocol, each turn held to it where the generator can be.
-        let request = ChatRequest::new(text_messages.clone(), prompts::AGENT.max_tokens)
-            .shaped(Shape::AgentTurn { tools: names.clone() });
-        let generated = generator.chat(&request, &mut |_| {}, progress)?;
-        tokens += generated.completion_tokens;
-        stored_turns += usize::from(generated.stored);
-        constrained = constrained.or(generated.constrained.clone());
-        let turn = read_turn(&generated.text, &names);
-        let repairs = (!turn.repairs.is_empty()).then(|| turn.repairs.join("; "));
-        match (turn.action, turn.answer) {
-            (Some((tool, input)), _) => {
-                let call_started = Instant::now();
-                let step_index = steps.len();
-                let result = tools.call(&tool, &input, question, limits.per_call);
-                let observation = reading.observe(tools, step_index, &result);
-                text_messages
-                    .push(Message::assistant(format!("Thought: {}\nAction: {tool}\nInput: {input}", turn.thought)));
-                text_messages.push(Message::user(format!("Observation:\n{observation}")));
-                let call = ToolCall { id: format!("step-{step_index}"), name: tool, arguments: input };
-                let mut step = call_step(
-                    round,
-                    &turn.thought,
-                    &call,
-                    &result,
-                    observation,
-                    &reading,
-                    true,
-                    generated.completion_tokens,
-                );
-                step.seconds = generated.seconds + call_started.elapsed().as_secs_f64();
-                step.problem = join(step.problem, repairs);
-                record(&mut steps, step);
-            }
-            (None, Some(text)) if !text.trim().is_empty() => {
-                if let Some(r) = repairs {
-                    record(
-                        &mut steps,
-                        unread(round, &turn.thought, &r, generated.completion_tokens, generated.seconds),
-                    );
-                }
+                other => other,
+            },
+            Protocol::Text => run.text_turn(round)?,
+        };
+        match turn {
+            Turn::Answered(text) => {
                 answer = Some(text);
                 stopped = Stop::Answered;
                 break;
             }
-            _ => {
-                let problem = "the reply had neither an action nor an answer";
-                record(
-                    &mut steps,
-                    unread(round, &generated.text, problem, generated.completion_tokens, generated.seconds),
-                );
-                text_messages.push(Message::assistant(generated.text.clone()));
-                text_messages.push(Message::user(prompts::AGENT_NUDGE_TEXT));
-            }
+            Turn::Done => progress.advance(1),
+            Turn::Again | Turn::Text => {}
         }
-        progress.advance(1);
     }
     // The bound was hit: the model answers from what it read (offered no tools).
     let answer = match answer {
         Some(a) => a,
-        None => {
-            check_cancel(progress)?;
-            let request = match protocol {
-                Protocol::Tools => {
-                    let mut m = tool_messages.clone();
-                    m.push(Message::user(prompts::AGENT_LAST_WORD));
-                    ChatRequest::new(m, prompts::AGENT_TOOLS.max_tokens)
-                }
-                Protocol::Text => {
-                    let mut m = text_messages.clone();
-                    m.push(Message::user(format!(
-                        "{}\n{}",
-                        prompts::AGENT_LAST_WORD,
-                        prompts::AGENT_START_WITH_ANSWER
-                    )));
-                    // No tool is offered now: the turn can only be an answer.
-                    ChatRequest::new(m, prompts::AGENT_TOOLS.max_tokens).shaped(Shape::AgentTurn { tools: Vec::new() })
-                }
-            };
-            let generated = generator.chat(&request, &mut |_| {}, progress)?;
-            tokens += generated.completion_tokens;
-            stored_turns += usize::from(generated.stored);
-            let turn = read_turn(&generated.text, &[]);
-            turn.answer.unwrap_or_default()
-        }
+        None => run.last_word(protocol)?,
     };
+    let Session { reading, steps, tokens, constrained, stored_turns, names, .. } = run;
     let passages = reading.passages(tools);
     let read = read_answer(&answer, &passages);
     let mut hits: Vec<String> = read.citations.iter().filter_map(|c| c.id.clone()).collect();
@@ -296,6 +153,194 @@ pub fn run_agent(
         constrained,
         stored_turns,
     })
+}
+
+/// What became of one round.
+enum Turn {
+    /// The round ran its calls: the next round.
+    Done,
+    /// Nothing to act on; the model was nudged: the next round (not counted as done).
+    Again,
+    /// The model answered.
+    Answered(String),
+    /// The chat API's tools cannot be used: this round and the rest in the text protocol.
+    Text,
+}
+
+/// One run's state: the conversation in each protocol, the passages read, the steps recorded.
+struct Session<'a> {
+    generator: &'a dyn Generator,
+    tools: &'a Toolbox,
+    question: &'a QueryContext,
+    limits: AgentLimits,
+    progress: &'a dyn Progress,
+    on_step: &'a mut dyn FnMut(&AgentStep),
+    names: Vec<String>,
+    reading: Reading,
+    steps: Vec<AgentStep>,
+    tokens: usize,
+    constrained: Option<String>,
+    stored_turns: usize,
+    tool_messages: Vec<Message>,
+    text_messages: Vec<Message>,
+}
+
+impl Session<'_> {
+    fn record(&mut self, step: AgentStep) {
+        (self.on_step)(&step);
+        self.steps.push(step);
+    }
+
+    /// A round of the chat API's tools: the model's calls run (up to the round's limit), or its
+    /// answer; [`Turn::Text`] when the server cannot take tools.
+    fn tools_turn(&mut self, round: usize) -> Result<Turn> {
+        let turn_started = Instant::now();
+        let request = ChatRequest::new(self.tool_messages.clone(), prompts::AGENT_TOOLS.max_tokens);
+        let turn = match self.generator.chat_with_tools(&request, &self.tools.specs(), self.progress) {
+            Ok(Some(turn)) => turn,
+            Ok(None) => return Ok(Turn::Text),
+            Err(Error::Cancelled) => return Err(Error::Cancelled),
+            Err(e) if round == 1 => {
+                // A server that refuses the `tools` field: ask it in words instead, and say so.
+                let step = unread(
+                    round,
+                    "",
+                    &format!("the server refused tools ({e}); the text protocol is used"),
+                    0,
+                    turn_started.elapsed().as_secs_f64(),
+                );
+                self.record(step);
+                return Ok(Turn::Text);
+            }
+            Err(e) => return Err(e),
+        };
+        self.tokens += turn.completion_tokens;
+        self.stored_turns += usize::from(turn.stored);
+        if turn.calls.is_empty() && round == 1 {
+            // A server that takes `tools` but whose chat format drops them (its model never
+            // sees them) answers from nothing: asked in words instead, as one that refuses.
+            let step = unread(
+                round,
+                &turn.text,
+                "the model called no tool in the first round (its chat format may not pass tools on); \
+                 asked again in the text protocol",
+                turn.completion_tokens,
+                turn.seconds,
+            );
+            self.record(step);
+            return Ok(Turn::Text);
+        }
+        if turn.calls.is_empty() {
+            if turn.text.trim().is_empty() {
+                let step = unread(
+                    round,
+                    "",
+                    "the model called no tool and wrote nothing",
+                    turn.completion_tokens,
+                    turn.seconds,
+                );
+                self.tool_messages.push(Message::assistant(""));
+                self.tool_messages.push(Message::user(prompts::AGENT_NUDGE_TOOLS));
+                self.record(step);
+                return Ok(Turn::Again);
+            }
+            return Ok(Turn::Answered(turn.text.clone()));
+        }
+        self.tool_messages.push(Message::calls(turn.text.clone(), turn.calls.clone()));
+        for (i, call) in turn.calls.iter().enumerate() {
+            check_cancel(self.progress)?;
+            let call_started = Instant::now();
+            let step_index = self.steps.len();
+            let (result, observation) = if i < self.limits.calls_per_round {
+                let result = self.tools.call(&call.name, &call.arguments, self.question, self.limits.per_call);
+                let observation = self.reading.observe(self.tools, step_index, &result);
+                (result, observation)
+            } else {
+                let problem = format!("only {} calls run per round; this one was skipped", self.limits.calls_per_round);
+                (ToolResult { problem: Some(problem.clone()), ..ToolResult::default() }, problem)
+            };
+            self.tool_messages.push(Message::tool(call.id.clone(), observation.clone()));
+            let step =
+                call_step(round, &turn.text, call, &result, observation, &self.reading, i == 0, turn.completion_tokens);
+            let seconds = if i == 0 { turn.seconds } else { 0.0 } + call_started.elapsed().as_secs_f64();
+            self.record(AgentStep { seconds, ..step });
+        }
+        Ok(Turn::Done)
+    }
+
+    /// A round of the text protocol, the turn held to it where the generator can be: the action
+    /// run, or the answer, or a nudge when the reply was neither.
+    fn text_turn(&mut self, round: usize) -> Result<Turn> {
+        let request = ChatRequest::new(self.text_messages.clone(), prompts::AGENT.max_tokens)
+            .shaped(Shape::AgentTurn { tools: self.names.clone() });
+        let generated = self.generator.chat(&request, &mut |_| {}, self.progress)?;
+        self.tokens += generated.completion_tokens;
+        self.stored_turns += usize::from(generated.stored);
+        self.constrained = self.constrained.take().or(generated.constrained.clone());
+        let turn = read_turn(&generated.text, &self.names);
+        let repairs = (!turn.repairs.is_empty()).then(|| turn.repairs.join("; "));
+        match (turn.action, turn.answer) {
+            (Some((tool, input)), _) => {
+                let call_started = Instant::now();
+                let step_index = self.steps.len();
+                let result = self.tools.call(&tool, &input, self.question, self.limits.per_call);
+                let observation = self.reading.observe(self.tools, step_index, &result);
+                self.text_messages
+                    .push(Message::assistant(format!("Thought: {}\nAction: {tool}\nInput: {input}", turn.thought)));
+                self.text_messages.push(Message::user(format!("Observation:\n{observation}")));
+                let call = ToolCall { id: format!("step-{step_index}"), name: tool, arguments: input };
+                let mut step = call_step(
+                    round,
+                    &turn.thought,
+                    &call,
+                    &result,
+                    observation,
+                    &self.reading,
+                    true,
+                    generated.completion_tokens,
+                );
+                step.seconds = generated.seconds + call_started.elapsed().as_secs_f64();
+                step.problem = join(step.problem, repairs);
+                self.record(step);
+                Ok(Turn::Done)
+            }
+            (None, Some(text)) if !text.trim().is_empty() => {
+                if let Some(r) = repairs {
+                    self.record(unread(round, &turn.thought, &r, generated.completion_tokens, generated.seconds));
+                }
+                Ok(Turn::Answered(text))
+            }
+            _ => {
+                let problem = "the reply had neither an action nor an answer";
+                self.record(unread(round, &generated.text, problem, generated.completion_tokens, generated.seconds));
+                self.text_messages.push(Message::assistant(generated.text.clone()));
+                self.text_messages.push(Message::user(prompts::AGENT_NUDGE_TEXT));
+                Ok(Turn::Done)
+            }
+        }
+    }
+
+    /// The bound was hit: the model answers from what it read, offered no tools.
+    fn last_word(&mut self, protocol: Protocol) -> Result<String> {
+        check_cancel(self.progress)?;
+        let request = match protocol {
+            Protocol::Tools => {
+                let mut m = self.tool_messages.clone();
+                m.push(Message::user(prompts::AGENT_LAST_WORD));
+                ChatRequest::new(m, prompts::AGENT_TOOLS.max_tokens)
+            }
+            Protocol::Text => {
+                let mut m = self.text_messages.clone();
+                m.push(Message::user(format!("{}\n{}", prompts::AGENT_LAST_WORD, prompts::AGENT_START_WITH_ANSWER)));
+                // No tool is offered now: the turn can only be an answer.
+                ChatRequest::new(m, prompts::AGENT_TOOLS.max_tokens).shaped(Shape::AgentTurn { tools: Vec::new() })
+            }
+        };
+        let generated = self.generator.chat(&request, &mut |_| {}, self.progress)?;
+        self.tokens += generated.completion_tokens;
+        self.stored_turns += usize::from(generated.stored);
+        Ok(read_turn(&generated.text, &[]).answer.unwrap_or_default())
+    }
 }
 
 /// The text protocol's first messages: the instructions with the tools, the worked example, the
