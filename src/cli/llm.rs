@@ -440,28 +440,12 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     // The file fills as the model judges (TREC lines, or BEIR TSV for .tsv), so a stopped run
     // keeps its judgements.
     let model = generator.info().model.clone();
-    use std::io::Write as _;
-    let tsv = a.out.as_ref().is_some_and(|p| p.extension().is_some_and(|e| e == "tsv"));
-    let mut file = match &a.out {
-        Some(path) => {
-            let mut f = std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
-            if tsv {
-                f.write_all(b"query-id\tcorpus-id\tscore\n")?;
-            }
-            Some((f, path.clone()))
-        }
-        None => None,
-    };
+    let mut file = a.out.as_ref().map(|path| judge::QrelsFile::create(path, &model)).transpose()?;
     let mut write_each = |j: &judge::ModelJudgement| -> crate::Result<()> {
-        let (Some((f, path)), Some(g)) = (file.as_mut(), j.grade) else { return Ok(()) };
-        let line = if tsv {
-            crate::corpus::check_id(&j.qid, "query", crate::corpus::IdFormat::Tsv)?;
-            crate::corpus::check_id(&j.doc, "document", crate::corpus::IdFormat::Tsv)?;
-            format!("{}\t{}\t{g}\n", j.qid, j.doc)
-        } else {
-            judge::trec_line(&j.qid, &j.doc, g, &model)?
-        };
-        f.write_all(line.as_bytes()).and_then(|()| f.flush()).map_err(|e| crate::Error::io(path.clone(), e))
+        match file.as_mut() {
+            Some(f) => f.write(j),
+            None => Ok(()),
+        }
     };
     let judged = judge::judge(
         engine.corpus(),

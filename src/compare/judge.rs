@@ -247,6 +247,43 @@ pub fn trec_line(qid: &str, doc: &str, grade: u8, model: &str) -> Result<String>
     Ok(format!("{qid} {tag} {doc} {grade}\n"))
 }
 
+/// A qrels file that fills as the model judges, one line a readable judgement (TREC lines naming
+/// the judge, or BEIR's TSV for a `.tsv` path), so a stopped run keeps what it judged.
+pub struct QrelsFile {
+    file: std::fs::File,
+    path: PathBuf,
+    tsv: bool,
+    judge: String,
+}
+
+impl QrelsFile {
+    /// Create (or empty) `path` for the judgements of `judge` (the model's name).
+    pub fn create(path: &Path, judge: &str) -> Result<Self> {
+        use std::io::Write as _;
+        let tsv = path.extension().is_some_and(|e| e == "tsv");
+        let io = |e| Error::io(path, e);
+        let mut file = std::fs::File::create(path).map_err(io)?;
+        if tsv {
+            file.write_all(b"query-id\tcorpus-id\tscore\n").map_err(io)?;
+        }
+        Ok(Self { file, path: path.to_path_buf(), tsv, judge: judge.to_string() })
+    }
+
+    /// Add `j`'s line, written through at once (an unreadable reply has none).
+    pub fn write(&mut self, j: &ModelJudgement) -> Result<()> {
+        use std::io::Write as _;
+        let Some(g) = j.grade else { return Ok(()) };
+        let line = if self.tsv {
+            check_id(&j.qid, "query", IdFormat::Tsv)?;
+            check_id(&j.doc, "document", IdFormat::Tsv)?;
+            format!("{}\t{}\t{g}\n", j.qid, j.doc)
+        } else {
+            trec_line(&j.qid, &j.doc, g, &self.judge)?
+        };
+        self.file.write_all(line.as_bytes()).and_then(|()| self.file.flush()).map_err(|e| Error::io(&self.path, e))
+    }
+}
+
 /// The request that judges `item`.
 pub fn request(prompt: &JudgePrompt, corpus: &Corpus, item: &PoolItem) -> Option<ChatRequest> {
     let d = corpus.doc(item.doc)?;
@@ -288,7 +325,7 @@ pub fn judge(
         let Some(d) = corpus.doc(item.doc) else { continue };
         let people_grade = people.grade(&item.qid, &d.id);
         let j = if probabilities {
-            let read = crate::retrieve::pointwise::judge_passage(
+            let read = crate::generate::tasks::judge_passage(
                 generator,
                 prompt,
                 &item.question,
@@ -360,6 +397,35 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_qrels_file_filled_as_the_model_judges_reads_back_as_its_grades() {
+        let m = judged(&[(Some(1), Some(2)), (None, Some(1)), (Some(0), None)]);
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["model.qrels", "model.tsv"] {
+            let path = dir.path().join(name);
+            let mut file = QrelsFile::create(&path, "SmolLM2-135M-Instruct").unwrap();
+            for j in &m.judgements {
+                file.write(j).unwrap();
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Two readable replies, two lines (and BEIR's header); the unreadable one has none.
+            let lines: Vec<&str> = text.lines().collect();
+            if name.ends_with(".tsv") {
+                assert_eq!(lines, ["query-id\tcorpus-id\tscore", "q0\td0\t1", "q1\td2\t0"]);
+            } else {
+                assert_eq!(lines, ["q0 SmolLM2-135M-Instruct d0 1", "q1 SmolLM2-135M-Instruct d2 0"]);
+            }
+            let (read, warnings) = Qrels::load(&path).unwrap();
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert_eq!(read, m.qrels(), "{name}");
+        }
+        // An id with a space cannot be a TREC line: refused, naming it.
+        let mut bad = judged(&[(Some(1), None)]);
+        bad.judgements[0].doc = "d 0".into();
+        let mut file = QrelsFile::create(&dir.path().join("bad.qrels"), "m").unwrap();
+        assert!(file.write(&bad.judgements[0]).unwrap_err().to_string().contains("d 0"));
     }
 
     #[test]

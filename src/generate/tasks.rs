@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::citations::{CitedAnswer, read_answer};
-use super::{ChatRequest, Generator, Message, prompts};
+use super::{ChatRequest, Generator, Message, TokenChoice, prompts};
 use crate::progress::Progress;
 use crate::{Error, Result};
 
@@ -193,6 +193,52 @@ pub fn p_yes(choices: &[super::TokenChoice]) -> Option<f64> {
         }
     }
     (yes + no > 0.0).then(|| yes / (yes + no))
+}
+
+/// The first tokens read for P(yes).
+pub const TOP_TOKENS: usize = 20;
+
+/// One passage as the model judged it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// P(yes), when it could be read.
+    pub p_yes: Option<f64>,
+    /// `logits`, `logprobs`, `text` or `unreadable`.
+    pub source: &'static str,
+    /// The first tokens it was read from (the five likeliest).
+    pub tokens: Vec<TokenChoice>,
+    /// The model's words, when it was asked for them.
+    pub reply: String,
+}
+
+/// Judge one passage: P(yes) from the first tokens where the generator gives them, else from its
+/// words. A failure of the model is an error; an answer that is neither yes nor no is no P.
+pub fn judge_passage(
+    generator: &dyn Generator,
+    prompt: &JudgePrompt,
+    question: &str,
+    passage: &str,
+    progress: &dyn Progress,
+) -> Result<Judged> {
+    let request = prompt.request(question, passage);
+    if let Some(choices) = generator.first_tokens(&request, TOP_TOKENS, progress)? {
+        let source = if generator.info().place == "embedded" { "logits" } else { "logprobs" };
+        let p = p_yes(&choices);
+        return Ok(Judged {
+            p_yes: p,
+            source: if p.is_some() { source } else { "unreadable" },
+            tokens: choices.into_iter().take(5).collect(),
+            reply: String::new(),
+        });
+    }
+    let g = generator.chat(&request, &mut |_| {}, progress)?;
+    let grade = read_judgement(&g.text);
+    Ok(Judged {
+        p_yes: grade.map(f64::from),
+        source: if grade.is_some() { "text" } else { "unreadable" },
+        tokens: Vec::new(),
+        reply: g.text,
+    })
 }
 
 #[cfg(test)]

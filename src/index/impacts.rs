@@ -732,6 +732,14 @@ mod tests {
         (im, weights)
     }
 
+    #[test]
+    fn the_index_counts_its_terms_an_empty_one_included() {
+        let (im, _) = index(&[vec![(0, 1)], vec![], vec![(1, 2), (2, 1)]], &[3, 4, 5]);
+        assert_eq!(im.num_terms(), 3, "three lists, the empty one counted");
+        assert_eq!(im.term(1).map(|t| t.docs.len()), Some(0));
+        assert_eq!(index(&[], &[]).0.num_terms(), 0);
+    }
+
     /// Each term of the index with its weights and `qw`.
     fn scored<'a>(im: &'a Impacts, weights: &'a [f64], qw: &[f64]) -> Vec<ScoredTerm<'a>> {
         (0..qw.len())
@@ -818,7 +826,11 @@ mod tests {
         let mut scratch = InF32::default();
         let mut top = SmallestKeys::new(10);
         offer_all::<RoundedToF32>(&mut vec![500.0; 1_500], &mut top, &mut scratch);
-        for k in [0, 1, 10, 25, 100, matches - 1, matches, matches + 5] {
+        // k about the number of blocks a match reached: the k-th largest of their maxima exists
+        // only from k = that number down.
+        let reached = acc.chunks(BLOCK).filter(|b| b.iter().any(|&a| !unseen(a))).count();
+        assert_eq!(reached, 16);
+        for k in [0, 1, 10, reached - 1, reached, reached + 1, 25, 100, matches - 1, matches, matches + 5] {
             let want = best_bits(&rounded, k);
             for build in 0..3 {
                 let mut a = acc.clone();

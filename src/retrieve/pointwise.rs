@@ -7,13 +7,10 @@ use std::sync::Arc;
 
 use super::{Detail, Explanation, MethodKind, ModelRerank, Prepared, QueryContext, Ranking, Retriever};
 use crate::corpus::{Corpus, DocId};
-use crate::generate::tasks::{self, JudgePrompt};
-use crate::generate::{Generator, TokenChoice};
+use crate::generate::Generator;
+use crate::generate::tasks::{JudgePrompt, Judged, judge_passage};
 use crate::progress::{CancelOnly, NoProgress, Progress, check_cancel};
 use crate::{Error, Result};
-
-/// The first tokens read for P(yes).
-pub const TOP_TOKENS: usize = 20;
 
 /// Reorders a first stage's top passages by P(yes).
 #[derive(Clone)]
@@ -23,49 +20,6 @@ pub struct PointwiseRetriever {
     corpus: Arc<Corpus>,
     depth: usize,
     prompt: JudgePrompt,
-}
-
-/// One passage as the model judged it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Judged {
-    /// P(yes), when it could be read.
-    pub p_yes: Option<f64>,
-    /// `logits`, `logprobs`, `text` or `unreadable`.
-    pub source: &'static str,
-    /// The first tokens it was read from (the five likeliest).
-    pub tokens: Vec<TokenChoice>,
-    /// The model's words, when it was asked for them.
-    pub reply: String,
-}
-
-/// Judge one passage: P(yes) from the first tokens where the generator gives them, else from its
-/// words. A failure of the model is an error; an answer that is neither yes nor no is no P.
-pub fn judge_passage(
-    generator: &dyn Generator,
-    prompt: &JudgePrompt,
-    question: &str,
-    passage: &str,
-    progress: &dyn Progress,
-) -> Result<Judged> {
-    let request = prompt.request(question, passage);
-    if let Some(choices) = generator.first_tokens(&request, TOP_TOKENS, progress)? {
-        let source = if generator.info().place == "embedded" { "logits" } else { "logprobs" };
-        let p = tasks::p_yes(&choices);
-        return Ok(Judged {
-            p_yes: p,
-            source: if p.is_some() { source } else { "unreadable" },
-            tokens: choices.into_iter().take(5).collect(),
-            reply: String::new(),
-        });
-    }
-    let g = generator.chat(&request, &mut |_| {}, progress)?;
-    let grade = tasks::read_judgement(&g.text);
-    Ok(Judged {
-        p_yes: grade.map(f64::from),
-        source: if grade.is_some() { "text" } else { "unreadable" },
-        tokens: Vec::new(),
-        reply: g.text,
-    })
 }
 
 impl PointwiseRetriever {
