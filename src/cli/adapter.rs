@@ -14,9 +14,8 @@ use super::args::{OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
-use crate::compare::{Baseline, Plan};
 use crate::corpus::{self, LoadOptions};
-use crate::eval::{Correction, Metric, Qrels};
+use crate::eval::Qrels;
 use crate::retrieve::MethodKind;
 use crate::workbench::Workbench;
 
@@ -145,7 +144,7 @@ fn train(a: TrainArgs) -> anyhow::Result<Found> {
     if !questions.iter().any(|q| train_qrels.judged(&q.id)) {
         bail!("{}: none of its judged questions is in the dataset's queries", qrels_path.display());
     }
-    let mut settings = a.rank.settings(10)?;
+    let settings = a.rank.settings(10)?;
     let engine = Workbench::new(corpus).with_workspace(crate::workspace_dir());
     let progress = TermProgress::new();
     a.models.prepare(&engine, &[MethodKind::Dense], &settings, true, &progress)?;
@@ -164,22 +163,12 @@ fn train(a: TrainArgs) -> anyhow::Result<Found> {
     let seconds = started.elapsed().as_secs_f64();
     let held_out = match test {
         Some(test) => {
-            settings.adapter = Some(a.out.clone());
-            let plan = Plan::of_kinds(&settings, &[MethodKind::Dense, MethodKind::DenseAdapter]);
-            let study =
-                plan.study(Some(&engine), &test, &questions, 100, &Baseline::Bm25, Correction::None, &progress)?;
-            let ndcg = |k: MethodKind| {
-                study
-                    .methods
-                    .iter()
-                    .find(|m| m.kind == k)
-                    .map_or(0.0, |m| m.summary.mean.get(&Metric::Ndcg(10)).copied().unwrap_or(0.0))
-            };
+            let gain = crate::compare::adapter_gain(&engine, &settings, &a.out, &test, &questions, &progress)?;
             Some(HeldOut {
                 judgements: "qrels/test.tsv".into(),
                 questions: test.judgements.len(),
-                dense: ndcg(MethodKind::Dense),
-                adapted: ndcg(MethodKind::DenseAdapter),
+                dense: gain.dense,
+                adapted: gain.adapted,
             })
         }
         None => None,

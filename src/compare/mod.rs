@@ -1,6 +1,7 @@
 //! Run many methods on one question and compare what they return: the plan of columns, running it,
 //! how much the columns agree, and whole question sets (studies).
 
+mod adapter;
 pub mod analyzers;
 mod comparison;
 pub mod cost;
@@ -15,6 +16,7 @@ mod pool;
 mod rag;
 mod study;
 
+pub use adapter::{AdapterGain, adapter_gain};
 pub use comparison::{ColumnId, Comparison, MethodRun, Outcome};
 pub use graded::{ColumnMetrics, QuestionMetrics};
 pub use outside::{External, distinct_names};

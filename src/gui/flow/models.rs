@@ -52,12 +52,6 @@ impl RankLensApp {
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
             let path = dir.join(format!("{}-{}.safetensors", corpus.fingerprint(), adapter.fingerprint()));
             adapter.save(&path)?;
-            let mut with = settings.clone();
-            with.adapter = Some(path.clone());
-            let plan = crate::compare::Plan::of_kinds(
-                &with,
-                &[crate::retrieve::MethodKind::Dense, crate::retrieve::MethodKind::DenseAdapter],
-            );
             let mut held_qrels = crate::eval::Qrels::default();
             for q in &held {
                 for (d, g) in qrels.for_query(&q.id).into_iter().flatten() {
@@ -67,23 +61,8 @@ impl RankLensApp {
             let ndcg = if held.is_empty() {
                 (0.0, 0.0)
             } else {
-                let study = plan.study(
-                    Some(&engine),
-                    &held_qrels,
-                    &held,
-                    100,
-                    &crate::compare::Baseline::Bm25,
-                    crate::eval::Correction::None,
-                    p,
-                )?;
-                let of = |k| {
-                    study
-                        .methods
-                        .iter()
-                        .find(|m| m.kind == k)
-                        .map_or(0.0, |m| m.summary.mean.get(&crate::eval::Metric::Ndcg(10)).copied().unwrap_or(0.0))
-                };
-                (of(crate::retrieve::MethodKind::Dense), of(crate::retrieve::MethodKind::DenseAdapter))
+                let gain = crate::compare::adapter_gain(&engine, &settings, &path, &held_qrels, &held, p)?;
+                (gain.dense, gain.adapted)
             };
             Ok(crate::gui::state::TrainedAdapter {
                 path,
