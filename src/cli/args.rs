@@ -182,11 +182,8 @@ impl CorpusArgs {
                 SparseIndex::open(&path, progress).with_context(|| format!("opening index {}", path.display()))?;
             return Ok(Workbench::from_index(index, corpus));
         }
-        let corpus = corpus::load(&path, LoadOptions { split: self.split(), format: None })?;
+        let corpus = corpus::load_documents(&path, LoadOptions { split: self.split(), format: None })?;
         report_load(&corpus);
-        if corpus.is_empty() {
-            bail!("{}: no documents could be loaded", path.display());
-        }
         let mut engine = Workbench::new(corpus).with_workspace(crate::workspace_dir());
         if path.is_dir() {
             for w in &engine.load_structured(&path)?.warnings {

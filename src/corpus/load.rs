@@ -44,6 +44,26 @@ pub struct LoadOptions {
     pub split: Split,
 }
 
+/// [`load`], refusing a corpus with no document: the error names the path and the first problems
+/// found, each with its file and line — what the app and the command line both check before
+/// anything is indexed.
+pub fn load_documents(path: &Path, options: LoadOptions) -> Result<Corpus> {
+    let corpus = load(path, options)?;
+    if !corpus.is_empty() {
+        return Ok(corpus);
+    }
+    let why: Vec<String> = corpus.report.warnings.iter().take(3).map(ToString::to_string).collect();
+    let more = corpus.report.warnings.len().saturating_sub(why.len());
+    let mut message = format!("no documents could be loaded ({})", corpus.report);
+    if !why.is_empty() {
+        message.push_str(&format!(": {}", why.join("; ")));
+    }
+    if more > 0 {
+        message.push_str(&format!("; and {more} more"));
+    }
+    Err(Error::invalid(path.display().to_string(), message))
+}
+
 /// Load a corpus from a path. Problems inside the input become warnings in `corpus.report`; only
 /// an unreadable path is an error.
 pub fn load(path: &Path, options: LoadOptions) -> Result<Corpus> {

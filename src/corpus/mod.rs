@@ -16,7 +16,7 @@ mod report;
 pub use document::{Corpus, Doc, DocId, Query, QueryTemplates};
 pub use filter::{CompareOp, FieldFilter, compare_versions};
 pub use ids::{IdFormat, check_id};
-pub use load::{Format, LoadOptions, Split, beir_queries, load, load_questions_tsv, strip_html};
+pub use load::{Format, LoadOptions, Split, beir_queries, load, load_documents, load_questions_tsv, strip_html};
 pub use qrels::Qrels;
 pub use report::{LoadReport, LoadWarning};
 

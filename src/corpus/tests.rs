@@ -43,3 +43,21 @@ fn fingerprint_changes_with_content_and_order() {
     assert_eq!(a.fingerprint(), c.fingerprint());
     assert_eq!(a.fingerprint().len(), 64);
 }
+
+#[test]
+fn a_corpus_with_no_document_is_refused_naming_its_first_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docs.jsonl");
+    let lines: Vec<String> = (1..=5).map(|i| format!("not json {i}")).collect();
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let e = load_documents(&path, LoadOptions::default()).unwrap_err().to_string();
+    assert!(e.starts_with(&path.display().to_string()), "{e}");
+    assert!(e.contains("no documents could be loaded"), "{e}");
+    // The first three problems, then how many more.
+    assert!(e.contains("docs.jsonl:1: ") && e.contains("docs.jsonl:3: ") && !e.contains("docs.jsonl:4: "), "{e}");
+    assert!(e.ends_with("; and 2 more"), "{e}");
+    // One readable document is a corpus.
+    std::fs::write(&path, format!("{}\n{{\"_id\": \"a\", \"text\": \"one\"}}", lines[0])).unwrap();
+    let c = load_documents(&path, LoadOptions::default()).unwrap();
+    assert_eq!((c.len(), c.report.warnings.len()), (1, 1));
+}

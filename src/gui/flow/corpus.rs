@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use super::shell::failed;
-use crate::Error;
 use crate::corpus::{self, LoadOptions};
 use crate::gui::app::RankLensApp;
 use crate::gui::command::CorpusCommand;
@@ -37,20 +36,7 @@ impl RankLensApp {
                 other => other.path()?,
             };
             progress.stage("reading files", 0);
-            let corpus = corpus::load(&path, LoadOptions { split: choice.split(), format: None })?;
-            if corpus.is_empty() {
-                // Say why: the first problems found, each naming its file and line.
-                let why: Vec<String> = corpus.report.warnings.iter().take(3).map(ToString::to_string).collect();
-                let more = corpus.report.warnings.len().saturating_sub(why.len());
-                let mut message = format!("no documents could be loaded ({})", corpus.report);
-                if !why.is_empty() {
-                    message.push_str(&format!(": {}", why.join("; ")));
-                }
-                if more > 0 {
-                    message.push_str(&format!("; and {more} more"));
-                }
-                return Err(Error::invalid(path.display().to_string(), message));
-            }
+            let corpus = corpus::load_documents(&path, LoadOptions { split: choice.split(), format: None })?;
             let mut engine = Workbench::new(corpus);
             if let Some(ws) = workspace {
                 engine = engine.with_workspace(ws);
