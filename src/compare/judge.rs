@@ -519,8 +519,9 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
 
-        /// Any ids, replies and judge names: the TREC and TSV files either read back to the model's
-        /// qrels, or are refused naming an id they cannot carry; never a broken line.
+        /// Any ids, replies and judge names: the TREC and TSV files, written whole or line by line
+        /// as the model judges, either read back to the model's qrels, or are refused naming an
+        /// id they cannot carry; never a broken line.
         #[test]
         fn the_model_qrels_read_back_or_name_the_id(
             rows in proptest::collection::vec(("\\PC{0,6}", "[ a-z0-9#\t\n-]{0,6}", proptest::option::of(0u8..2)), 0..8),
@@ -557,6 +558,25 @@ mod tests {
                         let e = e.to_string();
                         proptest::prop_assert!(
                             m.judgements.iter().filter(|j| j.grade.is_some()).any(|j| e.contains(&format!("{:?}", j.qid)) || e.contains(&format!("{:?}", j.doc))),
+                            "{}", e
+                        );
+                    }
+                }
+                // The file that fills as the model judges reads back the same, or its refusal
+                // names an id.
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join(if tsv { "m.tsv" } else { "m.qrels" });
+                let mut file = QrelsFile::create(&path, &m.model).unwrap();
+                match m.judgements.iter().try_for_each(|j| file.write(j)) {
+                    Ok(()) => {
+                        let (back, warnings) = Qrels::load(&path).unwrap();
+                        proptest::prop_assert!(warnings.is_empty(), "{:?}", warnings);
+                        proptest::prop_assert_eq!(back, m.qrels());
+                    }
+                    Err(e) => {
+                        let e = e.to_string();
+                        proptest::prop_assert!(
+                            m.judgements.iter().any(|j| e.contains(&format!("{:?}", j.qid)) || e.contains(&format!("{:?}", j.doc))),
                             "{}", e
                         );
                     }
