@@ -264,7 +264,7 @@ impl QrelsFile {
         let io = |e| Error::io(path, e);
         let mut file = std::fs::File::create(path).map_err(io)?;
         if tsv {
-            file.write_all(b"query-id\tcorpus-id\tscore\n").map_err(io)?;
+            file.write_all(Qrels::TSV_HEADER.as_bytes()).map_err(io)?;
         }
         Ok(Self { file, path: path.to_path_buf(), tsv, judge: judge.to_string() })
     }
@@ -274,9 +274,7 @@ impl QrelsFile {
         use std::io::Write as _;
         let Some(g) = j.grade else { return Ok(()) };
         let line = if self.tsv {
-            check_id(&j.qid, "query", IdFormat::Tsv)?;
-            check_id(&j.doc, "document", IdFormat::Tsv)?;
-            format!("{}\t{}\t{g}\n", j.qid, j.doc)
+            Qrels::tsv_line(&j.qid, &j.doc, i32::from(g))?
         } else {
             trec_line(&j.qid, &j.doc, g, &self.judge)?
         };

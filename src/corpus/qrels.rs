@@ -135,15 +135,24 @@ impl Qrels {
 
     /// BEIR's TSV: `query-id<TAB>corpus-id<TAB>score` with that header; ids may hold spaces.
     pub fn to_tsv(&self) -> Result<String> {
-        let mut out = String::from("query-id\tcorpus-id\tscore\n");
+        let mut out = String::from(Self::TSV_HEADER);
         for (q, docs) in &self.judgements {
             check_id(q, "query", IdFormat::Tsv)?;
             for (d, g) in docs {
-                check_id(d, "document", IdFormat::Tsv)?;
-                out.push_str(&format!("{q}\t{d}\t{g}\n"));
+                out.push_str(&Self::tsv_line(q, d, *g)?);
             }
         }
         Ok(out)
+    }
+
+    /// The header line of BEIR's qrels TSV.
+    pub const TSV_HEADER: &str = "query-id\tcorpus-id\tscore\n";
+
+    /// One line of BEIR's qrels TSV, refusing an id the format cannot carry.
+    pub fn tsv_line(query: &str, doc: &str, grade: i32) -> Result<String> {
+        check_id(query, "query", IdFormat::Tsv)?;
+        check_id(doc, "document", IdFormat::Tsv)?;
+        Ok(format!("{query}\t{doc}\t{grade}\n"))
     }
 
     /// The judgements in the format a file name asks for: BEIR TSV for `.tsv`, else TREC.
