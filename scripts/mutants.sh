@@ -67,7 +67,7 @@ tests_of() {
         src/formula.rs) echo bm25_references lucene_reference scifact_bm25 engines ;;
         src/eval/metrics.rs | src/eval/runfile.rs) echo runs readers ;;
         src/external/lucene.rs) echo lucene_reference engines ;;
-        src/lessons/*) echo lessons assignments ;;
+        src/lessons/* | src/classroom/*) echo lessons assignments ;;
         src/generate/*) echo llm_server llm_methods agent_tools ;;
         src/retrieve/listwise.rs) echo llm_methods llm_kept ;;
         src/retrieve/agent/*) echo agent_tools ;;

@@ -55,4 +55,13 @@ mod tests {
             % (1u128 << 64)) as u64;
         assert_eq!(super::lcg(super::lcg(1)), want);
     }
+
+    #[test]
+    fn splitmix64_is_the_published_sequence() {
+        // The first outputs of SplitMix64 seeded with 1234567 (Vigna's reference implementation).
+        let mut r = super::SplitMix64::new(1234567);
+        assert_eq!(r.next_u64(), 6457827717110365317);
+        assert_eq!(r.next_u64(), 3203168211198807973);
+        assert_eq!(r.next_u64(), 9817491932198370423);
+    }
 }

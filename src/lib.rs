@@ -15,6 +15,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod analysis;
+pub mod classroom;
 pub mod cli;
 pub mod compare;
 pub mod config;

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use proptest::prelude::*;
+use ranklens::classroom::{self, Answers, Key, parse_answer_file, parse_answers_csv, parse_roster};
 use ranklens::corpus::{self, LoadOptions};
-use ranklens::lessons::assignment::{self, Answers, Key, parse_answer_file, parse_answers_csv, parse_roster};
 use ranklens::progress::NoProgress;
 use ranklens::workbench::Workbench;
 use serde_json::Value;
@@ -45,7 +45,7 @@ fn answers_from_key(key: &Key) -> Answers {
 fn thirty_students_get_thirty_variants_and_the_key_grades_itself_full_marks() {
     let engine = sample_with_models();
     for lesson in ranklens::lessons::with_assignments().map(|(l, _)| l.id).filter(|l| *l != "dense") {
-        let made = ranklens::lessons::make_assignment(lesson, &roster(30), 42, &engine, &NoProgress).unwrap();
+        let made = ranklens::classroom::make_assignment(lesson, &roster(30), 42, &engine, &NoProgress).unwrap();
         assert_eq!(made.sheets.len(), 30, "{lesson}");
         // No two students share the data of any question.
         let ids: BTreeSet<&str> = made.sheets[0].questions.iter().map(|c| c.question.id.as_str()).collect();
@@ -59,17 +59,17 @@ fn thirty_students_get_thirty_variants_and_the_key_grades_itself_full_marks() {
             assert_eq!(datas.len(), 30, "{lesson} {id}: some students share data");
         }
         // The same seed gives the same assignment; another seed another one.
-        assert_eq!(ranklens::lessons::make_assignment(lesson, &roster(30), 42, &engine, &NoProgress).unwrap(), made);
+        assert_eq!(ranklens::classroom::make_assignment(lesson, &roster(30), 42, &engine, &NoProgress).unwrap(), made);
         assert_ne!(
-            ranklens::lessons::make_assignment(lesson, &roster(30), 43, &engine, &NoProgress).unwrap().sheets,
+            ranklens::classroom::make_assignment(lesson, &roster(30), 43, &engine, &NoProgress).unwrap().sheets,
             made.sheets
         );
         // Adding a student changes nobody else's variant.
-        let more = ranklens::lessons::make_assignment(lesson, &roster(31), 42, &engine, &NoProgress).unwrap();
+        let more = ranklens::classroom::make_assignment(lesson, &roster(31), 42, &engine, &NoProgress).unwrap();
         assert_eq!(more.sheets[..30], made.sheets[..], "{lesson}");
 
         let key = made.key();
-        let book = assignment::grade(&key, &answers_from_key(&key)).unwrap();
+        let book = classroom::grade(&key, &answers_from_key(&key)).unwrap();
         assert_eq!(book.students.len(), 30);
         for g in &book.students {
             assert_eq!((g.score, g.max), (g.max, ids.len() as u32), "{lesson} {}: {:?}", g.student, g.feedback);
@@ -80,7 +80,7 @@ fn thirty_students_get_thirty_variants_and_the_key_grades_itself_full_marks() {
 
 #[test]
 fn a_wrong_answer_loses_its_point_and_its_feedback_names_the_question_and_the_mistake() {
-    let made = ranklens::lessons::make_assignment("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
     let key = made.key();
     let mut answers = answers_from_key(&key);
     let student = "Student 02";
@@ -101,7 +101,7 @@ fn a_wrong_answer_loses_its_point_and_its_feedback_names_the_question_and_the_mi
         other => panic!("{other:?}"),
     };
     mine.insert("q1".into(), (Value::from(format!("{q1:.4}").replace('.', ",")), "x".into()));
-    let book = assignment::grade(&key, &answers).unwrap();
+    let book = classroom::grade(&key, &answers).unwrap();
     let g = book.students.iter().find(|g| g.student == student).unwrap();
     assert_eq!((g.score, g.max), (3, 5), "{:?}", g.feedback);
     let questions: Vec<&str> = g.feedback.iter().map(|f| f.question.as_str()).collect();
@@ -145,7 +145,7 @@ const SEEDS: [u64; 3] = [11, 2026, 0x5eed];
 fn written(lesson: &str, seed: u64, dir: &Path) -> (Key, Vec<(String, Value)>) {
     let mut class = vec!["Grace Hopper".to_string()];
     class.extend(roster(29));
-    let made = ranklens::lessons::make_assignment(lesson, &class, seed, &sample(), &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment(lesson, &class, seed, &sample(), &NoProgress).unwrap();
     made.write(dir).unwrap();
     let key = Key::read(&dir.join("key.json")).unwrap();
     let mut all = Vec::new();
@@ -345,33 +345,34 @@ fn bad_rosters_answers_and_keys_are_refused_by_name() {
     assert!(e(parse_roster(b"Ada\n\"\",x\n", "roster.csv")).contains("roster.csv:2"));
     assert!(e(parse_roster(b"", "roster.csv")).contains("no student"));
     let engine = sample();
-    let err = ranklens::lessons::make_assignment("bogus", &roster(2), 1, &engine, &NoProgress).unwrap_err().to_string();
+    let err =
+        ranklens::classroom::make_assignment("bogus", &roster(2), 1, &engine, &NoProgress).unwrap_err().to_string();
     assert!(err.contains("bogus") && err.contains("tfidf"), "{err}");
 
-    let made = ranklens::lessons::make_assignment("tfidf", &roster(2), 1, &engine, &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment("tfidf", &roster(2), 1, &engine, &NoProgress).unwrap();
     let key = made.key();
     let good = answers_from_key(&key);
     // An unknown question id.
     let mut a = good.clone();
     a.students.get_mut("Student 01").unwrap().insert("q9".into(), (Value::from(1.0), "Student 01.json".into()));
-    let err = assignment::grade(&key, &a).unwrap_err().to_string();
+    let err = classroom::grade(&key, &a).unwrap_err().to_string();
     assert!(err.contains("Student 01.json") && err.contains("q9"), "{err}");
     // Text where a number belongs: that answer is not graded, named by its line; the class is.
     let mut a = good.clone();
     a.students.get_mut("Student 01").unwrap().insert("q1".into(), (Value::from("two"), "answers.csv:3".into()));
-    let book = assignment::grade(&key, &a).unwrap();
+    let book = classroom::grade(&key, &a).unwrap();
     let why = &book.not_graded[0].why;
     assert!(why.contains("answers.csv:3") && why.contains("q1") && why.contains("number"), "{why}");
     assert_eq!(book.students.iter().find(|g| g.student == "Student 02").map(|g| g.score), Some(5));
     // A missing student.
     let mut a = good.clone();
     a.students.remove("Student 02");
-    let err = assignment::grade(&key, &a).unwrap_err().to_string();
+    let err = classroom::grade(&key, &a).unwrap_err().to_string();
     assert!(err.contains("Student 02"), "{err}");
     // A student not in the key.
     let mut a = good.clone();
     a.students.insert("Mallory".into(), BTreeMap::new());
-    assert!(assignment::grade(&key, &a).unwrap_err().to_string().contains("Mallory"));
+    assert!(classroom::grade(&key, &a).unwrap_err().to_string().contains("Mallory"));
     // An edited key.
     let original = serde_json::to_string(&key).unwrap();
     let v = key_number(&key, "Student 01", "q1");
@@ -544,7 +545,7 @@ proptest! {
         let given = near.map_or(far, |t| want + t * c.question.tolerance);
         let mut a = Answers::default();
         a.students.insert("Ada".into(), [("q1".to_string(), (Value::from(given), "a".to_string()))].into());
-        let book = assignment::grade(&key, &a).unwrap();
+        let book = classroom::grade(&key, &a).unwrap();
         prop_assert_eq!(book.students[0].max, 1);
         // Right exactly when the number is within the stated tolerance of the key's.
         let right = (given - want).abs() <= c.question.tolerance;
@@ -571,7 +572,7 @@ fn small_key(seed: u64) -> Key {
 #[test]
 fn the_class_report_counts_a_planted_set_of_mistakes_exactly() {
     let names = roster(8);
-    let made = ranklens::lessons::make_assignment("bm25", &names, 3, &sample(), &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment("bm25", &names, 3, &sample(), &NoProgress).unwrap();
     let key = made.key();
     let mut answers = answers_from_key(&key);
     let data = |student: &str, q: &str| -> Value {
@@ -601,11 +602,11 @@ fn the_class_report_counts_a_planted_set_of_mistakes_exactly() {
     }
     plant("Student 07", "q2", Some(123.456));
     plant("Student 08", "q1", None);
-    let report = assignment::class_report(&key, &answers).unwrap();
+    let report = classroom::class_report(&key, &answers).unwrap();
     let q = |id: &str| report.questions.iter().find(|q| q.id == id).unwrap();
     let (q1, q2) = (q("q1"), q("q2"));
     assert_eq!((q1.right, q1.answered, q1.students), (4, 7, 8));
-    let named = |q: &assignment::QuestionReport| -> Vec<(String, usize, Vec<String>)> {
+    let named = |q: &classroom::QuestionReport| -> Vec<(String, usize, Vec<String>)> {
         q.mistakes.iter().map(|m| (m.name.clone(), m.count, m.students.clone())).collect()
     };
     assert_eq!(
@@ -638,7 +639,7 @@ fn the_class_report_counts_a_planted_set_of_mistakes_exactly() {
         assert!(json["questions"][0].get(k).is_some(), "{k}");
     }
     assert_eq!(json["questions"][0]["mistakes"][0]["students"][1], "Student 02");
-    let book = assignment::grade(&key, &answers).unwrap();
+    let book = classroom::grade(&key, &answers).unwrap();
     let graded: Vec<(String, u32)> = book.students.iter().map(|g| (g.student.clone(), g.score)).collect();
     assert_eq!(graded, scores);
     let g8 = book.students.iter().find(|g| g.student == "Student 08").unwrap();
@@ -706,7 +707,7 @@ fn no_draw_breaks_the_rules_that_make_a_question_worth_asking() {
     let mut checked = 0;
     for seed in 1..=5u64 {
         for lesson in ["bm25", "tfidf", "dense", "index", "metrics"] {
-            let made = ranklens::lessons::make_assignment(lesson, &roster(30), seed, &engine, &NoProgress).unwrap();
+            let made = ranklens::classroom::make_assignment(lesson, &roster(30), seed, &engine, &NoProgress).unwrap();
             let key = made.key();
             for sheet in &made.sheets {
                 let qs = serde_json::to_value(made.questions(sheet)).unwrap();
@@ -890,10 +891,10 @@ fn splade_late_and_fusion_draws_keep_their_rules_and_every_key_is_recomputed_by_
     let mut checked = 0;
     for seed in 1..=5u64 {
         for lesson in ["splade", "late", "fusion"] {
-            let made = ranklens::lessons::make_assignment(lesson, &roster(30), seed, &engine, &NoProgress).unwrap();
+            let made = ranklens::classroom::make_assignment(lesson, &roster(30), seed, &engine, &NoProgress).unwrap();
             let key = made.key();
             // The key grades itself full marks.
-            let book = assignment::grade(&key, &answers_from_key(&key)).unwrap();
+            let book = classroom::grade(&key, &answers_from_key(&key)).unwrap();
             assert!(book.students.iter().all(|g| g.score == g.max && g.max == 4), "{lesson} seed {seed}");
             for sheet in &made.sheets {
                 let qs = serde_json::to_value(made.questions(sheet)).unwrap();
@@ -1032,7 +1033,7 @@ fn splade_late_and_fusion_draws_keep_their_rules_and_every_key_is_recomputed_by_
 /// student who handed in a file that is not JSON is reported missing with that file named.
 #[test]
 fn a_blank_an_empty_file_and_a_file_that_is_not_json_are_each_named() {
-    let made = ranklens::lessons::make_assignment("tfidf", &roster(3), 4, &sample(), &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment("tfidf", &roster(3), 4, &sample(), &NoProgress).unwrap();
     let key = made.key();
     let dir = tempfile::tempdir().unwrap();
     let answers = answers_from_key(&key);
@@ -1046,7 +1047,7 @@ fn a_blank_an_empty_file_and_a_file_that_is_not_json_are_each_named() {
     let third: serde_json::Map<String, Value> =
         answers.students["Student 03"].iter().map(|(q, (v, _))| (q.clone(), v.clone())).collect();
     write("Student 03", &serde_json::json!({ "answers": third }).to_string());
-    let book = assignment::grade(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap();
+    let book = classroom::grade(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap();
     let n = key.students["Student 01"].len() as u32;
     let by = |s: &str| book.students.iter().find(|g| g.student == s).unwrap();
     assert_eq!((by("Student 01").score, by("Student 01").max), (n - 1, n));
@@ -1060,11 +1061,11 @@ fn a_blank_an_empty_file_and_a_file_that_is_not_json_are_each_named() {
     // Student 03 hands in a Word file instead: missing, and the file is named.
     std::fs::remove_file(dir.path().join("Student 03.json")).unwrap();
     std::fs::write(dir.path().join("Student 03.docx"), b"PK\x03\x04").unwrap();
-    let err = assignment::grade(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap_err().to_string();
+    let err = classroom::grade(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap_err().to_string();
     assert!(err.contains("no answers from Student 03") && err.contains("Student 03.docx"), "{err}");
     // A .json file that is not JSON stops the reader at its line.
     std::fs::write(dir.path().join("Student 03.json"), "{\"answers\":\n  {\"q1\": 0.5,,}}").unwrap();
-    let err = assignment::read_answers(dir.path()).unwrap_err().to_string();
+    let err = classroom::read_answers(dir.path()).unwrap_err().to_string();
     assert!(err.contains("Student 03.json:2"), "{err}");
 }
 
@@ -1113,7 +1114,7 @@ fn every_dense_variant_of_a_class_recomputed_gives_the_key() {
     };
     let mut checked = 0;
     for seed in SEEDS {
-        let made = ranklens::lessons::make_assignment("dense", &roster(30), seed, &engine, &NoProgress).unwrap();
+        let made = ranklens::classroom::make_assignment("dense", &roster(30), seed, &engine, &NoProgress).unwrap();
         let key = made.key();
         for sheet in &made.sheets {
             let qs = serde_json::to_value(made.questions(sheet)).unwrap();
@@ -1156,7 +1157,7 @@ fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class
     for blank in ["", "   ", "\t"] {
         assert!(Answer::parse(AnswerKind::Number, blank).is_err(), "{blank:?}");
     }
-    let made = ranklens::lessons::make_assignment("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment("bm25", &roster(3), 5, &sample(), &NoProgress).unwrap();
     let key = made.key();
     let answers = answers_from_key(&key);
     let kinds: BTreeMap<String, AnswerKind> =
@@ -1191,7 +1192,7 @@ fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class
     json("Student 03", &|m| {
         m.insert(choice_q.clone(), serde_json::json!(2));
     });
-    let book = assignment::grade(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap();
+    let book = classroom::grade(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap();
     let n = key.students["Student 01"].len() as u32;
     let by = |s: &str| book.students.iter().find(|g| g.student == s).unwrap();
     assert_eq!(by("Student 01").score, n - 1, "every other answer right");
@@ -1206,7 +1207,7 @@ fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class
     assert!(by("Student 02").feedback.iter().any(|f| f.message.starts_with("not graded: ")));
     // The table lists them first; the class report too.
     assert!(book.to_table().starts_with("Needs a look: 2 answer(s) could not be read"), "{}", book.to_table());
-    let report = assignment::class_report(&key, &assignment::read_answers(dir.path()).unwrap()).unwrap();
+    let report = classroom::class_report(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap();
     assert!(report.to_table().contains("Needs a look: 2 answer(s)"), "{}", report.to_table());
     let q = report.questions.iter().find(|q| q.id == number_q).unwrap();
     assert_eq!(q.unanswered, ["Student 01"]);

@@ -1184,7 +1184,7 @@ fn the_assignment_dialog_writes_one_variant_per_student_and_a_key() {
     for f in ["Ada/questions.json", "Bob/handout.html", "Cy/questions.json", "key.json"] {
         assert!(out.join(f).is_file(), "{f}");
     }
-    let key = ranklens::lessons::assignment::Key::read(&out.join("key.json")).unwrap();
+    let key = ranklens::classroom::Key::read(&out.join("key.json")).unwrap();
     assert_eq!((key.lesson.as_str(), key.seed, key.students.len()), ("tfidf", 17, 3));
     h.get_by_label_contains("assignment written: 3 students");
     // A roster with a duplicate name is refused, naming the file and line; nothing is written.
@@ -1599,7 +1599,7 @@ fn the_class_report_shows_what_the_class_got_wrong() {
     let corpus = ranklens::corpus::load(&ranklens::sample::acme_sync().unwrap(), Default::default()).unwrap();
     let engine = ranklens::workbench::Workbench::new(corpus);
     let names: Vec<String> = ["Ada", "Bob", "Cy"].map(String::from).to_vec();
-    let made = ranklens::lessons::make_assignment("bm25", &names, 7, &engine, &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment("bm25", &names, 7, &engine, &NoProgress).unwrap();
     made.write(dir.path()).unwrap();
     let answers = dir.path().join("answers");
     std::fs::create_dir_all(&answers).unwrap();
@@ -1703,16 +1703,16 @@ fn the_teachers_files_are_saved_from_lessons_and_read_back() {
     );
     let n = lesson.checkpoints().count();
     let read =
-        ranklens::lessons::exchange::read_moodle_xml(&std::fs::read_to_string(&xml).unwrap(), "quiz.xml").unwrap();
+        ranklens::classroom::exchange::read_moodle_xml(&std::fs::read_to_string(&xml).unwrap(), "quiz.xml").unwrap();
     assert_eq!(read.len(), n);
-    let read = ranklens::lessons::exchange::read_gift(&std::fs::read_to_string(&gift).unwrap(), "quiz.gift").unwrap();
+    let read = ranklens::classroom::exchange::read_gift(&std::fs::read_to_string(&gift).unwrap(), "quiz.gift").unwrap();
     assert!(!read.is_empty() && read.len() <= n, "GIFT has no ordering questions");
     // The student's handout: the lesson without its answers.
     let student = dir.path().join("student.html");
     send(&mut h, [Command::Files(FileCommand::UsePath(DialogPurpose::SaveStudentHandout, student.clone()))]);
     let html = std::fs::read_to_string(&student).unwrap();
-    assert_eq!(html, ranklens::lessons::handout::lesson_html(&lesson, false));
-    assert_ne!(html, ranklens::lessons::handout::lesson_html(&lesson, true));
+    assert_eq!(html, ranklens::classroom::handout::lesson_html(&lesson, false));
+    assert_ne!(html, ranklens::classroom::handout::lesson_html(&lesson, true));
     let first = lesson.checkpoints().next().unwrap();
     assert!(!html.contains(&first.solution.answer.to_text()) || first.solution.answer.to_text().len() < 3);
 
@@ -1721,7 +1721,7 @@ fn the_teachers_files_are_saved_from_lessons_and_read_back() {
     std::fs::write(&roster, "name,email,id\nAda,ada@uni.example,s1\nBob,bob@uni.example,s2\n").unwrap();
     let engine = h.state().data().workbench.clone().unwrap();
     let made =
-        ranklens::lessons::make_assignment("tfidf", &["Ada".into(), "Bob".into()], 3, &engine, &NoProgress).unwrap();
+        ranklens::classroom::make_assignment("tfidf", &["Ada".into(), "Bob".into()], 3, &engine, &NoProgress).unwrap();
     let out = dir.path().join("week");
     made.write(&out).unwrap();
     let answers = dir.path().join("answers.csv");
@@ -1748,18 +1748,17 @@ fn the_teachers_files_are_saved_from_lessons_and_read_back() {
             Command::Files(FileCommand::UsePath(DialogPurpose::SaveGradebookCanvas, canvas.clone())),
         ],
     );
-    let key = ranklens::lessons::assignment::Key::read(&out.join("key.json")).unwrap();
-    let class = ranklens::lessons::assignment::read_answers(&answers).unwrap();
+    let key = ranklens::classroom::Key::read(&out.join("key.json")).unwrap();
+    let class = ranklens::classroom::read_answers(&answers).unwrap();
     let bytes = std::fs::read(&roster).unwrap();
     for (path, lms, header) in [
-        (&moodle, ranklens::lessons::assignment::Lms::Moodle, "Student,Email address,ID number,"),
-        (&canvas, ranklens::lessons::assignment::Lms::Canvas, "Student,ID,SIS User ID,SIS Login ID,Section,"),
+        (&moodle, ranklens::classroom::Lms::Moodle, "Student,Email address,ID number,"),
+        (&canvas, ranklens::classroom::Lms::Canvas, "Student,ID,SIS User ID,SIS Login ID,Section,"),
     ] {
         let text = std::fs::read_to_string(path).unwrap();
         assert!(text.starts_with(header), "{text}");
         assert!(text.contains("Ada") && text.contains("Bob"));
-        let core =
-            ranklens::lessons::assignment::gradebook_csv(&key, &class, Some((&bytes, "roster.csv")), lms).unwrap();
+        let core = ranklens::classroom::gradebook_csv(&key, &class, Some((&bytes, "roster.csv")), lms).unwrap();
         assert_eq!(text, core, "the same file as `ranklens assignment grade --format …`");
     }
     assert!(std::fs::read_to_string(&moodle).unwrap().contains("ada@uni.example"), "the roster's ids carried through");

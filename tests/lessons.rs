@@ -4,6 +4,7 @@
 
 use std::sync::OnceLock;
 
+use ranklens::classroom;
 use ranklens::lessons::{self, Block, IdfBase, Lesson, LessonKit, LessonParams};
 use ranklens::models::ModelManager;
 use ranklens::progress::NoProgress;
@@ -201,13 +202,34 @@ fn structure_answers_exactly() {
 fn every_lesson_builds_and_prints() {
     for &lessons::LessonEntry { id, title, .. } in lessons::LESSONS {
         let l = build(id, &LessonParams::default());
-        assert_eq!(l.title, title);
+        assert_eq!((l.id.as_str(), l.title.as_str()), (id, title));
         let text = l.to_text();
         assert!(text.starts_with(title) && text.lines().count() > 5, "{id}");
     }
     let atlas = lessons::atlas_lesson().to_text();
     assert_eq!(atlas.matches("\nStores: ").count(), lessons::ATLAS.len());
     assert!(lessons::build("nope", kit(), &LessonParams::default(), None).is_err());
+}
+
+#[test]
+fn the_command_line_takes_a_knob_only_on_a_lesson_that_carries_it() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens")).arg("lesson").args(args).output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, _, err) = run(&["tfidf", "--k", "2"]);
+    assert!(!ok);
+    assert!(err.contains("--k sets \"BM25 k\", a knob of the bm25 lesson; the tfidf lesson has no such knob"), "{err}");
+    let (ok, _, err) = run(&["bm25", "--reader-k", "2"]);
+    assert!(!ok && err.contains("a knob of the reader lesson"), "{err}");
+    let (ok, list, _) = run(&[]);
+    assert!(ok);
+    assert!(list.lines().any(|l| l.starts_with("bm25") && l.ends_with("(knobs: BM25 k, BM25 b, idf base)")), "{list}");
+    assert!(list.lines().any(|l| l.starts_with("tfidf") && !l.contains("knobs")), "{list}");
 }
 
 // ---- Checkpoints ------------------------------------------------------------------------------
@@ -367,9 +389,8 @@ fn checkpoint_keys_are_the_textbook_numbers_and_the_lessons_own_tables() {
 
 #[test]
 fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns() {
-    use ranklens::lessons::assignment;
     let roster: Vec<String> = (1..=30).map(|i| format!("S{i}")).collect();
-    let made = ranklens::lessons::make_assignment("dense", &roster, 9, &kit().sample, &NoProgress).unwrap();
+    let made = ranklens::classroom::make_assignment("dense", &roster, 9, &kit().sample, &NoProgress).unwrap();
     for q in ["q1", "q2", "q3"] {
         let datas: std::collections::BTreeSet<String> = made
             .sheets
@@ -379,7 +400,7 @@ fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns(
         assert_eq!(datas.len(), 30, "{q}");
     }
     let key_ = made.key();
-    let mut answers = assignment::Answers::default();
+    let mut answers = classroom::Answers::default();
     for (s, qs) in &key_.students {
         answers.students.insert(
             s.clone(),
@@ -388,7 +409,7 @@ fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns(
                 .collect(),
         );
     }
-    assert!(assignment::grade(&key_, &answers).unwrap().students.iter().all(|g| g.score == 3));
+    assert!(classroom::grade(&key_, &answers).unwrap().students.iter().all(|g| g.score == 3));
     // q3's key, worked from the printed S, n and |h̄|, is the dense retriever's cosine.
     let settings = ranklens::config::Settings::default();
     let dense = kit().sample.retriever(ranklens::retrieve::MethodKind::Dense, &settings).unwrap();
@@ -409,8 +430,8 @@ fn a_dense_assignment_gives_thirty_variants_whose_cosines_are_the_dense_columns(
 fn handouts_hold_every_question_and_row_and_load_nothing() {
     for &lessons::LessonEntry { id, .. } in lessons::LESSONS {
         let l = build(id, &LessonParams::default());
-        let html = lessons::handout::lesson_html(&l, true);
-        let md = lessons::handout::lesson_markdown(&l, true);
+        let html = classroom::handout::lesson_html(&l, true);
+        let md = classroom::handout::lesson_markdown(&l, true);
         for needle in ["src=\"http", "href=\"http", "@import", "url("] {
             assert!(!html.contains(needle), "{id}: {needle}");
         }
@@ -421,7 +442,7 @@ fn handouts_hold_every_question_and_row_and_load_nothing() {
                 c.question.id
             );
         }
-        let student = lessons::handout::lesson_html(&l, false);
+        let student = classroom::handout::lesson_html(&l, false);
         assert!(!student.contains("<h2>Answers</h2>"));
         assert_eq!(html.contains("<h2>Answers</h2>"), l.checkpoints().count() > 0);
     }
@@ -495,7 +516,7 @@ fn every_handout_prints_every_question_and_table_row_within_the_page() {
     let mut pages = Vec::new();
     for &lessons::LessonEntry { id, .. } in lessons::LESSONS {
         let l = build(id, &LessonParams::default());
-        pages.push((id.to_string(), lessons::handout::lesson_html(&l, true), l));
+        pages.push((id.to_string(), classroom::handout::lesson_html(&l, true), l));
     }
     for (id, html, l) in &pages {
         let (text, words) = print_to_pdf(html, dir.path(), id);
@@ -545,7 +566,7 @@ fn every_assignment_handout_prints_within_two_pages_per_four_questions() {
     let mut printed = 0;
     for (entry, _) in lessons::with_assignments() {
         for seed in 1..=5u64 {
-            let made = lessons::make_assignment(entry.id, &roster, seed, &engine, &NoProgress).unwrap();
+            let made = classroom::make_assignment(entry.id, &roster, seed, &engine, &NoProgress).unwrap();
             let out = dir.path().join(format!("{}-{seed}", entry.id));
             made.write(&out).unwrap();
             let sheet = &made.sheets[(seed % 2) as usize];

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CorpusArgs, Found};
-use crate::lessons::assignment::{self, Key};
+use crate::classroom::{self, Key};
 use crate::models::ModelManager;
 use crate::progress::NoProgress;
 
@@ -118,14 +118,14 @@ fn key_and_answers(
     key: Option<&PathBuf>,
     quiz: Option<&str>,
     answers: &std::path::Path,
-) -> anyhow::Result<(Key, assignment::Answers)> {
+) -> anyhow::Result<(Key, classroom::Answers)> {
     match (key, quiz) {
-        (Some(k), _) => Ok((Key::read(k)?, assignment::read_answers(answers)?)),
+        (Some(k), _) => Ok((Key::read(k)?, classroom::read_answers(answers)?)),
         (None, Some(lesson)) => {
             let kit = crate::lessons::LessonKit::load(&ModelManager::from_env(), &NoProgress)?;
             let built = crate::lessons::build(lesson, &kit, &crate::lessons::LessonParams::default(), None)?;
             let checkpoints: Vec<_> = built.checkpoints().cloned().collect();
-            Ok(assignment::read_moodle_responses_file(answers, lesson, &checkpoints)?)
+            Ok(classroom::read_moodle_responses_file(answers, lesson, &checkpoints)?)
         }
         (None, None) => anyhow::bail!("give --key FILE, or --quiz LESSON for a Moodle quiz's responses"),
     }
@@ -135,7 +135,7 @@ fn key_and_answers(
 pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
     match a.command {
         AssignmentCommand::New(n) => {
-            let roster = assignment::read_roster(&n.roster)?;
+            let roster = classroom::read_roster(&n.roster)?;
             let engine = n.corpus.workbench(&NoProgress)?;
             let needs = crate::lessons::lesson(&n.lesson)?.assignment.as_ref().map_or(&[][..], |a| a.needs);
             for &role in needs {
@@ -144,7 +144,7 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
             if !needs.is_empty() {
                 engine.build_neural(&NoProgress)?;
             }
-            let made = crate::lessons::make_assignment(&n.lesson, &roster, n.seed, &engine, &NoProgress)?;
+            let made = crate::classroom::make_assignment(&n.lesson, &roster, n.seed, &engine, &NoProgress)?;
             let written = made.write(&n.out)?;
             eprintln!(
                 "wrote {} files for {} students: {}/<student>/questions.json, handout.html and {}",
@@ -162,16 +162,16 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
                 None => None,
             };
             let roster = roster.as_ref().map(|(b, s)| (b.as_slice(), s.as_str()));
-            let book = assignment::grade(&key, &answers)?;
+            let book = classroom::grade(&key, &answers)?;
             match g.format {
                 GradeFormat::Table => print!("{}", book.to_table()),
                 GradeFormat::Csv => print!("{}", book.to_csv()),
                 GradeFormat::Json => println!("{}", serde_json::to_string_pretty(&book)?),
                 GradeFormat::Moodle => {
-                    print!("{}", assignment::gradebook_csv(&key, &answers, roster, assignment::Lms::Moodle)?)
+                    print!("{}", classroom::gradebook_csv(&key, &answers, roster, classroom::Lms::Moodle)?)
                 }
                 GradeFormat::Canvas => {
-                    print!("{}", assignment::gradebook_csv(&key, &answers, roster, assignment::Lms::Canvas)?)
+                    print!("{}", classroom::gradebook_csv(&key, &answers, roster, classroom::Lms::Canvas)?)
                 }
             }
             // Something needs the teacher's look: said on stderr whatever the format, and the exit
@@ -186,7 +186,7 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
         }
         AssignmentCommand::Report(r) => {
             let (key, answers) = key_and_answers(r.key.as_ref(), r.quiz.as_deref(), &r.answers)?;
-            let report = assignment::class_report(&key, &answers)?;
+            let report = classroom::class_report(&key, &answers)?;
             let text = match r.format {
                 ReportFormat::Table => report.to_table(),
                 ReportFormat::Csv => report.to_csv(),

@@ -8,8 +8,9 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use super::{CorpusArgs, Found};
-use crate::lessons::exchange::QuizFormat;
-use crate::lessons::{LessonKit, LessonParams, Open, handout};
+use crate::classroom::exchange::QuizFormat;
+use crate::classroom::handout;
+use crate::lessons::{Knob, LessonKit, LessonParams, Open};
 use crate::models::ModelManager;
 use crate::progress::NoProgress;
 
@@ -32,7 +33,7 @@ pub enum LessonFormat {
 /// `ranklens lesson`
 #[derive(Debug, Args)]
 pub struct LessonArgs {
-    /// Lesson: tfidf, bm25, index, metrics, dense, reader, mismatch, fusion, structure, chunking, entities (none: list them).
+    /// The lesson's id, or `atlas` (none: list them with their knobs).
     name: Option<String>,
     /// Output: text, html (a printable handout), md, or the checkpoints as a quiz: moodle (Moodle
     /// XML) or gift.
@@ -65,7 +66,11 @@ pub struct LessonArgs {
 pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
     let Some(name) = a.name else {
         for l in crate::lessons::LESSONS {
-            println!("{:<10} {}", l.id, l.title);
+            let knobs: Vec<&str> = l.knobs.iter().map(|k| k.label()).collect();
+            match knobs.is_empty() {
+                true => println!("{:<10} {}", l.id, l.title),
+                false => println!("{:<10} {} (knobs: {})", l.id, l.title, knobs.join(", ")),
+            }
         }
         println!("{:<10} Methods atlas", "atlas");
         return Ok(Found::Some);
@@ -73,6 +78,22 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
     let lesson = if name == "atlas" {
         crate::lessons::atlas_lesson()
     } else {
+        let entry = crate::lessons::lesson(&name)?;
+        for (flag, knob, given) in [
+            ("--k", Knob::Bm25K, a.k.is_some()),
+            ("--b", Knob::Bm25B, a.b.is_some()),
+            ("--reader-k", Knob::ReaderK, a.reader_k.is_some()),
+        ] {
+            if given && !entry.knobs.contains(&knob) {
+                let carriers: Vec<&str> =
+                    crate::lessons::LESSONS.iter().filter(|l| l.knobs.contains(&knob)).map(|l| l.id).collect();
+                anyhow::bail!(
+                    "{flag} sets {:?}, a knob of the {} lesson; the {name} lesson has no such knob",
+                    knob.label(),
+                    carriers.join(", ")
+                );
+            }
+        }
         let mut params = LessonParams::default();
         if let Some(k) = a.k {
             params.k = k;
@@ -103,8 +124,8 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
         LessonFormat::Text => lesson.to_text(),
         LessonFormat::Html => handout::lesson_html(&lesson, !a.no_answers),
         LessonFormat::Md => handout::lesson_markdown(&lesson, !a.no_answers),
-        LessonFormat::Moodle => crate::lessons::exchange::quiz(&lesson, QuizFormat::Moodle)?,
-        LessonFormat::Gift => crate::lessons::exchange::quiz(&lesson, QuizFormat::Gift)?,
+        LessonFormat::Moodle => crate::classroom::exchange::quiz(&lesson, QuizFormat::Moodle)?,
+        LessonFormat::Gift => crate::classroom::exchange::quiz(&lesson, QuizFormat::Gift)?,
     };
     match &a.out {
         Some(path) => {

@@ -1,8 +1,9 @@
 //! Why BM25 flips tf-idf: the two-document example, the table of five settings computed live,
 //! a setting of the learner's own, and the saturation curve.
 
-use super::assignment::{Drawer, SplitMix64, is_content_word};
 use super::checkpoint::Checkpoint;
+use super::drawer::{Drawer, is_content_word};
+use crate::lcg::SplitMix64;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -108,7 +109,7 @@ fn first(scores: &[(String, f64)]) -> String {
 
 pub fn build(kit: &LessonKit, params: &LessonParams, on: &Open) -> Result<Lesson> {
     let ex = Example::load(kit)?;
-    let mut l = Lesson::new("bm25", "Why BM25 flips tf-idf");
+    let mut l = Lesson::untitled();
     l.p(format!(
         "The question `{}`. N = {} documents, avgdl = {} tokens; df: {}.",
         ex.query.join(" "),

@@ -44,7 +44,7 @@ fn holds_fact(chunk: &Chunk) -> bool {
 }
 
 pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
-    let mut l = Lesson::new("chunking", "Chunking");
+    let mut l = Lesson::untitled();
     let text = page(kit, "plugins");
     l.p(format!("The \"plugins\" help page, {} words. The question `{QUESTION}` needs the fact \"e2e-encrypt depends on libsodium\" in one piece.", text.split_whitespace().count()));
     let words = text.split_whitespace().count();

@@ -2,8 +2,9 @@
 //! mean-pooled model (MiniLM) the cosine split exactly over the passage's word pieces,
 //! cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|).
 
-use super::assignment::{Drawer, SplitMix64, round4};
 use super::checkpoint::Checkpoint;
+use super::drawer::{Drawer, round4};
+use crate::lcg::SplitMix64;
 use std::sync::Arc;
 
 use super::exercises;
@@ -19,7 +20,7 @@ use crate::workbench::{SparseSpec, Workbench};
 use crate::{Error, Result};
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
-    let mut l = Lesson::new("dense", "Dense scores, down to words");
+    let mut l = Lesson::untitled();
     l.p("A dense model turns the question and each passage into one vector; the score is their cosine. MiniLM's passage vector is the mean of its word pieces' states, so the cosine splits exactly over them: with q the question's unit vector and h₁ … hₙ the pieces' states, cos = q·h̄/|h̄| = Σᵢ q·hᵢ / (n·|h̄|). Each piece's part is q·hᵢ / (n·|h̄|); the parts sum to the score.");
     let settings = Settings::default();
     let (engine, question): (Arc<Workbench>, String) = match on.workbench.retriever(MethodKind::Dense, &settings) {

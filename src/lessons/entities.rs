@@ -93,7 +93,7 @@ fn records() -> (Vec<Record>, Vec<Record>) {
 }
 
 pub fn build(_kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
-    let mut l = Lesson::new("entities", "Entity resolution");
+    let mut l = Lesson::untitled();
     l.p("Two lists name the same things differently. Jaro–Winkler scores how alike two strings are (1 = identical), favouring a shared beginning; Fellegi–Sunter adds up evidence from several fields in bits.");
     l.check(super::exercises::jaro_winkler("er-jw", "jon", "john", jaro("jon", "john"), jaro_winkler("jon", "john")));
     let pairs = [

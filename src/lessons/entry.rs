@@ -1,8 +1,8 @@
 //! What a lesson is to the app and the command line: its id and title, how its page is built, and,
 //! when it has one, what its assignment asks and how a student's variant is drawn.
 
-use super::assignment::DrawFn;
-use super::{Lesson, LessonKit, LessonParams, Open};
+use super::drawer::DrawFn;
+use super::{Knob, Lesson, LessonKit, LessonParams, Open};
 use crate::Result;
 
 /// Builds a lesson's page: on the textbook's example, then on `Open` (the open corpus and question)
@@ -15,8 +15,10 @@ pub struct LessonEntry {
     pub id: &'static str,
     /// Its title.
     pub title: &'static str,
-    /// Builds its page.
+    /// Builds its page (the registry names it with `id` and `title`).
     pub build: BuildFn,
+    /// What a learner can change on its page, in the order the app draws them.
+    pub knobs: &'static [Knob],
     /// Its assignment, when it has one.
     pub assignment: Option<AssignmentEntry>,
 }

@@ -6,13 +6,14 @@
 
 use serde_json::json;
 
-use super::assignment::{Drawer, SplitMix64};
 use super::checkpoint::{Answer, AnswerKind, Checkpoint, Question, Solution};
+use super::drawer::Drawer;
 use super::exercises::{self, clear_winner, margin};
 use super::f4;
 use crate::Result;
 use crate::corpus::DocId;
 use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
+use crate::lcg::SplitMix64;
 use crate::progress::NoProgress;
 use crate::retrieve::QueryContext;
 use crate::workbench::SparseSpec;

@@ -1,13 +1,14 @@
 //! Fusion can hurt: when BM25 and dense search both rank the same wrong passage high, reciprocal
 //! rank fusion promotes it above the right passage that only one of them ranked first.
 
-use super::assignment::{Drawer, SplitMix64};
 use super::checkpoint::Checkpoint;
+use super::drawer::Drawer;
 use super::exercises;
 use super::{Lesson, LessonKit, Open};
 use crate::Result;
 use crate::config::Settings;
 use crate::corpus::DocId;
+use crate::lcg::SplitMix64;
 use crate::retrieve::{Detail, FusionRetriever, FusionSettings, MethodKind, QueryContext, Retriever};
 
 const QUESTION: &str = "How long is a sync token valid?";
@@ -15,7 +16,7 @@ const RIGHT: &str = "releases-5";
 const WRONG: &str = "errors-2";
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
-    let mut l = Lesson::new("fusion", "Fusion can hurt");
+    let mut l = Lesson::untitled();
     let corpus = kit.sample.corpus();
     let (right, wrong) = (corpus.lookup(RIGHT).unwrap_or(DocId(0)), corpus.lookup(WRONG).unwrap_or(DocId(0)));
     l.p(format!(

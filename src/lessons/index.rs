@@ -1,8 +1,9 @@
 //! The inverted index of the sample corpus for the question's terms: the dictionary entry and the
 //! postings list of each term, and which passages they make candidates.
 
-use super::assignment::{Drawer, SplitMix64};
 use super::checkpoint::Checkpoint;
+use super::drawer::Drawer;
+use crate::lcg::SplitMix64;
 use std::collections::BTreeSet;
 
 use super::exercises;
@@ -17,7 +18,7 @@ use crate::workbench::SparseSpec;
 use crate::workbench::Workbench;
 
 pub fn build(_kit: &LessonKit, _params: &LessonParams, on: &Open) -> Result<Lesson> {
-    let mut l = Lesson::new("index", "The inverted index");
+    let mut l = Lesson::untitled();
     let engine = &on.workbench;
     let question = on.question.trim();
     let analyzer = AnalyzerConfig::default();
@@ -113,7 +114,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     }
     // Terms asked about are content words (never `in` or `the`), where there are enough.
     let content: Vec<(String, u64)> =
-        vocabulary.iter().filter(|(t, _)| super::assignment::is_content_word(t)).cloned().collect();
+        vocabulary.iter().filter(|(t, _)| super::drawer::is_content_word(t)).cloned().collect();
     let vocabulary = if content.len() >= 2 { content } else { vocabulary };
     let shared: Vec<&(String, u64)> = vocabulary.iter().filter(|(_, df)| *df >= 2).collect();
     let pool: Vec<&(String, u64)> = if shared.len() >= 2 { shared } else { vocabulary.iter().collect() };

@@ -8,12 +8,13 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::assignment::{Drawer, SplitMix64, round4};
 use super::checkpoint::Checkpoint;
+use super::drawer::{Drawer, round4};
 use super::exercises::{self, mistake, number_within};
 use super::{Lesson, LessonKit, Open, f4};
 use crate::config::Settings;
 use crate::corpus::DocId;
+use crate::lcg::SplitMix64;
 use crate::retrieve::{Detail, MethodKind, Prepared, QueryContext, Retriever};
 use crate::workbench::Workbench;
 use crate::{Error, Result};
@@ -196,7 +197,7 @@ fn retriever(workbench: &Workbench) -> Result<Arc<dyn Retriever>> {
 }
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
-    let mut l = Lesson::new("late", "Late interaction: MaxSim by hand");
+    let mut l = Lesson::untitled();
     l.p("A dense model squeezes a passage into one vector before it sees the question. Late interaction (ColBERT) keeps a vector per word piece and compares late, once the question is known: each question piece takes its best cosine among the passage's pieces, and the score is the sum, MaxSim = Σᵢ maxⱼ cos(qᵢ, dⱼ). Every part of the score is one pair of pieces, which is why its explanation is an alignment.");
     let (engine, question) = match retriever(&on.workbench) {
         Ok(_) => (on.workbench.clone(), on.question.trim().to_string()),

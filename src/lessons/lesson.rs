@@ -54,6 +54,11 @@ impl Lesson {
     pub(super) fn new(id: &str, title: &str) -> Self {
         Self { id: id.to_string(), title: title.to_string(), blocks: Vec::new() }
     }
+    /// A page's blocks before it is named: the registry ([`super::build`]) gives it its entry's
+    /// id and title, so a page never restates them.
+    pub(super) fn untitled() -> Self {
+        Self::new("", "")
+    }
     pub(super) fn h(&mut self, s: impl Into<String>) {
         self.blocks.push(Block::Heading(s.into()));
     }

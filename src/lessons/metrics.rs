@@ -1,8 +1,9 @@
 //! Measuring a ranking: precision, recall, average precision and nDCG@10 of BM25's top 10 for a
 //! judged question, each predicted before the evaluation module's value is shown.
 
-use super::assignment::{Drawer, SplitMix64};
 use super::checkpoint::Checkpoint;
+use super::drawer::Drawer;
+use crate::lcg::SplitMix64;
 use std::collections::BTreeMap;
 
 use super::metric_exercises::{self, JudgedRanking};
@@ -31,7 +32,7 @@ fn judged_question(workbench: &Workbench, wanted: &str) -> Option<(String, Strin
 }
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
-    let mut l = Lesson::new("metrics", "Measuring a ranking");
+    let mut l = Lesson::untitled();
     let (engine, (qid, question, grades)) = match judged_question(&on.workbench, &on.question) {
         Some(j) => (on.workbench.clone(), j),
         None => match judged_question(&kit.sample, "Why does my phone say my login is stale?") {

@@ -25,7 +25,7 @@ fn rank(kit: &LessonKit, kind: MethodKind, text: &str, target: DocId) -> Result<
 }
 
 pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
-    let mut l = Lesson::new("mismatch", "Vocabulary mismatch, rewriting and HyDE");
+    let mut l = Lesson::untitled();
     let corpus = kit.sample.corpus();
     let target = corpus.lookup(TARGET).unwrap_or(DocId(0));
     let text = corpus.doc(target).map(|d| d.text.clone()).unwrap_or_default();

@@ -111,3 +111,71 @@ fn default_reasoning() -> String {
      token, and what the user must do, such as signing in again."
         .into()
 }
+
+/// One thing a learner can change on a lesson's page ([`LessonParams`]' fields): a lesson's
+/// registry entry lists its knobs, the app draws a control for each, and `ranklens lesson` takes
+/// the ones it has flags for only on the lessons that carry them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    /// BM25 k ([`LessonParams::k`]).
+    Bm25K,
+    /// BM25 b ([`LessonParams::b`]).
+    Bm25B,
+    /// The idf logarithm's base ([`LessonParams::idf_base`]).
+    IdfBase,
+    /// Passages the reader sees ([`LessonParams::reader_k`]).
+    ReaderK,
+    /// The rewritten question ([`LessonParams::rewrite`]).
+    Rewrite,
+    /// The drafted answer for HyDE ([`LessonParams::draft`]).
+    Draft,
+    /// What answering needs ([`LessonParams::reasoning`]).
+    Reasoning,
+    /// Words per window ([`LessonParams::chunk_words`]).
+    ChunkWords,
+    /// Overlap between windows ([`LessonParams::chunk_overlap`]).
+    ChunkOverlap,
+    /// Characters per piece of the bad cut ([`LessonParams::bad_cut_chars`]).
+    BadCutChars,
+    /// The match threshold in bits ([`LessonParams::er_threshold`]).
+    ErThreshold,
+    /// Jaro–Winkler at or above which names agree ([`FieldWeights::name_agree_at`]).
+    NameAgreeAt,
+    /// [`FieldWeights::name_m`].
+    NameM,
+    /// [`FieldWeights::name_u`].
+    NameU,
+    /// [`FieldWeights::type_m`].
+    TypeM,
+    /// [`FieldWeights::type_u`].
+    TypeU,
+}
+
+impl Knob {
+    /// Its label beside the control.
+    pub fn label(self) -> &'static str {
+        match self {
+            Knob::Bm25K => "BM25 k",
+            Knob::Bm25B => "BM25 b",
+            Knob::IdfBase => "idf base",
+            Knob::ReaderK => "passages the reader sees (k)",
+            Knob::Rewrite => "Rewritten question",
+            Knob::Draft => "Drafted answer (HyDE)",
+            Knob::Reasoning => "What answering it needs (reasoning)",
+            Knob::ChunkWords => "words per window",
+            Knob::ChunkOverlap => "overlap",
+            Knob::BadCutChars => "characters per bad cut",
+            Knob::ErThreshold => "threshold (bits)",
+            Knob::NameAgreeAt => "names agree at JW ≥",
+            Knob::NameM => "name m",
+            Knob::NameU => "name u",
+            Knob::TypeM => "type m",
+            Knob::TypeU => "type u",
+        }
+    }
+
+    /// Whether it is a line of text (drawn on a row of its own) rather than a number or a choice.
+    pub fn is_text(self) -> bool {
+        matches!(self, Knob::Rewrite | Knob::Draft | Knob::Reasoning)
+    }
+}

@@ -117,7 +117,7 @@ fn rank(kit: &LessonKit, workbench: &Workbench, question: &str) -> Result<(Strin
 }
 
 pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
-    let mut l = Lesson::new("reader", "Retrieve then read");
+    let mut l = Lesson::untitled();
     l.warn("The reader here is the anchor-and-boundary extractor: a simplification of a trained span reader, which would score every possible span with a model.");
     let k = params.reader_k.max(1);
     for (corpus, question) in [("reader", "What did Mangalyaan study?"), ("mozart", "Where was Mozart born?")] {

@@ -1,15 +1,12 @@
 //! Every lesson, once: the list the app's Lessons view, `ranklens lesson`, the atlas, the
 //! assignments and the tests all go through. Adding a lesson is one entry here and its page file.
 
-use super::assignment::{Assignment, make};
 use super::entry::{AssignmentEntry, LessonEntry};
-use super::{Lesson, LessonKit, LessonParams, Open};
+use super::{Knob, Lesson, LessonKit, LessonParams, Open};
 use super::{
     bm25, chunking, dense, entities, fusion, index, late, metrics, mismatch, reader, splade, structure, tfidf,
 };
 use crate::models::Role;
-use crate::progress::Progress;
-use crate::workbench::Workbench;
 use crate::{Error, Result};
 
 /// Every lesson, in the order they are listed.
@@ -18,6 +15,7 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "tfidf",
         title: "Cosine over TF-IDF",
         build: |kit, _, on| tfidf::build(kit, on),
+        knobs: &[],
         assignment: Some(AssignmentEntry {
             asks: "tf-idf weights, an idf, a cosine, which passage wins",
             draw: tfidf::assignment,
@@ -28,6 +26,7 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "bm25",
         title: "Why BM25 flips tf-idf",
         build: bm25::build,
+        knobs: &[Knob::Bm25K, Knob::Bm25B, Knob::IdfBase],
         assignment: Some(AssignmentEntry {
             asks: "BM25 idf, a term's contribution, the effect of k1 and b",
             draw: bm25::assignment,
@@ -38,6 +37,7 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "index",
         title: "The inverted index",
         build: index::build,
+        knobs: &[],
         assignment: Some(AssignmentEntry {
             asks: "document frequency, a postings list, Boolean AND and OR",
             draw: index::assignment,
@@ -48,6 +48,7 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "metrics",
         title: "Measuring a ranking",
         build: |kit, _, on| metrics::build(kit, on),
+        knobs: &[],
         assignment: Some(AssignmentEntry {
             asks: "precision, recall, AP and nDCG@10 of a ranking with judgements",
             draw: metrics::assignment,
@@ -58,6 +59,7 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "dense",
         title: "Dense scores, down to words",
         build: |kit, _, on| dense::build(kit, on),
+        knobs: &[],
         assignment: Some(AssignmentEntry {
             asks: "which passage wins by cosine and by BM25, a cosine from its token parts",
             draw: dense::assignment,
@@ -68,6 +70,7 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "splade",
         title: "SPLADE: learned weights and expansion",
         build: |kit, _, on| splade::build(kit, on),
+        knobs: &[],
         assignment: Some(AssignmentEntry {
             asks: "a SPLADE score from its weights, the term that carries it, the part from expansion",
             draw: splade::assignment,
@@ -78,6 +81,7 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "late",
         title: "Late interaction: MaxSim by hand",
         build: |kit, _, on| late::build(kit, on),
+        knobs: &[],
         assignment: Some(AssignmentEntry {
             asks: "MaxSim from a table of cosines, an alignment, a piece struck out",
             draw: late::assignment,
@@ -88,18 +92,21 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "reader",
         title: "Retrieve then read",
         build: |kit, p, _| reader::build(kit, p),
+        knobs: &[Knob::ReaderK],
         assignment: None,
     },
     LessonEntry {
         id: "mismatch",
         title: "Vocabulary mismatch, rewriting and HyDE",
         build: |kit, p, _| mismatch::build(kit, p),
+        knobs: &[Knob::Rewrite, Knob::Draft, Knob::Reasoning],
         assignment: None,
     },
     LessonEntry {
         id: "fusion",
         title: "Fusion can hurt",
         build: |kit, _, on| fusion::build(kit, on),
+        knobs: &[],
         assignment: Some(AssignmentEntry {
             asks: "reciprocal rank fusion of two rankings by hand: a fused score, the fused first",
             draw: fusion::assignment,
@@ -110,13 +117,21 @@ pub const LESSONS: &[LessonEntry] = &[
         id: "structure",
         title: "Exact lists need structure",
         build: |kit, _, _| structure::build(kit),
+        knobs: &[],
         assignment: None,
     },
-    LessonEntry { id: "chunking", title: "Chunking", build: |kit, p, _| chunking::build(kit, p), assignment: None },
+    LessonEntry {
+        id: "chunking",
+        title: "Chunking",
+        build: |kit, p, _| chunking::build(kit, p),
+        knobs: &[Knob::ChunkWords, Knob::ChunkOverlap, Knob::BadCutChars],
+        assignment: None,
+    },
     LessonEntry {
         id: "entities",
         title: "Entity resolution",
         build: |kit, p, _| entities::build(kit, p),
+        knobs: &[Knob::ErThreshold, Knob::NameAgreeAt, Knob::NameM, Knob::NameU, Knob::TypeM, Knob::TypeU],
         assignment: None,
     },
 ];
@@ -146,27 +161,9 @@ pub fn build(id: &str, kit: &LessonKit, params: &LessonParams, open: Option<&Ope
         Some(o) if !o.question.trim().is_empty() => o,
         _ => &sample,
     };
-    (lesson(id)?.build)(kit, params, on)
-}
-
-/// Make an assignment of a lesson: one variant per student, drawn from `engine`'s corpus with
-/// `seed` (see [`make`]).
-pub fn make_assignment(
-    id: &str,
-    roster: &[String],
-    seed: u64,
-    workbench: &Workbench,
-    progress: &dyn Progress,
-) -> Result<Assignment> {
     let entry = lesson(id)?;
-    let Some(assignment) = &entry.assignment else {
-        return Err(Error::invalid(
-            "lesson",
-            format!(
-                "no assignment for the lesson {id:?}; choose one of {}",
-                with_assignments().map(|(l, _)| l.id).collect::<Vec<_>>().join(", ")
-            ),
-        ));
-    };
-    make(entry.id, entry.title, assignment.draw, roster, seed, workbench, progress)
+    let mut page = (entry.build)(kit, params, on)?;
+    page.id = entry.id.to_string();
+    page.title = entry.title.to_string();
+    Ok(page)
 }

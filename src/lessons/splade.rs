@@ -8,12 +8,13 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::assignment::{Drawer, SplitMix64, round4};
 use super::checkpoint::Checkpoint;
+use super::drawer::{Drawer, round4};
 use super::exercises::{self, mistake, number_within};
 use super::{Lesson, LessonKit, Open, f4};
 use crate::config::Settings;
 use crate::corpus::DocId;
+use crate::lcg::SplitMix64;
 use crate::retrieve::{Detail, MethodKind, Prepared, QueryContext, Retriever};
 use crate::workbench::Workbench;
 use crate::{Error, Result};
@@ -181,7 +182,7 @@ fn workable(rows: &[SharedTerm]) -> bool {
 }
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
-    let mut l = Lesson::new("splade", "SPLADE: learned weights and expansion");
+    let mut l = Lesson::untitled();
     l.p("SPLADE reads a text with a language model and gives every term of its vocabulary (about 30,000 word pieces) a weight, log(1 + ReLU(logit)) taken at the token where it is largest; most weights are 0. The question gets a vector, each passage gets one, and the score is their dot product over the terms both weigh: Σₜ w_question(t) × w_passage(t). A term can weigh in a vector without being in its text: the model adds words the text implies (expansion). That is how SPLADE finds a passage that does not share the question's words, and why its index is still an inverted index.");
     let (engine, question) = match retriever(&on.workbench) {
         Ok(_) => (on.workbench.clone(), on.question.trim().to_string()),

@@ -9,7 +9,7 @@ use crate::retrieve::{MethodKind, QueryContext};
 use crate::structured::SqlLimits;
 
 pub fn build(kit: &LessonKit) -> Result<Lesson> {
-    let mut l = Lesson::new("structure", "Exact lists need structure");
+    let mut l = Lesson::untitled();
     let engine = &kit.sample;
     let corpus = engine.corpus();
     let bm25 = engine.retriever(MethodKind::Bm25, &Settings::default())?;

@@ -1,13 +1,14 @@
 //! Cosine over TF-IDF on the four ISRO documents, step by step; the "Red Planet" rewording that
 //! ties D3 and D4; and the dense model breaking the tie.
 
-use super::assignment::{Drawer, SplitMix64, is_content_word};
 use super::checkpoint::Checkpoint;
+use super::drawer::{Drawer, is_content_word};
 use super::exercises::{self};
 use super::{Lesson, LessonKit, Open, f4};
 use crate::Result;
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::DocId;
+use crate::lcg::SplitMix64;
 use crate::models::{InputKind, TextEncoder};
 use crate::progress::NoProgress;
 use crate::retrieve::dense::dot;
@@ -46,7 +47,7 @@ pub fn cosines(workbench: &Workbench, analyzer: AnalyzerConfig, question: &str) 
 }
 
 pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
-    let mut l = Lesson::new("tfidf", "Cosine over TF-IDF");
+    let mut l = Lesson::untitled();
     let engine = Workbench::new(kit.corpus("isro")?);
     let plain = AnalyzerConfig::preset(Preset::Whitespace);
     let index = engine.index(plain, &NoProgress)?;

@@ -71,8 +71,8 @@ impl RankLensApp {
             DialogPurpose::SaveHandout => self.save_handout(&path, true),
             DialogPurpose::SaveStudentHandout => self.save_handout(&path, false),
             DialogPurpose::SaveQuiz => self.save_quiz(&path),
-            DialogPurpose::SaveGradebookMoodle => self.save_gradebook(&path, crate::lessons::assignment::Lms::Moodle),
-            DialogPurpose::SaveGradebookCanvas => self.save_gradebook(&path, crate::lessons::assignment::Lms::Canvas),
+            DialogPurpose::SaveGradebookMoodle => self.save_gradebook(&path, crate::classroom::Lms::Moodle),
+            DialogPurpose::SaveGradebookCanvas => self.save_gradebook(&path, crate::classroom::Lms::Canvas),
             DialogPurpose::Choose(field) => {
                 let serial = self.data.chosen.as_ref().map_or(1, |c| c.0 + 1);
                 self.data.chosen = Some((serial, field, path));

@@ -29,9 +29,9 @@ impl RankLensApp {
             LessonCommand::ClassReport { key, answers, roster } => {
                 self.data.class_files = Some((key.clone(), answers.clone(), roster));
                 self.jobs.class_report.start(self.waker(), move |_| {
-                    let key = crate::lessons::assignment::Key::read(&key)?;
-                    let answers = crate::lessons::assignment::read_answers(&answers)?;
-                    crate::lessons::assignment::class_report(&key, &answers)
+                    let key = crate::classroom::Key::read(&key)?;
+                    let answers = crate::classroom::read_answers(&answers)?;
+                    crate::classroom::class_report(&key, &answers)
                 });
             }
             LessonCommand::SaveClassReport(path) => {
@@ -94,13 +94,13 @@ impl RankLensApp {
         let open = if r.open_corpus { self.data.workbench.clone() } else { None };
         let kit = self.jobs.lesson_kit.ready().cloned();
         self.jobs.assignment.start(self.waker(), move |p| {
-            let roster = crate::lessons::assignment::read_roster(&r.roster)?;
+            let roster = crate::classroom::read_roster(&r.roster)?;
             let engine = match (open, kit) {
                 (Some(e), _) => e,
                 (None, Some(k)) => k.sample.clone(),
                 (None, None) => return Err(Error::Unavailable("the lessons are still loading".into())),
             };
-            let made = crate::lessons::make_assignment(&r.lesson, &roster, r.seed, &engine, p)?;
+            let made = crate::classroom::make_assignment(&r.lesson, &roster, r.seed, &engine, p)?;
             let written = made.write(&r.out)?;
             Ok(format!(
                 "assignment written: {} students, {} files in {} (the key is key.json)",
@@ -122,9 +122,9 @@ impl RankLensApp {
         };
         let md = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
         let text = if md {
-            crate::lessons::handout::lesson_markdown(lesson, answers)
+            crate::classroom::handout::lesson_markdown(lesson, answers)
         } else {
-            crate::lessons::handout::lesson_html(lesson, answers)
+            crate::classroom::handout::lesson_html(lesson, answers)
         };
         let what = if answers { "handout" } else { "student's handout (no answers)" };
         match crate::fsutil::write_atomic(path, text) {
@@ -140,8 +140,9 @@ impl RankLensApp {
             self.say(Notice::error("there is no lesson to export yet"));
             return;
         };
-        let format = crate::lessons::exchange::QuizFormat::of_path(path);
-        let written = crate::lessons::exchange::quiz(lesson, format).and_then(|t| crate::fsutil::write_atomic(path, t));
+        let format = crate::classroom::exchange::QuizFormat::of_path(path);
+        let written =
+            crate::classroom::exchange::quiz(lesson, format).and_then(|t| crate::fsutil::write_atomic(path, t));
         match written {
             Ok(()) => self.say(Notice::warning(format!("quiz written to {}", path.display()))),
             Err(e) => self.say(Notice::error(e.report())),
@@ -151,20 +152,20 @@ impl RankLensApp {
     /// Write the class report's gradebook for `lms`, from the key and answers it was read from
     /// (and the roster's identifiers, when the report names one), as `ranklens assignment grade
     /// --format moodle|canvas` does.
-    pub(super) fn save_gradebook(&mut self, path: &std::path::Path, lms: crate::lessons::assignment::Lms) {
+    pub(super) fn save_gradebook(&mut self, path: &std::path::Path, lms: crate::classroom::Lms) {
         let Some((key, answers, roster)) = self.data.class_files.clone() else {
             self.say(Notice::error("read a class's answers first (Lessons → Class report…)"));
             return;
         };
         let written = (|| -> crate::Result<()> {
-            let key = crate::lessons::assignment::Key::read(&key)?;
-            let answers = crate::lessons::assignment::read_answers(&answers)?;
+            let key = crate::classroom::Key::read(&key)?;
+            let answers = crate::classroom::read_answers(&answers)?;
             let roster = match &roster {
                 Some(r) => Some((std::fs::read(r).map_err(|e| crate::Error::io(r, e))?, r.display().to_string())),
                 None => None,
             };
             let roster = roster.as_ref().map(|(b, s)| (b.as_slice(), s.as_str()));
-            let csv = crate::lessons::assignment::gradebook_csv(&key, &answers, roster, lms)?;
+            let csv = crate::classroom::gradebook_csv(&key, &answers, roster, lms)?;
             crate::fsutil::write_atomic(path, csv)
         })();
         match written {

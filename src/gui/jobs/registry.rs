@@ -97,7 +97,7 @@ jobs! {
     /// A query adapter trained on the corpus's judgements, with its held-out figures.
     adapter: Job<crate::gui::state::TrainedAdapter> = Adapter;
     /// The class report of an assignment's answers.
-    class_report: Job<crate::lessons::assignment::ClassReport> = ClassReport;
+    class_report: Job<crate::classroom::ClassReport> = ClassReport;
     /// The statement the language model wrote for a question.
     sql_ask: Job<crate::generate::text_to_sql::SqlAsk> = SqlAsk;
     /// The model's statement run (or refused): the statement as run, and what came of it.

@@ -5,12 +5,12 @@
 
 use egui::{RichText, Ui};
 
+use crate::classroom::ClassReport;
 use crate::gui::command::{FileCommand, LessonCommand};
 use crate::gui::context::ViewContext;
 use crate::gui::dialog::{DialogPurpose, Field};
 use crate::gui::theme;
 use crate::gui::widgets::{bar_ui, labelled_text_ui, path_field_ui};
-use crate::lessons::assignment::ClassReport;
 
 /// The class report's fields.
 #[derive(Debug, Clone, PartialEq, Default)]

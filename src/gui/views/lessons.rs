@@ -21,7 +21,7 @@ use crate::gui::context::ViewContext;
 use crate::gui::dialog::{DialogPurpose, Field};
 use crate::gui::theme;
 use crate::gui::widgets::{labelled_text_ui, path_field_ui};
-use crate::lessons::{Block, IdfBase, LESSONS, Lesson, LessonParams};
+use crate::lessons::{Block, IdfBase, Knob, LESSONS, Lesson, LessonParams};
 
 /// The checkpoints' states of every lesson, by (lesson, checkpoint id).
 pub type CheckpointStates = HashMap<(String, String), CheckpointState>;
@@ -283,49 +283,55 @@ impl LessonsView {
     }
 }
 
+/// The knobs the current lesson's registry entry carries: numbers and choices on one row, each
+/// line of text on its own.
 fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
-    match current {
-        "bm25" => {
-            ui.horizontal(|ui| {
-                ui.add(egui::Slider::new(&mut p.k, 0.0..=3.0).fixed_decimals(2).text("BM25 k"));
-                ui.add(egui::Slider::new(&mut p.b, 0.0..=1.0).fixed_decimals(2).text("BM25 b"));
-                egui::ComboBox::from_label("idf base").selected_text(p.idf_base.name()).show_ui(ui, |ui| {
-                    for base in [IdfBase::Ten, IdfBase::E, IdfBase::Two] {
-                        ui.selectable_value(&mut p.idf_base, base, base.name());
-                    }
-                });
-            });
-        }
-        "reader" => {
-            ui.add(egui::Slider::new(&mut p.reader_k, 1..=3).text("passages the reader sees (k)"));
-        }
-        "mismatch" => {
-            labelled_text_ui(ui, "Rewritten question", &mut p.rewrite, 420.0);
-            labelled_text_ui(ui, "Drafted answer (HyDE)", &mut p.draft, 520.0);
-            labelled_text_ui(ui, "What answering it needs (reasoning)", &mut p.reasoning, 520.0);
-        }
-        "chunking" => {
-            ui.horizontal(|ui| {
-                ui.add(egui::Slider::new(&mut p.chunk_words, 4..=40).text("words per window"));
-                ui.add(egui::Slider::new(&mut p.chunk_overlap, 0..=20).text("overlap"));
-                ui.add(egui::Slider::new(&mut p.bad_cut_chars, 30..=200).text("characters per bad cut"));
-            });
-        }
-        "entities" => {
-            let w = &mut p.er_weights;
-            ui.horizontal_wrapped(|ui| {
-                ui.add(egui::Slider::new(&mut p.er_threshold, -5.0..=10.0).fixed_decimals(2).text("threshold (bits)"));
-                ui.add(
-                    egui::Slider::new(&mut w.name_agree_at, 0.5..=1.0).fixed_decimals(2).text("names agree at JW ≥"),
-                );
-                ui.add(egui::Slider::new(&mut w.name_m, 0.5..=0.999).fixed_decimals(3).text("name m"));
-                ui.add(egui::Slider::new(&mut w.name_u, 0.001..=0.5).fixed_decimals(3).text("name u"));
-                ui.add(egui::Slider::new(&mut w.type_m, 0.5..=0.999).fixed_decimals(3).text("type m"));
-                ui.add(egui::Slider::new(&mut w.type_u, 0.001..=0.9).fixed_decimals(3).text("type u"));
-            });
-        }
-        _ => {}
+    let Ok(entry) = crate::lessons::lesson(current) else { return };
+    let (text, controls): (Vec<Knob>, Vec<Knob>) = entry.knobs.iter().partition(|k| k.is_text());
+    if !controls.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            for k in controls {
+                knob_ui(ui, k, p);
+            }
+        });
     }
+    for k in text {
+        let (field, width) = match k {
+            Knob::Rewrite => (&mut p.rewrite, 420.0),
+            Knob::Draft => (&mut p.draft, 520.0),
+            _ => (&mut p.reasoning, 520.0),
+        };
+        labelled_text_ui(ui, k.label(), field, width);
+    }
+}
+
+/// One number or choice: its slider's range is the app's, its label the core's.
+fn knob_ui(ui: &mut Ui, k: Knob, p: &mut LessonParams) {
+    let w = &mut p.er_weights;
+    let slider = match k {
+        Knob::Bm25K => egui::Slider::new(&mut p.k, 0.0..=3.0).fixed_decimals(2),
+        Knob::Bm25B => egui::Slider::new(&mut p.b, 0.0..=1.0).fixed_decimals(2),
+        Knob::ReaderK => egui::Slider::new(&mut p.reader_k, 1..=3),
+        Knob::ChunkWords => egui::Slider::new(&mut p.chunk_words, 4..=40),
+        Knob::ChunkOverlap => egui::Slider::new(&mut p.chunk_overlap, 0..=20),
+        Knob::BadCutChars => egui::Slider::new(&mut p.bad_cut_chars, 30..=200),
+        Knob::ErThreshold => egui::Slider::new(&mut p.er_threshold, -5.0..=10.0).fixed_decimals(2),
+        Knob::NameAgreeAt => egui::Slider::new(&mut w.name_agree_at, 0.5..=1.0).fixed_decimals(2),
+        Knob::NameM => egui::Slider::new(&mut w.name_m, 0.5..=0.999).fixed_decimals(3),
+        Knob::NameU => egui::Slider::new(&mut w.name_u, 0.001..=0.5).fixed_decimals(3),
+        Knob::TypeM => egui::Slider::new(&mut w.type_m, 0.5..=0.999).fixed_decimals(3),
+        Knob::TypeU => egui::Slider::new(&mut w.type_u, 0.001..=0.9).fixed_decimals(3),
+        Knob::IdfBase => {
+            egui::ComboBox::from_label(k.label()).selected_text(p.idf_base.name()).show_ui(ui, |ui| {
+                for base in [IdfBase::Ten, IdfBase::E, IdfBase::Two] {
+                    ui.selectable_value(&mut p.idf_base, base, base.name());
+                }
+            });
+            return;
+        }
+        Knob::Rewrite | Knob::Draft | Knob::Reasoning => return,
+    };
+    ui.add(slider.text(k.label()));
 }
 
 /// Draw a lesson's blocks; with `predict_first`, nothing after a checkpoint not yet answered

@@ -7,8 +7,8 @@
 
 use std::fmt::Write;
 
-use super::checkpoint::{Answer, AnswerKind, Checkpoint, Mistake, format_number};
 use super::handout::data_html;
+use crate::lessons::checkpoint::{Answer, AnswerKind, Checkpoint, Mistake, format_number};
 use crate::markup::escape_html as escape;
 use crate::{Error, Result};
 

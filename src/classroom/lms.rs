@@ -219,10 +219,10 @@ mod tests {
                    Overall average,,,,,,,1.50,,,\n";
         let (key, answers) = read_moodle_responses(csv.as_bytes(), "responses.csv", "tfidf", &quiz()).unwrap();
         assert_eq!(key.students.keys().collect::<Vec<_>>(), ["Ada Lovelace", "Alan Turing"]);
-        let book = super::super::grade(&key, &answers).unwrap();
+        let book = crate::classroom::grade(&key, &answers).unwrap();
         let scores: Vec<(&str, u32)> = book.students.iter().map(|g| (g.student.as_str(), g.score)).collect();
         assert_eq!(scores, [("Ada Lovelace", 3), ("Alan Turing", 0)]);
-        let report = super::super::class_report(&key, &answers).unwrap();
+        let report = crate::classroom::class_report(&key, &answers).unwrap();
         let q = |id: &str| report.questions.iter().find(|q| q.id == id).unwrap();
         assert_eq!(q("idf").mistakes[0].students, ["Alan Turing"], "1,3863 is ln 4 with a decimal comma");
         assert_eq!(q("order").unanswered, ["Alan Turing"], "`-` is Moodle's blank");
@@ -237,8 +237,8 @@ mod tests {
         let book = Gradebook {
             not_graded: Vec::new(),
             students: vec![
-                super::super::Grade { student: "Ada".into(), score: 3, max: 4, feedback: vec![] },
-                super::super::Grade { student: "Bob".into(), score: 1, max: 4, feedback: vec![] },
+                crate::classroom::Grade { student: "Ada".into(), score: 3, max: 4, feedback: vec![] },
+                crate::classroom::Grade { student: "Bob".into(), score: 1, max: 4, feedback: vec![] },
             ],
         };
         let ids = roster_columns(

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::handout::{STYLE, data_html};
 use crate::lessons::checkpoint::{AnswerKind, Checkpoint, format_number};
-use crate::lessons::handout::{STYLE, data_html};
 use crate::markup::escape_html as escape;
 
 /// A number as the page prints it: four decimals at most, no trailing zeros.

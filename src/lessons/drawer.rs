@@ -1,15 +1,15 @@
 //! Drawing a student's variant: the passages a student can work by hand, and the questions drawn
-//! from them. Each lesson's own questions are drawn in the lesson's file (its `assignment`).
+//! from them. Each lesson's own questions are drawn in the lesson's file (its `assignment`); the
+//! classroom ([`crate::classroom`]) draws one variant per student of a roster with them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use super::files::{Assignment, Sheet};
-use super::random::{SplitMix64, student_rng};
+use super::checkpoint::Checkpoint;
+use super::exercises::TermCounts;
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::{Corpus, DocId};
-use crate::lessons::checkpoint::Checkpoint;
-use crate::lessons::exercises::TermCounts;
-use crate::progress::{NoProgress, Progress};
+use crate::lcg::SplitMix64;
+use crate::progress::NoProgress;
 use crate::workbench::Workbench;
 use crate::{Error, Result};
 
@@ -19,73 +19,6 @@ pub const DRAW_TRIES: usize = 400;
 
 /// Draws one student's questions with their keys (a lesson's `assignment`).
 pub type DrawFn = fn(&Drawer<'_>, &mut SplitMix64) -> Result<Vec<Checkpoint>>;
-
-/// Make an assignment of the lesson `lesson` (titled `title`): one variant per student of its
-/// questions, drawn by `draw` from the workbench's corpus with the seed. No two students get the
-/// same data for a question.
-pub fn make(
-    lesson: &str,
-    title: &str,
-    draw_one: DrawFn,
-    roster: &[String],
-    seed: u64,
-    workbench: &Workbench,
-    progress: &dyn Progress,
-) -> Result<Assignment> {
-    let draw = Drawer::new(workbench)?;
-    let mut sheets = Vec::new();
-    let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    progress.stage("drawing each student's variant", roster.len() as u64);
-    for student in roster {
-        crate::progress::check_cancel(progress)?;
-        let mut found = None;
-        for attempt in 0..200 {
-            let mut rng = student_rng(seed, student, attempt);
-            let questions = draw_one(&draw, &mut rng)?;
-            let fresh = questions
-                .iter()
-                .all(|c| !seen.get(&c.question.id).is_some_and(|s| s.contains(&c.question.data.to_string())));
-            if fresh {
-                found = Some(questions);
-                break;
-            }
-        }
-        let Some(questions) = found else {
-            return Err(Error::invalid(
-                "corpus",
-                format!(
-                    "{} has too few passages to give {student} data no other student has: use a larger corpus (--corpus)",
-                    workbench.corpus().name
-                ),
-            ));
-        };
-        for c in &questions {
-            seen.entry(c.question.id.clone()).or_default().insert(c.question.data.to_string());
-        }
-        sheets.push(Sheet { student: student.clone(), questions });
-        progress.advance(1);
-    }
-    let mut texts = BTreeMap::new();
-    for c in sheets.iter().flat_map(|s| &s.questions) {
-        let d = &c.question.data;
-        let ids = d.get("passage").and_then(|v| v.as_str()).into_iter().chain(
-            d.get("passages").and_then(|p| p.as_array()).into_iter().flatten().filter_map(|p| p.get("id")?.as_str()),
-        );
-        for id in ids {
-            if let Some(doc) = workbench.corpus().lookup(id).and_then(|x| workbench.corpus().doc(x)) {
-                texts.entry(id.to_string()).or_insert_with(|| doc.full_text());
-            }
-        }
-    }
-    Ok(Assignment {
-        lesson: lesson.to_string(),
-        title: title.to_string(),
-        seed,
-        corpus: workbench.corpus().name.clone(),
-        sheets,
-        texts,
-    })
-}
 
 /// What the variants are drawn from: the corpus's analysed passages.
 pub struct Drawer<'a> {

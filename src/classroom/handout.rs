@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::checkpoint::{AnswerKind, Checkpoint};
-use super::{Block, Lesson};
+use crate::lessons::checkpoint::{AnswerKind, Checkpoint};
+use crate::lessons::{Block, Lesson};
 use crate::markup::escape_html as escape;
 
 /// The stylesheet of every handout: readable on screen, and on paper every table fits the page
