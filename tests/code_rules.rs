@@ -514,6 +514,24 @@ fn the_lessons_the_classroom_and_the_commands_stay_under_their_file_limits() {
 }
 
 #[test]
+fn a_questions_data_is_typed_never_built_by_json_macros() {
+    // Each exercise's data is a struct deriving Serialize (lessons/data.rs and beside each
+    // exercise); `json!` builds an untyped value whose keys no compiler checks.
+    let mut found = Vec::new();
+    let mut structs = 0;
+    for file in rust_files(&root().join("src/lessons")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = without_tests_and_comments(&text);
+        structs += code.matches("#[derive(serde::Serialize)]").count() + code.matches("#[derive(Serialize)]").count();
+        if code.contains("json!") {
+            found.push(file.strip_prefix(root()).unwrap().display().to_string());
+        }
+    }
+    assert!(structs >= 30, "the scan is broken: {structs} data structs found");
+    assert!(found.is_empty(), "json! outside the tests of src/lessons: {found:?}");
+}
+
+#[test]
 fn the_apps_files_stay_small_and_its_dispatcher_short() {
     let mut big = Vec::new();
     for file in rust_files(&root().join("src/gui")) {

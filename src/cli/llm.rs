@@ -422,9 +422,8 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
     let progress = TermProgress::new();
     a.models.prepare(&engine, &kinds, &settings, true, &progress)?;
     let generator = a.models.generator(&progress)?;
-    let questions = judge::judged_questions(engine.corpus(), &qrels, a.questions);
     let plan = crate::compare::Plan::of_kinds(&settings, &kinds);
-    let pooled = plan.pool(&engine, &questions, a.k, &progress)?;
+    let pooled = plan.judging_pool(&engine, &qrels, a.questions, a.k, &progress)?;
     let pool = &pooled.items;
     let methods: Vec<String> = pooled.ran().map(|c| c.label.clone()).collect();
     let columns: Vec<PoolColumnView> = pooled
@@ -466,7 +465,7 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
         methods,
         columns,
         depth: a.k,
-        questions: questions.len(),
+        questions: pooled.questions,
         judged: judged.judgements.len() - judged.unreadable(),
         unreadable: judged.unreadable(),
         agreement: judged.agreement(),

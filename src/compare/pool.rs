@@ -5,8 +5,9 @@
 
 use std::collections::BTreeSet;
 
-use super::judge::PoolItem;
+use super::judge::{self, PoolItem};
 use super::plan::{Member, Plan, member_label};
+use crate::corpus::Qrels;
 use crate::progress::{Progress, check_cancel};
 use crate::retrieve::MethodKind;
 use crate::workbench::Workbench;
@@ -50,9 +51,34 @@ impl Pool {
         let names: Vec<&str> = self.ran().map(|c| c.label.as_str()).collect();
         format!("{} top {}, pooled over {} judged question(s)", names.join(" + "), self.depth, self.questions)
     }
+
+    /// The columns that could not run, each as `label: why`.
+    pub fn skipped(&self) -> Vec<String> {
+        self.columns.iter().filter_map(|c| c.added.as_ref().err().map(|m| format!("{}: {m}", c.label))).collect()
+    }
 }
 
 impl Plan {
+    /// The pool a judge is given for a question set: each column's top `depth` for the first
+    /// `limit` of the corpus's questions that `people` judged (all of them when `limit` is 0); an
+    /// error when they judged none of its questions.
+    pub fn judging_pool(
+        &self,
+        workbench: &Workbench,
+        people: &Qrels,
+        limit: usize,
+        depth: usize,
+        progress: &dyn Progress,
+    ) -> Result<Pool> {
+        let questions = judge::judged_questions(workbench.corpus(), people, limit);
+        if questions.is_empty() {
+            return Err(Error::Unavailable(
+                "no judged questions to pool: none of the corpus's questions has judgements (grade passages, or open a dataset with qrels)".into(),
+            ));
+        }
+        self.pool(workbench, &questions, depth, progress)
+    }
+
     /// Pool the top `depth` of every column that ranks passages over `questions` (id, text). A
     /// column that cannot run here is a [`PoolColumn`] with why; a pool with no column that runs is
     /// an error saying so.
@@ -136,11 +162,15 @@ mod tests {
     use crate::corpus::Corpus;
     use crate::progress::NoProgress;
 
-    fn engine() -> Workbench {
-        Workbench::new(Corpus::from_texts(
+    fn corpus() -> Corpus {
+        Corpus::from_texts(
             "t",
             [("a", "sync token expired"), ("b", "the token was refreshed"), ("c", "sync pauses"), ("d", "nothing")],
-        ))
+        )
+    }
+
+    fn engine() -> Workbench {
+        Workbench::new(corpus())
     }
 
     #[test]
@@ -162,6 +192,33 @@ mod tests {
         assert!(dense.added.as_ref().is_err_and(|m| m.contains("dense")), "{:?}", dense.added);
         assert_eq!(pool.ran().count(), 2);
         assert!(pool.scope().ends_with("top 2, pooled over 1 judged question(s)"), "{}", pool.scope());
+        let skipped = pool.skipped();
+        assert_eq!(skipped.len(), 1, "{skipped:?}");
+        assert!(skipped[0].starts_with(&format!("{}: ", dense.label)), "{skipped:?}");
+    }
+
+    #[test]
+    fn a_judging_pool_takes_the_judged_questions_up_to_the_limit_and_refuses_none() {
+        let mut c = corpus();
+        c.queries = ["sync", "token", "pauses"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| crate::corpus::Query { id: format!("q{i}"), text: t.to_string() })
+            .collect();
+        let e = Workbench::new(c);
+        let mut people = Qrels::default();
+        for (q, d) in [("q0", "a"), ("q2", "c")] {
+            people.insert(q, d, 1);
+        }
+        let plan = Plan::of_kinds(&Settings::default(), &[MethodKind::Bm25]);
+        // q1 has no judgements: q0 and q2 are pooled; with a limit of 1, q0 alone.
+        let all = plan.judging_pool(&e, &people, 0, 1, &NoProgress).unwrap();
+        let qids: Vec<&str> = all.items.iter().map(|i| i.qid.as_str()).collect();
+        assert_eq!((all.questions, qids), (2, vec!["q0", "q2"]));
+        let one = plan.judging_pool(&e, &people, 1, 1, &NoProgress).unwrap();
+        assert_eq!(one.questions, 1);
+        let err = plan.judging_pool(&e, &Qrels::default(), 0, 1, &NoProgress).unwrap_err().to_string();
+        assert!(err.contains("no judged questions to pool"), "{err}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::data::{Bm25Table, PassageDlCounts, TermTfN, to_data};
 use super::exercises::{self, TermInPassage};
 use super::{Block, IdfBase, Lesson, LessonKit, LessonParams, Open, f4};
 use crate::analysis::AnalyzerConfig;
@@ -122,9 +123,12 @@ pub fn build(kit: &LessonKit, params: &LessonParams, on: &Open) -> Result<Lesson
         l.p(format!("{}: {} tokens, {}", d.id, d.length, tf.join(", ")));
     }
     let names: Vec<String> = ex.docs.iter().map(|d| d.id.clone()).collect();
-    let data = serde_json::json!({
-        "question": ex.query, "N": ex.n_docs, "avgdl": ex.avgdl, "df": ex.df,
-        "documents": ex.docs.iter().map(|d| serde_json::json!({"id": d.id, "length": d.length, "tf": d.tf})).collect::<Vec<_>>(),
+    let data = to_data(&ExampleData {
+        question: &ex.query,
+        n: ex.n_docs,
+        avgdl: ex.avgdl,
+        df: &ex.df,
+        documents: ex.docs.iter().map(|d| ExampleDocData { id: &d.id, length: d.length, tf: &d.tf }).collect(),
     });
     let why = |d: &str, v: f64| format!("{d} scores {}", f4(v));
     l.check(exercises::best_of(
@@ -282,17 +286,24 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
         dl(&bx),
         dl(&by)
     ));
-    let passage = |t: &TermTable, id: &str| {
-        serde_json::json!({
-            "id": id, "dl": dl(t),
-            "terms": t.rows.iter().map(|r| serde_json::json!({"term": r.term, "tf": r.tf, "n": r.df})).collect::<Vec<_>>(),
-        })
-    };
+    fn passage<'t>(t: &'t TermTable, id: &str) -> FlipPassage<'t> {
+        FlipPassage {
+            id: id.to_string(),
+            dl: t.rows.first().map_or(0.0, |r| r.dl),
+            terms: t.rows.iter().map(|r| TermTfN { term: &r.term, tf: r.tf, n: r.df }).collect(),
+        }
+    }
     let bm25_sum = |t: &TermTable| t.rows.iter().map(|r| r.contribution).sum::<f64>();
     l.check(exercises::best_of(
         "open-flip",
         format!("Which does BM25 put first, {xi} or {yi}?"),
-        serde_json::json!({"N": bx.n, "avgdl": bx.avgdl, "k1": params.k1, "b": params.b, "passages": [passage(&bx, &xi), passage(&by, &yi)]}),
+        FlipData {
+            n: bx.n,
+            avgdl: bx.avgdl,
+            k1: params.k1,
+            b: params.b,
+            passages: vec![passage(&bx, &xi), passage(&by, &yi)],
+        },
         &[(xi.clone(), bm25_sum(&bx)), (yi.clone(), bm25_sum(&by))],
         |d, v| format!("{d} scores {} under BM25", f4(v)),
     ));
@@ -426,7 +437,11 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     ];
     let mut passages = Vec::new();
     for &x in &ds {
-        passages.push(serde_json::json!({"id": draw.name(x), "dl": draw.index.doc_len(x), "terms": exercises::counts_json(&draw.counts(&draw.text(x))?)}));
+        passages.push(PassageDlCounts {
+            id: draw.name(x),
+            dl: draw.index.doc_len(x),
+            terms: draw.counts(&draw.text(x))?,
+        });
     }
     out.push(exercises::best_of(
         "q4",
@@ -434,7 +449,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
             "For the question `{question}`, which passage does BM25 (Lucene, k1 = {}, b = {}) put first?",
             params.k1, params.b
         ),
-        serde_json::json!({"question": question, "N": n, "avgdl": avgdl, "k1": params.k1, "b": params.b, "passages": passages}),
+        Bm25Table { question: &question, n, avgdl, k1: params.k1, b: params.b, passages },
         &scored,
         |d, v| format!("{d} scores {}", super::f4(v)),
     ));
@@ -467,4 +482,42 @@ mod tests {
         let own = ex.scores_in_base(1.2, 0.75, IdfBase::Ten);
         assert_eq!(format!("{:.3}/{:.3}", own[0].1, own[1].1), "1.931/1.512");
     }
+}
+
+/// The textbook example's data: its question, N, avgdl, df and each document's length and tf.
+#[derive(serde::Serialize)]
+struct ExampleData<'a> {
+    question: &'a [String],
+    #[serde(rename = "N")]
+    n: u64,
+    avgdl: f64,
+    df: &'a BTreeMap<String, u64>,
+    documents: Vec<ExampleDocData<'a>>,
+}
+
+/// One of the textbook example's documents.
+#[derive(serde::Serialize)]
+struct ExampleDocData<'a> {
+    id: &'a str,
+    length: f64,
+    tf: &'a BTreeMap<String, u32>,
+}
+
+/// One passage of the open corpus's flip: its length and its question terms' tf and n.
+#[derive(serde::Serialize)]
+struct FlipPassage<'a> {
+    id: String,
+    dl: f64,
+    terms: Vec<TermTfN<'a>>,
+}
+
+/// The open corpus's flip: which of two passages BM25 puts first.
+#[derive(serde::Serialize)]
+struct FlipData<'a> {
+    #[serde(rename = "N")]
+    n: u64,
+    avgdl: f64,
+    k1: f64,
+    b: f64,
+    passages: Vec<FlipPassage<'a>>,
 }

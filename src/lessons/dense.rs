@@ -7,6 +7,7 @@ use super::drawer::{Drawer, round4};
 use crate::lcg::SplitMix64;
 use std::sync::Arc;
 
+use super::data::{PassageText, QuestionTexts, to_data};
 use super::exercises;
 use super::{Lesson, LessonKit, Open, f4};
 use crate::analysis::AnalyzerConfig;
@@ -59,9 +60,12 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
         }
     }
     options.sort_by_key(|&d| name(d));
-    let data = serde_json::json!({
-        "question": question,
-        "passages": options.iter().map(|&d| serde_json::json!({"id": name(d), "text": corpus.doc(d).map(|x| x.full_text()).unwrap_or_default()})).collect::<Vec<_>>(),
+    let data = to_data(&QuestionTexts {
+        question: &question,
+        passages: options
+            .iter()
+            .map(|&d| PassageText { id: name(d), text: corpus.doc(d).map(|x| x.full_text()).unwrap_or_default() })
+            .collect(),
     });
     l.h(format!("`{question}`"));
     let by_bm25 = exercises::scores_under(bm25.as_ref(), &q, &options, corpus)?;
@@ -126,7 +130,11 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
         l.check(exercises::best_of(
             "dense-token",
             format!("Which of these word pieces of {top_name} gives the largest part of its cosine?"),
-            serde_json::json!({"passage": top_name, "question": question, "pieces": words.iter().map(|w| &w.0).collect::<Vec<_>>()}),
+            PiecesData {
+                passage: &top_name,
+                question: &question,
+                pieces: words.iter().map(|w| w.0.as_str()).collect(),
+            },
             &words,
             |w, v| format!("`{w}` gives {}", f4(v)),
         ));
@@ -193,9 +201,9 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
         if !(exercises::clear_winner(&by_dense) && exercises::clear_winner(&by_bm25)) {
             return Ok(None);
         }
-        let data = serde_json::json!({
-            "question": question,
-            "passages": ds.iter().map(|&d| serde_json::json!({"id": draw.name(d), "text": draw.text(d)})).collect::<Vec<_>>(),
+        let data = to_data(&QuestionTexts {
+            question: &question,
+            passages: ds.iter().map(|&d| PassageText { id: draw.name(d), text: draw.text(d) }).collect(),
         });
         Ok(Some((question, ds, data, by_dense, by_bm25)))
     })?;
@@ -225,4 +233,12 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
         out.push(exercises::dense_cosine("q3", &draw.name(d), sum, n, norm));
     }
     Ok(out)
+}
+
+/// The word pieces of the top passage to choose among.
+#[derive(serde::Serialize)]
+struct PiecesData<'a> {
+    passage: &'a str,
+    question: &'a str,
+    pieces: Vec<&'a str>,
 }

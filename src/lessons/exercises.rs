@@ -4,11 +4,10 @@
 //! are the same computation with one step done wrong. The lessons use them on their own examples
 //! and the assignments on variants drawn for each student, so a key is never typed by hand.
 
-use std::collections::BTreeMap;
-
-use serde_json::json;
+use serde::Serialize;
 
 use super::checkpoint::{Answer, AnswerKind, Checkpoint, Mistake, Question, Solution, format_number};
+use super::data::{K1B, TermTfN, counts, to_data};
 use crate::formula::{Bm25Params, Bm25Variant, TfIdfVariant};
 
 /// How far a number may be from its key: the answers are worked to four decimals.
@@ -17,7 +16,7 @@ pub const TOLERANCE: f64 = 0.005;
 pub(crate) fn number(
     id: &str,
     prompt: String,
-    data: serde_json::Value,
+    data: impl Serialize,
     key: f64,
     steps: Vec<String>,
     mistakes: Vec<Mistake>,
@@ -30,7 +29,7 @@ pub(crate) fn number(
 pub(crate) fn number_within(
     id: &str,
     prompt: String,
-    data: serde_json::Value,
+    data: impl Serialize,
     key: f64,
     tolerance: f64,
     steps: Vec<String>,
@@ -46,7 +45,14 @@ pub(crate) fn number_within(
         }
     }
     Checkpoint {
-        question: Question { id: id.into(), prompt, kind: AnswerKind::Number, data, options: Vec::new(), tolerance },
+        question: Question {
+            id: id.into(),
+            prompt,
+            kind: AnswerKind::Number,
+            data: to_data(&data),
+            options: Vec::new(),
+            tolerance,
+        },
         solution: Solution { answer: Answer::Number(key), steps, mistakes: kept },
     }
 }
@@ -62,7 +68,7 @@ pub fn tfidf_idf(id: &str, term: &str, n: u64, df: u64) -> Checkpoint {
     number(
         id,
         format!("What is the idf of `{term}`? (idf = log2(N/df))"),
-        json!({"term": term, "N": n, "df": df}),
+        TermIdf { term, n, df },
         key,
         vec![TfIdfVariant::CosineLog2.worked_idf(n, df)],
         vec![
@@ -83,7 +89,7 @@ pub fn tfidf_weight(id: &str, term: &str, passage: &str, tf: u32, n: u64, df: u6
     number(
         id,
         format!("What is the tf-idf weight of `{term}` in {passage}? (w = tf × log2(N/df))"),
-        json!({"term": term, "passage": passage, "tf": tf, "N": n, "df": df}),
+        TermInPassageData { term, passage, tf, n, df },
         key,
         vec![
             TfIdfVariant::CosineLog2.worked_idf(n, df),
@@ -98,8 +104,7 @@ pub fn tfidf_weight(id: &str, term: &str, passage: &str, tf: u32, n: u64, df: u6
     )
 }
 
-/// One passage (or the question) as the cosine exercise gives it: term → (tf, df).
-pub type TermCounts = BTreeMap<String, (u32, u64)>;
+pub use super::data::TermCounts;
 
 /// The cosine of a question and a passage over raw-tf × log2 idf vectors.
 pub fn tfidf_cosine(id: &str, passage: &str, question: &TermCounts, doc: &TermCounts, n: u64) -> Checkpoint {
@@ -120,7 +125,7 @@ pub fn tfidf_cosine(id: &str, passage: &str, question: &TermCounts, doc: &TermCo
     number(
         id,
         format!("What is the cosine between the question and {passage}? (w = tf × log2(N/df), cos = q·d / (|q|·|d|))"),
-        json!({"passage": passage, "N": n, "question": counts_json(question), "passage_terms": counts_json(doc)}),
+        CosineData { passage, n, question, passage_terms: doc },
         key,
         vec![
             format!("q·d = {}", format_number(dot)),
@@ -141,11 +146,6 @@ pub fn tfidf_cosine(id: &str, passage: &str, question: &TermCounts, doc: &TermCo
     )
 }
 
-/// Term counts as the exercises' data: term → {tf, df}.
-pub(crate) fn counts_json(c: &TermCounts) -> serde_json::Value {
-    c.iter().map(|(t, (tf, df))| (t.clone(), json!({"tf": tf, "df": df}))).collect::<serde_json::Map<_, _>>().into()
-}
-
 /// Lucene's BM25 idf, ln(1 + (N − n + 0.5)/(n + 0.5)).
 pub fn bm25_idf(id: &str, term: &str, n: u64, df: u64) -> Checkpoint {
     let p = Bm25Variant::Lucene.default_params();
@@ -155,7 +155,7 @@ pub fn bm25_idf(id: &str, term: &str, n: u64, df: u64) -> Checkpoint {
     number(
         id,
         format!("What is Lucene's BM25 idf of `{term}`? (idf = ln(1 + (N − n + 0.5)/(n + 0.5)))"),
-        json!({"term": term, "N": n, "n": df}),
+        Bm25IdfData { term, n_docs: n, n: df },
         key,
         vec![Bm25Variant::Lucene.worked_idf(n, df, &p, 0.0)],
         vec![
@@ -195,7 +195,7 @@ pub fn bm25_contribution(
             crate::formula::fmt_param(k1),
             crate::formula::fmt_param(b)
         ),
-        json!({"term": term, "passage": passage, "tf": tf, "N": n, "n": df, "dl": dl, "avgdl": avgdl, "k1": k1, "b": b}),
+        Bm25ContributionData { term, passage, tf, n_docs: n, n: df, dl, avgdl, k1, b },
         key,
         vec![
             v.worked_idf(n, df, &params, 0.0),
@@ -221,7 +221,7 @@ pub fn bm25_contribution(
 pub fn best_of(
     id: &str,
     prompt: String,
-    data: serde_json::Value,
+    data: impl Serialize,
     scored: &[(String, f64)],
     why: impl Fn(&str, f64) -> String,
 ) -> Checkpoint {
@@ -239,7 +239,7 @@ pub fn best_of(
             id: id.into(),
             prompt,
             kind: AnswerKind::Choice,
-            data,
+            data: to_data(&data),
             options: scored.iter().map(|(o, _)| o.clone()).collect(),
             tolerance: 0.0,
         },
@@ -299,11 +299,15 @@ pub fn gains_most(
             what(&from),
             what(&to)
         ),
-        json!({
-            "passage": passage, "N": n, "dl": dl, "avgdl": avgdl,
-            "terms": terms.iter().map(|t| json!({"term": t.term, "tf": t.tf, "n": t.df})).collect::<Vec<_>>(),
-            "from": {"k1": from.k1, "b": from.b}, "to": {"k1": to.k1, "b": to.b},
-        }),
+        GainsMostData {
+            passage,
+            n,
+            dl,
+            avgdl,
+            terms: terms.iter().map(|t| TermTfN { term: &t.term, tf: t.tf, n: t.df }).collect(),
+            from: K1B { k1: from.k1, b: from.b },
+            to: K1B { k1: to.k1, b: to.b },
+        },
         &scored,
         |t, g| {
             format!("`{t}` changes by {}: the idf scales the change, and a larger tf saturates less", format_number(g))
@@ -339,7 +343,7 @@ pub fn dense_cosine(id: &str, passage: &str, sum: f64, n: usize, mean_norm: f64)
             format_number(sum),
             format_number(mean_norm)
         ),
-        json!({"passage": passage, "n": n, "S": sum, "mean_norm": mean_norm}),
+        DenseCosineData { passage, n, sum, mean_norm },
         key,
         vec![
             format!("q·h̄ = S/n = {} / {n} = {}", format_number(sum), format_number(sum / nf.max(1.0))),
@@ -365,7 +369,7 @@ pub fn dense_cosine(id: &str, passage: &str, sum: f64, n: usize, mean_norm: f64)
 pub fn choice(
     id: &str,
     prompt: String,
-    data: serde_json::Value,
+    data: impl Serialize,
     options: &[&str],
     answer: &str,
     why: String,
@@ -375,7 +379,7 @@ pub fn choice(
             id: id.into(),
             prompt,
             kind: AnswerKind::Choice,
-            data,
+            data: to_data(&data),
             options: options.iter().map(|o| o.to_string()).collect(),
             tolerance: 0.0,
         },
@@ -387,7 +391,7 @@ pub fn choice(
 pub fn count(
     id: &str,
     prompt: String,
-    data: serde_json::Value,
+    data: impl Serialize,
     key: usize,
     steps: Vec<String>,
     mistakes: Vec<Mistake>,
@@ -404,7 +408,7 @@ pub fn window_count(id: &str, words: usize, size: usize, overlap: usize, windows
         format!(
             "A page of {words} words is cut into windows of {size} words, each overlapping the previous one by {overlap}. How many windows?"
         ),
-        json!({"words": words, "size": size, "overlap": overlap}),
+        WindowCountData { words, size, overlap },
         windows,
         vec![
             format!("a window starts every {size} − {overlap} = {step} words"),
@@ -433,7 +437,7 @@ pub fn rrf(id: &str, passage: &str, ranks: &[(String, Option<usize>)], k: f64, k
             format_number(k),
             listed.join("; ")
         ),
-        json!({"passage": passage, "k": k, "ranks": ranks.iter().map(|(m, r)| json!({"method": m, "rank": r})).collect::<Vec<_>>()}),
+        RrfData { passage, k, ranks: ranks.iter().map(|(method, rank)| MethodRank { method, rank: *rank }).collect() },
         key,
         0.00005,
         vec![format!(
@@ -461,7 +465,7 @@ pub fn jaro_winkler(id: &str, a: &str, b: &str, jaro: f64, key: f64) -> Checkpoi
             "Jaro({a:?}, {b:?}) = {}. With Winkler's bonus for a shared beginning (p = 0.1, up to 4 characters), what is their Jaro–Winkler similarity?",
             format_number(jaro)
         ),
-        json!({"a": a, "b": b, "jaro": jaro, "p": 0.1, "max_prefix": 4}),
+        JaroWinklerData { a, b, jaro, p: 0.1, max_prefix: 4 },
         key,
         vec![
             format!("shared beginning: {prefix} characters"),
@@ -492,7 +496,7 @@ pub fn dense_parts(states: &crate::models::TokenStates, question: &[f32]) -> (f6
 }
 
 /// How many passages hold a term (its postings list's length).
-pub fn document_frequency(id: &str, term: &str, data: serde_json::Value, df: u64) -> Checkpoint {
+pub fn document_frequency(id: &str, term: &str, data: impl Serialize, df: u64) -> Checkpoint {
     Checkpoint {
         question: Question {
             id: id.into(),
@@ -500,7 +504,7 @@ pub fn document_frequency(id: &str, term: &str, data: serde_json::Value, df: u64
                 "How many passages hold `{term}` (its document frequency, the length of its postings list)?"
             ),
             kind: AnswerKind::Number,
-            data,
+            data: to_data(&data),
             options: Vec::new(),
             tolerance: 0.0,
         },
@@ -513,7 +517,7 @@ pub fn document_frequency(id: &str, term: &str, data: serde_json::Value, df: u64
 }
 
 /// A term's postings list: the passages that hold it, in index order.
-pub fn postings(id: &str, term: &str, data: serde_json::Value, list: Vec<String>, options: Vec<String>) -> Checkpoint {
+pub fn postings(id: &str, term: &str, data: impl Serialize, list: Vec<String>, options: Vec<String>) -> Checkpoint {
     Checkpoint {
         question: Question {
             id: id.into(),
@@ -521,7 +525,7 @@ pub fn postings(id: &str, term: &str, data: serde_json::Value, list: Vec<String>
                 "Write `{term}`'s postings list: the passages that hold it, in the index's order (the order of the list given)."
             ),
             kind: AnswerKind::Ordering,
-            data,
+            data: to_data(&data),
             options,
             tolerance: 0.0,
         },
@@ -567,4 +571,118 @@ pub(crate) fn named(c: &Checkpoint, given: f64, name: &str) {
     let v = c.check(&Answer::Number(given));
     assert!(!v.correct, "{}: {given} is not the key", c.question.id);
     assert_eq!(v.mistake.as_deref(), Some(name), "{}: {given}: {}", c.question.id, v.message);
+}
+
+// ---- What each exercise gives the student (`Question::data`) ----------------------------------
+
+/// [`tfidf_idf`]'s data.
+#[derive(Serialize)]
+struct TermIdf<'a> {
+    term: &'a str,
+    #[serde(rename = "N")]
+    n: u64,
+    df: u64,
+}
+
+/// [`tfidf_weight`]'s data.
+#[derive(Serialize)]
+struct TermInPassageData<'a> {
+    term: &'a str,
+    passage: &'a str,
+    tf: u32,
+    #[serde(rename = "N")]
+    n: u64,
+    df: u64,
+}
+
+/// [`tfidf_cosine`]'s data.
+#[derive(Serialize)]
+struct CosineData<'a> {
+    passage: &'a str,
+    #[serde(rename = "N")]
+    n: u64,
+    #[serde(serialize_with = "counts")]
+    question: &'a TermCounts,
+    #[serde(serialize_with = "counts")]
+    passage_terms: &'a TermCounts,
+}
+
+/// [`bm25_idf`]'s data (BM25 writes df as n).
+#[derive(Serialize)]
+struct Bm25IdfData<'a> {
+    term: &'a str,
+    #[serde(rename = "N")]
+    n_docs: u64,
+    n: u64,
+}
+
+/// [`bm25_contribution`]'s data.
+#[derive(Serialize)]
+struct Bm25ContributionData<'a> {
+    term: &'a str,
+    passage: &'a str,
+    tf: u32,
+    #[serde(rename = "N")]
+    n_docs: u64,
+    n: u64,
+    dl: f64,
+    avgdl: f64,
+    k1: f64,
+    b: f64,
+}
+
+/// [`gains_most`]'s data.
+#[derive(Serialize)]
+struct GainsMostData<'a> {
+    passage: &'a str,
+    #[serde(rename = "N")]
+    n: u64,
+    dl: f64,
+    avgdl: f64,
+    terms: Vec<TermTfN<'a>>,
+    from: K1B,
+    to: K1B,
+}
+
+/// [`dense_cosine`]'s data: the sum of the pieces' dot products, their count and mean norm.
+#[derive(Serialize)]
+struct DenseCosineData<'a> {
+    passage: &'a str,
+    n: usize,
+    #[serde(rename = "S")]
+    sum: f64,
+    mean_norm: f64,
+}
+
+/// [`window_count`]'s data.
+#[derive(Serialize)]
+struct WindowCountData {
+    words: usize,
+    size: usize,
+    overlap: usize,
+}
+
+/// A method's rank of a passage (none: not in its list).
+#[derive(Serialize)]
+struct MethodRank<'a> {
+    method: &'a str,
+    rank: Option<usize>,
+}
+
+/// [`rrf`]'s data.
+#[derive(Serialize)]
+struct RrfData<'a> {
+    passage: &'a str,
+    k: f64,
+    ranks: Vec<MethodRank<'a>>,
+}
+
+/// [`jaro_winkler`]'s data.
+#[derive(Serialize)]
+struct JaroWinklerData<'a> {
+    a: &'a str,
+    b: &'a str,
+    jaro: f64,
+    p: f64,
+    max_prefix: u32,
 }

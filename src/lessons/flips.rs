@@ -4,9 +4,8 @@
 //! `tfidf` lesson). Each is drawn again until the case is clear: both orders won by a margin
 //! ([`exercises::margin`]).
 
-use serde_json::json;
-
 use super::checkpoint::{Answer, AnswerKind, Checkpoint, Question, Solution};
+use super::data::{Bm25Table, PassageCounts, PassageDlCounts, TfIdfTable, to_data};
 use super::drawer::Drawer;
 use super::exercises::{self, clear_winner, margin};
 use super::f4;
@@ -25,12 +24,8 @@ pub const FACTORS: [&str; 2] = ["the length normalisation (b)", "the tf saturati
 pub const UNSATURATED_K1: f64 = 1000.0;
 
 /// A passage's data for a hand computation: its length and every term with tf and df.
-fn passage_json(draw: &Drawer<'_>, d: DocId) -> Result<serde_json::Value> {
-    Ok(json!({
-        "id": draw.name(d),
-        "dl": draw.index.doc_len(d),
-        "terms": exercises::counts_json(&draw.counts(&draw.text(d))?),
-    }))
+fn passage_data(draw: &Drawer<'_>, d: DocId) -> Result<PassageDlCounts> {
+    Ok(PassageDlCounts { id: draw.name(d), dl: draw.index.doc_len(d), terms: draw.counts(&draw.text(d))? })
 }
 
 /// Scores of `docs` for `question` under a lexical spec.
@@ -101,9 +96,13 @@ pub fn bm25_flip(id: &str, draw: &Drawer<'_>, rng: &mut SplitMix64, params: Bm25
             order(&no_k),
             FACTORS[1]
         ));
-        let data = json!({
-            "question": question, "N": n, "avgdl": avgdl, "k1": params.k1, "b": params.b,
-            "passages": [passage_json(draw, pair[x])?, passage_json(draw, pair[y])?],
+        let data = to_data(&Bm25Table {
+            question: &question,
+            n,
+            avgdl,
+            k1: params.k1,
+            b: params.b,
+            passages: vec![passage_data(draw, pair[x])?, passage_data(draw, pair[y])?],
         });
         Ok(Some(Checkpoint {
             question: Question {
@@ -168,7 +167,7 @@ pub fn tfidf_normalisation(id: &str, draw: &Drawer<'_>, rng: &mut SplitMix64) ->
         ));
         let mut passages = Vec::new();
         for &d in &ds {
-            passages.push(json!({"id": draw.name(d), "terms": exercises::counts_json(&draw.counts(&draw.text(d))?)}));
+            passages.push(PassageCounts { id: draw.name(d), terms: draw.counts(&draw.text(d))? });
         }
         Ok(Some(Checkpoint {
             question: Question {
@@ -178,7 +177,7 @@ pub fn tfidf_normalisation(id: &str, draw: &Drawer<'_>, rng: &mut SplitMix64) ->
                      before dividing by the lengths? (The cosine's winner is another one.)"
                 ),
                 kind: AnswerKind::Choice,
-                data: json!({"question": question, "N": n, "question_terms": exercises::counts_json(&qc), "passages": passages}),
+                data: to_data(&TfIdfTable { question: &question, n, question_terms: &qc, passages }),
                 options: ds.iter().map(|&d| draw.name(d)).collect(),
                 tolerance: 0.0,
             },

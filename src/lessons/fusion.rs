@@ -2,6 +2,7 @@
 //! rank fusion promotes it above the right passage that only one of them ranked first.
 
 use super::checkpoint::Checkpoint;
+use super::data::to_data;
 use super::drawer::Drawer;
 use super::exercises;
 use super::{Lesson, LessonKit, Open};
@@ -157,16 +158,14 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     let name = |d: DocId| draw.name(d);
     let rank_in = |l: &[DocId], d: DocId| l.iter().position(|x| *x == d).map(|i| i + 1);
     let methods = ["BM25", "Dense"];
-    let table: Vec<serde_json::Value> = (0..lists[0].len().max(lists[1].len()))
-        .map(|i| {
-            serde_json::json!({
-                "place": i + 1,
-                "BM25": lists[0].get(i).map(|&d| name(d)).unwrap_or_default(),
-                "Dense": lists[1].get(i).map(|&d| name(d)).unwrap_or_default(),
-            })
+    let table: Vec<Place> = (0..lists[0].len().max(lists[1].len()))
+        .map(|i| Place {
+            place: i + 1,
+            bm25: lists[0].get(i).map(|&d| name(d)).unwrap_or_default(),
+            dense: lists[1].get(i).map(|&d| name(d)).unwrap_or_default(),
         })
         .collect();
-    let data = serde_json::json!({"question": question, "k": k, "rankings": table});
+    let data = to_data(&Rankings { question: &question, k, rankings: &table, asked: None });
     let ranks = |d: DocId| -> Vec<(String, Option<usize>)> {
         methods.iter().zip(&lists).map(|(m, l)| (m.to_string(), rank_in(l, d))).collect()
     };
@@ -184,7 +183,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
             crate::lessons::checkpoint::format_number(k),
             name(d)
         );
-        c.question.data = serde_json::json!({"question": question, "k": k, "rankings": table, "asked": name(d)});
+        c.question.data = to_data(&Rankings { question: &question, k, rankings: &table, asked: Some(name(d)) });
         out.push(c);
     }
     let mut scored: Vec<(String, f64)> = fused.hits.iter().map(|h| (name(h.doc), h.score)).collect();
@@ -218,7 +217,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
         let c = exercises::count(
             "q4",
             format!("At what place does the fused list put {}?", name(d)),
-            serde_json::json!({"question": question, "k": k, "rankings": table, "asked": name(d)}),
+            Rankings { question: &question, k, rankings: &table, asked: Some(name(d)) },
             place,
             fused
                 .hits
@@ -248,4 +247,24 @@ const DEPTH: usize = 5;
 /// An RRF score as it is worked: five decimals.
 fn f5(x: f64) -> String {
     format!("{x:.5}")
+}
+
+/// One place of the two lists fused.
+#[derive(serde::Serialize)]
+struct Place {
+    place: usize,
+    #[serde(rename = "BM25")]
+    bm25: String,
+    #[serde(rename = "Dense")]
+    dense: String,
+}
+
+/// The two lists to fuse by hand, and the passage asked about (when one is).
+#[derive(serde::Serialize)]
+struct Rankings<'a> {
+    question: &'a str,
+    k: f64,
+    rankings: &'a [Place],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    asked: Option<String>,
 }

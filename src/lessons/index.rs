@@ -2,6 +2,7 @@
 //! postings list of each term, and which passages they make candidates.
 
 use super::checkpoint::Checkpoint;
+use super::data::{Ordered, to_data};
 use super::drawer::Drawer;
 use crate::lcg::SplitMix64;
 use std::collections::BTreeSet;
@@ -45,7 +46,7 @@ pub fn build(_kit: &LessonKit, _params: &LessonParams, on: &Open) -> Result<Less
         let df = index.doc_freq(t)?;
         let holding: Vec<String> =
             index.postings(t)?.iter().map(|(d, tf)| format!("{} ({tf}×)", corpus.external_id(*d))).collect();
-        let data = serde_json::json!({"term": t, "N": s.n_docs, "passages holding it": holding});
+        let data = HoldingData { term: t, n: s.n_docs, holding };
         l.check(exercises::document_frequency("index-df", t, data, df));
     }
     if let Some(&(df, t)) = known.first().filter(|(df, _)| *df <= 8) {
@@ -54,9 +55,9 @@ pub fn build(_kit: &LessonKit, _params: &LessonParams, on: &Open) -> Result<Less
         let mut shuffled = list.clone();
         shuffled.sort();
         shuffled.reverse();
-        let places: serde_json::Map<String, serde_json::Value> =
-            postings.iter().map(|(d, _)| (corpus.external_id(*d).to_string(), (d.index() + 1).into())).collect();
-        let data = serde_json::json!({"term": t, "df": df, "place of each passage holding it in the corpus": places});
+        let places =
+            Ordered(postings.iter().map(|(d, _)| (corpus.external_id(*d).to_string(), d.index() + 1)).collect());
+        let data = PlacesData { term: t, df, places };
         l.check(exercises::postings("index-postings", t, data, list, shuffled));
     }
     let mut rows = Vec::new();
@@ -98,11 +99,11 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     let small = Corpus::from_texts("small", texts.iter().map(|(a, b)| (a.as_str(), b.as_str())));
     let engine = Workbench::new(small);
     let index = engine.index(draw.analyzer, &NoProgress)?;
-    let passages: Vec<serde_json::Value> = texts
+    let passages: Vec<PassageTerms> = texts
         .iter()
-        .map(|(id, text)| serde_json::json!({"id": id, "terms": index.analyzer().terms(text).join(" ")}))
+        .map(|(id, text)| PassageTerms { id: id.clone(), terms: index.analyzer().terms(text).join(" ") })
         .collect();
-    let data = serde_json::json!({"passages, in index order": passages});
+    let data = to_data(&InIndexOrder { passages });
     let mut vocabulary: Vec<(String, u64)> = Vec::new();
     for (_, text) in &texts {
         for t in index.analyzer().terms(text) {
@@ -162,4 +163,37 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
             vec![Mistake { name: "AND instead of OR (the intersection)".into(), value: and as f64 }],
         ),
     ])
+}
+
+/// The document frequency question's data: the term, N and the passages that hold it.
+#[derive(serde::Serialize)]
+struct HoldingData<'a> {
+    term: &'a str,
+    #[serde(rename = "N")]
+    n: u64,
+    #[serde(rename = "passages holding it")]
+    holding: Vec<String>,
+}
+
+/// The postings question's data: the term, its df and where each passage holding it stands.
+#[derive(serde::Serialize)]
+struct PlacesData<'a> {
+    term: &'a str,
+    df: u64,
+    #[serde(rename = "place of each passage holding it in the corpus")]
+    places: Ordered<usize>,
+}
+
+/// A passage and its terms as the index reads them.
+#[derive(serde::Serialize)]
+struct PassageTerms {
+    id: String,
+    terms: String,
+}
+
+/// The small corpus of an index assignment, in index order.
+#[derive(serde::Serialize)]
+struct InIndexOrder {
+    #[serde(rename = "passages, in index order")]
+    passages: Vec<PassageTerms>,
 }

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use super::data::{Ordered, PassageText, QuestionTexts, to_data};
 
 use super::checkpoint::Checkpoint;
 use super::drawer::{Drawer, round4};
@@ -61,21 +61,16 @@ impl SimTable {
     fn maxsim(&self) -> f64 {
         self.maxsim_without(None)
     }
-    fn json(&self) -> Value {
-        Value::Array(
-            self.rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let mut row = serde_json::Map::new();
-                    row.insert("question piece".into(), json!(r));
-                    for (c, v) in self.columns.iter().zip(self.row(i)) {
-                        row.insert(c.clone(), json!(v));
-                    }
-                    Value::Object(row)
-                })
-                .collect(),
-        )
+    /// The table as a question gives it: a row per question piece, a column per passage piece.
+    fn data(&self) -> Vec<CosineRow<'_>> {
+        self.rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| CosineRow {
+                piece: r,
+                cosines: Ordered(self.columns.iter().cloned().zip(self.row(i).iter().copied()).collect()),
+            })
+            .collect()
     }
 }
 
@@ -136,7 +131,7 @@ pub fn maxsim(id: &str, passage: &str, question: &str, t: &SimTable) -> Checkpoi
         format!(
             "The table gives the cosine of each of the question's word pieces (rows) with some of {passage}'s (columns), among them every piece the question's pieces match best. What is {passage}'s late interaction score, Σ over the rows of the row's largest cosine?"
         ),
-        json!({"question": question, "passage": passage, "cosines": t.json()}),
+        CosinesData { question, passage, cosines: t.data(), struck: None },
         key,
         exercises::TOLERANCE,
         vec![format!("MaxSim = {} = {}", parts.join(" + "), f4(key))],
@@ -159,7 +154,7 @@ pub fn aligned(id: &str, passage: &str, question: &str, t: &SimTable, i: usize) 
             t.rows[i],
             i + 1
         ),
-        json!({"question": question, "passage": passage, "cosines": t.json()}),
+        CosinesData { question, passage, cosines: t.data(), struck: None },
         &scored,
         |c, v| format!("{c}: cosine {v:.4}, the row's largest — its part of the score"),
     )
@@ -176,7 +171,7 @@ pub fn struck(id: &str, passage: &str, question: &str, t: &SimTable, j: usize) -
             "If {passage} did not have the piece in column {}, what would its score be from the table? (Each row takes its largest cosine among the other columns.)",
             t.columns[j]
         ),
-        json!({"question": question, "passage": passage, "cosines": t.json(), "struck": t.columns[j]}),
+        CosinesData { question, passage, cosines: t.data(), struck: Some(&t.columns[j]) },
         key,
         exercises::TOLERANCE,
         vec![
@@ -306,9 +301,9 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
             if !exercises::clear_winner(&scored) {
                 return Ok(None);
             }
-            let data = json!({
-                "question": question,
-                "passages": ds.iter().map(|&d| json!({"id": draw.name(d), "text": draw.text(d)})).collect::<Vec<_>>(),
+            let data = to_data(&QuestionTexts {
+                question: &question,
+                passages: ds.iter().map(|&d| PassageText { id: draw.name(d), text: draw.text(d) }).collect(),
             });
             Ok(Some((question, draw.name(d), table, row, column, data, scored)))
         })?;
@@ -356,4 +351,23 @@ mod tests {
         named(&c, 0.9, "the rows that matched it counted as 0");
         named(&c, 0.7, "the whole column taken away from the score");
     }
+}
+
+/// One row of the table of cosines: the question's piece and its cosine with each passage piece.
+#[derive(serde::Serialize)]
+struct CosineRow<'a> {
+    #[serde(rename = "question piece")]
+    piece: &'a str,
+    #[serde(flatten)]
+    cosines: Ordered<f64>,
+}
+
+/// A question, a passage and the table of cosines (with the column struck out, when one is).
+#[derive(serde::Serialize)]
+struct CosinesData<'a> {
+    question: &'a str,
+    passage: &'a str,
+    cosines: Vec<CosineRow<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    struck: Option<&'a str>,
 }

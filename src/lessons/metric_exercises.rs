@@ -4,25 +4,22 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
-
 use super::checkpoint::{Checkpoint, format_number};
 use super::exercises::{mistake, number};
 use crate::eval::{Metric, MetricSet, evaluate_query};
 
-/// A ranking and its judgements for the metrics exercises.
+/// A ranking and its judgements for the metrics exercises (and, as it serialises, what their
+/// questions give the student).
+#[derive(serde::Serialize)]
 pub struct JudgedRanking<'a> {
     /// Passage ids, best first.
     pub ranking: &'a [String],
     /// Grades (0 not relevant … 3), every judged passage, ranked or not.
+    #[serde(rename = "judgements")]
     pub grades: &'a BTreeMap<String, i32>,
 }
 
 impl JudgedRanking<'_> {
-    fn data(&self) -> serde_json::Value {
-        json!({"ranking": self.ranking, "judgements": self.grades})
-    }
-
     fn scored(&self) -> Vec<(String, f64)> {
         self.ranking.iter().enumerate().map(|(i, d)| (d.clone(), (self.ranking.len() - i) as f64)).collect()
     }
@@ -50,7 +47,7 @@ pub fn precision_at(id: &str, j: &JudgedRanking<'_>, k: usize) -> Checkpoint {
     number(
         id,
         format!("What is the precision at {k} of this ranking? (relevant: grade ≥ 1)"),
-        j.data(),
+        j,
         key,
         vec![format!("{hits} relevant in the top {k}: P@{k} = {hits}/{k} = {}", format_number(key))],
         vec![
@@ -72,7 +69,7 @@ pub fn recall_at(id: &str, j: &JudgedRanking<'_>, k: usize) -> Checkpoint {
     number(
         id,
         format!("What is the recall at {k}? (relevant found in the top {k} over all relevant passages)"),
-        j.data(),
+        j,
         key,
         vec![format!("{hits} of the {rel} relevant passages are in the top {k}: R@{k} = {}", format_number(key))],
         vec![mistake("divided by k (that is precision)", hits / k as f64)],
@@ -95,7 +92,7 @@ pub fn average_precision(id: &str, j: &JudgedRanking<'_>) -> Checkpoint {
     number(
         id,
         "What is the average precision of this ranking? (the mean of the precision at each relevant passage, over every relevant passage)".into(),
-        j.data(),
+        j,
         key,
         vec![
             format!(
@@ -133,7 +130,7 @@ pub fn ndcg_at(id: &str, j: &JudgedRanking<'_>, k: usize) -> Checkpoint {
     number(
         id,
         format!("What is nDCG@{k}? (gain = grade, discount log2(rank + 1), divided by the ideal ordering's DCG)"),
-        j.data(),
+        j,
         key,
         vec![
             format!("DCG@{k} = {}", format_number(dcg(&grades, linear, log2_rank1))),

@@ -2,6 +2,7 @@
 //! passage, so BM25 misses it; SPLADE adds terms; dense search finds it; and rewriting the
 //! question or embedding a drafted answer (HyDE) changes what the lexical and dense methods see.
 
+use super::data::QuestionPassage;
 use super::exercises;
 use super::{Lesson, LessonKit, LessonParams};
 use crate::Result;
@@ -34,7 +35,7 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
     l.check(exercises::choice(
         "mismatch-bm25",
         format!("Does BM25 retrieve {TARGET} for this question at all?"),
-        serde_json::json!({"question": QUESTION, "passage": text}),
+        QuestionPassage { question: QUESTION, passage: &text },
         &["yes", "no"],
         if bm25_rank.starts_with('#') { "yes" } else { "no" },
         format!("BM25 scores only passages that share a term with the question: {TARGET} is {bm25_rank}."),

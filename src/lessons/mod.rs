@@ -7,6 +7,7 @@ mod atlas;
 mod bm25;
 pub mod checkpoint;
 mod chunking;
+mod data;
 mod dense;
 mod drawer;
 mod entities;

@@ -52,11 +52,21 @@ pub(super) fn one_word(
             format!(
                 "{passage} is at rank {now}. Which one of these words, added to the question, brings it into the top {k}?"
             ),
-            serde_json::json!({"question": question, "passage": passage, "text": text, "k": k, "rank": now}),
+            OneWordData { question, passage: &passage, text: &text, k, rank: now },
             &options,
             &right.0,
             format!("Ranked again with each word: {working}."),
         )));
     }
     Ok(None)
+}
+
+/// The one-word question's data: the passage, its text, the top k and its rank now.
+#[derive(serde::Serialize)]
+struct OneWordData<'a> {
+    question: &'a str,
+    passage: &'a str,
+    text: &'a str,
+    k: usize,
+    rank: usize,
 }

@@ -2,6 +2,7 @@
 //! span — here the anchor-and-boundary extractor, a simplification of a trained span reader: find
 //! the question's last content word in a passage and take the words after it up to a boundary.
 
+use super::data::QuestionPassage;
 use serde::{Deserialize, Serialize};
 
 use super::{Lesson, LessonKit, LessonParams};
@@ -135,7 +136,7 @@ pub fn build(kit: &LessonKit, params: &LessonParams) -> Result<Lesson> {
             l.check(super::exercises::choice(
                 &format!("reader-{corpus}"),
                 format!("The reader sees {first} first: \"{text}\". What does it answer to `{question}`?"),
-                serde_json::json!({"question": question, "passage": text}),
+                QuestionPassage { question, passage: text },
                 &opts,
                 &answer,
                 format!("It finds the anchor (the question's words) in {first} and takes the span up to the next boundary: {answer}."),

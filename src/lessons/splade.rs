@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use super::data::Ordered;
 
 use super::checkpoint::Checkpoint;
 use super::drawer::{Drawer, round4};
@@ -65,12 +65,10 @@ pub(crate) fn shared_terms(prepared: &dyn Prepared, d: DocId) -> Result<Vec<Shar
 }
 
 /// A passage's table as data: term, both weights and where the term is written.
-fn table_json(rows: &[SharedTerm]) -> Value {
-    Value::Array(
-        rows.iter()
-            .map(|r| json!({"term": r.term, "w question": r.question, "w passage": r.passage, "written in": r.written()}))
-            .collect(),
-    )
+fn table_data(rows: &[SharedTerm]) -> Vec<TableRow<'_>> {
+    rows.iter()
+        .map(|r| TableRow { term: &r.term, question: r.question, passage: r.passage, written_in: r.written() })
+        .collect()
 }
 
 /// The passage's score from its table: Σ w_q · w_d.
@@ -85,7 +83,7 @@ pub fn score(id: &str, passage: &str, question: &str, rows: &[SharedTerm]) -> Ch
         format!(
             "The table gives each term that both the question's and {passage}'s SPLADE vectors weigh. What is {passage}'s score, Σ w_question × w_passage?"
         ),
-        json!({"question": question, "passage": passage, "terms": table_json(rows)}),
+        PassageTable { question, passage, terms: table_data(rows) },
         key,
         TOLERANCE,
         vec![format!("score = {} = {}", terms.join(" + "), f4(key))],
@@ -104,7 +102,7 @@ pub fn top_term(id: &str, passage: &str, question: &str, rows: &[SharedTerm]) ->
     exercises::best_of(
         id,
         format!("Which term carries the largest part of {passage}'s score?"),
-        json!({"question": question, "passage": passage, "terms": table_json(rows)}),
+        PassageTable { question, passage, terms: table_data(rows) },
         &scored,
         |t, v| format!("`{t}`: {v:.4} of the score, the largest product"),
     )
@@ -121,7 +119,7 @@ pub fn expansion_part(id: &str, passage: &str, question: &str, rows: &[SharedTer
         format!(
             "How much of {passage}'s score comes from terms its text does not contain (terms the model added to the passage)?"
         ),
-        json!({"question": question, "passage": passage, "terms": table_json(rows)}),
+        PassageTable { question, passage, terms: table_data(rows) },
         key,
         TOLERANCE,
         vec![format!(
@@ -142,15 +140,15 @@ fn which_first(id: &str, question: &str, a: (&str, &[SharedTerm]), b: (&str, &[S
     terms.sort_by(|x, y| x.term.cmp(&y.term));
     terms.dedup_by(|x, y| x.term == y.term);
     let weight = |rows: &[SharedTerm], t: &str| rows.iter().find(|r| r.term == t).map_or(0.0, |r| r.passage);
-    let table: Vec<Value> = terms
+    let table: Vec<WeightsRow<'_>> = terms
         .iter()
-        .map(|t| {
-            let mut row = serde_json::Map::new();
-            row.insert("term".into(), json!(t.term));
-            row.insert("w question".into(), json!(t.question));
-            row.insert(format!("w {}", a.0), json!(weight(a.1, &t.term)));
-            row.insert(format!("w {}", b.0), json!(weight(b.1, &t.term)));
-            Value::Object(row)
+        .map(|t| WeightsRow {
+            term: &t.term,
+            question: t.question,
+            passages: Ordered(vec![
+                (format!("w {}", a.0), weight(a.1, &t.term)),
+                (format!("w {}", b.0), weight(b.1, &t.term)),
+            ]),
         })
         .collect();
     let total = |rows: &[SharedTerm]| rows.iter().map(SharedTerm::product).sum::<f64>();
@@ -160,7 +158,7 @@ fn which_first(id: &str, question: &str, a: (&str, &[SharedTerm]), b: (&str, &[S
         id,
         "Which of the two passages does SPLADE put first? (A term missing from a passage's column weighs 0 there.)"
             .into(),
-        json!({"question": question, "passages": [{"id": a.0}, {"id": b.0}], "weights": table}),
+        TwoPassages { question, passages: [PassageId { id: a.0 }, PassageId { id: b.0 }], weights: table },
         &scored,
         |d, v| format!("{d}: Σ w_question × w_passage = {v:.4}"),
     )
@@ -324,4 +322,48 @@ mod tests {
         named(&c, 0.12, "the terms the question's text does not contain instead");
         named(&c, 0.72, "the terms the passage's text does contain");
     }
+}
+
+/// One row of a passage's table: the term, its weights and where it is written.
+#[derive(serde::Serialize)]
+struct TableRow<'a> {
+    term: &'a str,
+    #[serde(rename = "w question")]
+    question: f64,
+    #[serde(rename = "w passage")]
+    passage: f64,
+    #[serde(rename = "written in")]
+    written_in: &'static str,
+}
+
+/// A question, a passage and its table (the score, the top term, the expansion's part).
+#[derive(serde::Serialize)]
+struct PassageTable<'a> {
+    question: &'a str,
+    passage: &'a str,
+    terms: Vec<TableRow<'a>>,
+}
+
+/// One row of the two passages' weights: the term, the question's weight and each passage's.
+#[derive(serde::Serialize)]
+struct WeightsRow<'a> {
+    term: &'a str,
+    #[serde(rename = "w question")]
+    question: f64,
+    #[serde(flatten)]
+    passages: Ordered<f64>,
+}
+
+/// A passage named by its id.
+#[derive(serde::Serialize)]
+struct PassageId<'a> {
+    id: &'a str,
+}
+
+/// Which of two passages comes first: their weights for the question's terms.
+#[derive(serde::Serialize)]
+struct TwoPassages<'a> {
+    question: &'a str,
+    passages: [PassageId<'a>; 2],
+    weights: Vec<WeightsRow<'a>>,
 }

@@ -20,7 +20,7 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
     l.check(exercises::choice(
         "structure-complete",
         "A question asks for every error that stops sync since version 4. Which can show that its answer is complete: BM25's top 5, or a query over the errors table?".into(),
-        serde_json::json!({"methods": ["BM25's top 5", "the errors table"]}),
+        Methods { methods: ["BM25's top 5", "the errors table"] },
         &["BM25's top 5", "the errors table"],
         "the errors table",
         "A ranking returns the k passages most like the question, whether or not more exist; a query over a table returns every row that satisfies it.".into(),
@@ -58,4 +58,10 @@ pub fn build(kit: &LessonKit) -> Result<Lesson> {
         }
     }
     Ok(l)
+}
+
+/// The two ways of answering to choose between.
+#[derive(serde::Serialize)]
+struct Methods {
+    methods: [&'static str; 2],
 }

@@ -2,6 +2,7 @@
 //! ties D3 and D4; and the dense model breaking the tie.
 
 use super::checkpoint::Checkpoint;
+use super::data::{PassageCounts, TfIdfTable};
 use super::drawer::{Drawer, is_content_word};
 use super::exercises::{self};
 use super::{Lesson, LessonKit, Open, f4};
@@ -105,7 +106,7 @@ pub fn build(kit: &LessonKit, on: &Open) -> Result<Lesson> {
     l.check(exercises::best_of(
         "tfidf-first",
         format!("Which document does cosine TF-IDF put first for `{question}`?"),
-        serde_json::json!({"question": question, "documents": steps.iter().map(|s| &s.doc).collect::<Vec<_>>()}),
+        FirstData { question, documents: steps.iter().map(|s| s.doc.as_str()).collect() },
         &scored,
         |d, v| format!("{d} has the largest cosine, {}", f4(v)),
     ));
@@ -240,17 +241,22 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     ];
     let mut passages = Vec::new();
     for &x in &ds {
-        passages.push(
-            serde_json::json!({"id": draw.name(x), "terms": exercises::counts_json(&draw.counts(&draw.text(x))?)}),
-        );
+        passages.push(PassageCounts { id: draw.name(x), terms: draw.counts(&draw.text(x))? });
     }
     out.push(exercises::best_of(
         "q4",
         format!("For the question `{question}`, which passage does cosine TF-IDF (w = tf × log2(N/df)) put first?"),
-        serde_json::json!({"question": question, "N": n, "question_terms": exercises::counts_json(&qc), "passages": passages}),
+        TfIdfTable { question: &question, n, question_terms: &qc, passages },
         &scored,
         |d, v| format!("{d} has the largest cosine, {}", super::f4(v)),
     ));
     out.push(super::flips::tfidf_normalisation("q5", draw, rng)?);
     Ok(out)
+}
+
+/// The first question's data: which document cosine TF-IDF puts first.
+#[derive(serde::Serialize)]
+struct FirstData<'a> {
+    question: &'a str,
+    documents: Vec<&'a str>,
 }

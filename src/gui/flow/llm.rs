@@ -113,19 +113,8 @@ impl RankLensApp {
                     (pool, format!("{column}: the top {n} for “{question}”"), Vec::new())
                 }
                 JudgeScope::Pool { k, questions } => {
-                    let qs = judge::judged_questions(engine.corpus(), &people, questions);
-                    if qs.is_empty() {
-                        return Err(Error::Unavailable(
-                            "no judged questions to pool: grade passages first, or open a dataset with qrels".into(),
-                        ));
-                    }
-                    let pooled = plan.pool(&engine, &qs, k, p)?;
-                    let skipped: Vec<String> = pooled
-                        .columns
-                        .iter()
-                        .filter_map(|c| c.added.as_ref().err().map(|m| format!("{}: {m}", c.label)))
-                        .collect();
-                    let scope = pooled.scope();
+                    let pooled = plan.judging_pool(&engine, &people, questions, k, p)?;
+                    let (scope, skipped) = (pooled.scope(), pooled.skipped());
                     (pooled.items, scope, skipped)
                 }
             };
