@@ -16,7 +16,7 @@ mod pool;
 mod rag;
 mod study;
 
-pub use adapter::{AdapterGain, adapter_gain};
+pub use adapter::{AdapterGain, HeldOutSplit, adapter_gain};
 pub use comparison::{ColumnId, Comparison, MethodRun, Outcome};
 pub use graded::{ColumnMetrics, QuestionMetrics};
 pub use outside::{External, distinct_names};

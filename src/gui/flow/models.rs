@@ -1,6 +1,7 @@
 //! Models: loading and fetching each role's model, encoding the corpus with it, the precision the
 //! encoders run in, and the language model (embedded, or a chat server).
 
+use crate::compare::HeldOutSplit;
 use std::sync::Arc;
 
 use super::shell::failed;
@@ -35,7 +36,8 @@ impl RankLensApp {
     }
 
     /// Train a query adapter on the open corpus's judgements: every judged question but one in
-    /// five (by id), which measures it; saved in the workspace, then shown as a column.
+    /// five (`HeldOutSplit::one_in_five`), which measures it; saved in the workspace, then shown
+    /// as a column.
     fn start_adapter(&mut self) {
         let Some(engine) = self.data.workbench.clone() else { return };
         let qrels = self.all_qrels();
@@ -43,21 +45,11 @@ impl RankLensApp {
         let settings = self.data.persisted.settings.clone();
         self.jobs.adapter.start(self.waker(), move |p| {
             let corpus = engine.corpus();
-            let judged: Vec<crate::corpus::Query> =
-                corpus.queries.iter().filter(|q| qrels.judged(&q.id)).cloned().collect();
-            let (held, train): (Vec<_>, Vec<_>) = judged.into_iter().enumerate().partition(|(i, _)| i % 5 == 4);
-            let (held, train): (Vec<_>, Vec<_>) =
-                (held.into_iter().map(|(_, q)| q).collect(), train.into_iter().map(|(_, q)| q).collect());
+            let HeldOutSplit { train, held, held_qrels } = HeldOutSplit::one_in_five(&corpus.queries, &qrels);
             let adapter = engine.train_adapter(&qrels, &train, &format!("{}: your judgements", corpus.name), p)?;
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
             let path = dir.join(format!("{}-{}.safetensors", corpus.fingerprint(), adapter.fingerprint()));
             adapter.save(&path)?;
-            let mut held_qrels = crate::eval::Qrels::default();
-            for q in &held {
-                for (d, g) in qrels.for_query(&q.id).into_iter().flatten() {
-                    held_qrels.insert(&q.id, d, *g);
-                }
-            }
             let ndcg = if held.is_empty() {
                 (0.0, 0.0)
             } else {
