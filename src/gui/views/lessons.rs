@@ -200,11 +200,13 @@ impl LessonsView {
             }
             if ui.button("Assignment…").clicked() && self.assignment.is_none() {
                 let lesson = self.current();
-                let lesson = if crate::lessons::with_assignments().any(|(l, _)| l.id == lesson) {
-                    lesson
-                } else {
-                    "tfidf".into()
-                };
+                // The current lesson's assignment, else the first lesson that has one.
+                let lesson = crate::lessons::with_assignments()
+                    .map(|(l, _)| l.id)
+                    .find(|id| *id == lesson)
+                    .or_else(|| crate::lessons::with_assignments().map(|(l, _)| l.id).next())
+                    .unwrap_or_default()
+                    .to_string();
                 self.assignment = Some(AssignmentForm {
                     lesson,
                     roster: String::new(),
