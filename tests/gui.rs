@@ -564,10 +564,20 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
     let mut h = harness("Why does my phone say my login is stale?");
     h.get_by_label("Lessons").click();
     settle(&mut h);
-    for &ranklens::lessons::LessonEntry { id, title, .. } in LESSONS {
+    for &ranklens::lessons::LessonEntry { id, title, knobs, .. } in LESSONS {
         // The tab comes before the lesson's own title in the tree.
         h.get_all_by_label(title).next().unwrap().click();
         settle(&mut h);
+        // Every knob its registry entry carries is drawn, and inside the window (six sliders on
+        // one row once ran off its right edge).
+        for k in knobs {
+            let nodes: Vec<_> = h.get_all_by_label(k.label()).collect();
+            assert!(!nodes.is_empty(), "{id}: no control for the knob {:?}", k.label());
+            for n in nodes {
+                let r = n.rect();
+                assert!(r.min.x >= 0.0 && r.max.x <= 1360.0, "{id}: the knob {:?} is drawn at {r:?}", k.label());
+            }
+        }
         let shown = h.state().shown_lesson().cloned();
         let (shown_id, _, lesson) = shown.unwrap_or_else(|| panic!("{id}: nothing shown"));
         assert_eq!(shown_id, id);

@@ -285,14 +285,15 @@ impl LessonsView {
     }
 }
 
-/// The knobs the current lesson's registry entry carries: numbers and choices on one row, each
-/// line of text on its own.
+/// The knobs the current lesson's registry entry carries: numbers and choices three to a row (a
+/// slider with its label does not wrap inside a wrapping row, so six on one ran off the window),
+/// each line of text on its own.
 fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
     let Ok(entry) = crate::lessons::lesson(current) else { return };
     let (text, controls): (Vec<Knob>, Vec<Knob>) = entry.knobs.iter().partition(|k| k.is_text());
-    if !controls.is_empty() {
-        ui.horizontal_wrapped(|ui| {
-            for k in controls {
+    for row in controls.chunks(3) {
+        ui.horizontal(|ui| {
+            for &k in row {
                 knob_ui(ui, k, p);
             }
         });
