@@ -54,8 +54,13 @@ impl Pool {
 
     /// The columns that could not run, each as `label: why`.
     pub fn skipped(&self) -> Vec<String> {
-        self.columns.iter().filter_map(|c| c.added.as_ref().err().map(|m| format!("{}: {m}", c.label))).collect()
+        skipped(&self.columns)
     }
+}
+
+/// The columns of `columns` that could not run, each as `label: why`.
+fn skipped(columns: &[PoolColumn]) -> Vec<String> {
+    columns.iter().filter_map(|c| c.added.as_ref().err().map(|m| format!("{}: {m}", c.label))).collect()
 }
 
 impl Plan {
@@ -105,8 +110,7 @@ impl Plan {
             }
         }
         if retrievers.is_empty() {
-            let why: Vec<String> =
-                columns.iter().filter_map(|c| c.added.as_ref().err().map(|m| format!("{}: {m}", c.label))).collect();
+            let why = skipped(&columns);
             return Err(Error::Unavailable(if why.is_empty() {
                 "no column that ranks passages is switched on to pool from".into()
             } else {
