@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::data::{Bm25Table, PassageDlCounts, TermTfN, to_data};
+use super::data::{Bm25Table, TermTfN, to_data};
 use super::exercises::{self, TermInPassage};
 use super::{Block, IdfBase, Lesson, LessonKit, LessonParams, Open, f4};
 use crate::analysis::AnalyzerConfig;
@@ -274,7 +274,9 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
     let (bx, by) = (terms(x)?, terms(y)?);
     let tfidf_score = |d| tfidf.explain(&q, d).map(|e| e.value);
     let (tx, ty) = (tfidf_score(x)?, tfidf_score(y)?);
-    let dl = |t: &TermTable| t.rows.first().map_or(0.0, |r| r.dl);
+    fn dl(t: &TermTable) -> f64 {
+        t.rows.first().map_or(0.0, |r| r.dl)
+    }
     l.p(format!(
         "Cosine TF-IDF puts {xi} above {yi} ({} against {}); BM25 (Lucene, k1 = {}, b = {}) orders them the other way. N = {}, avgdl = {}; {xi} has {} tokens, {yi} {}.",
         f4(tx),
@@ -289,7 +291,7 @@ fn open_page(l: &mut Lesson, on: &Open) -> Result<()> {
     fn passage<'t>(t: &'t TermTable, id: &str) -> FlipPassage<'t> {
         FlipPassage {
             id: id.to_string(),
-            dl: t.rows.first().map_or(0.0, |r| r.dl),
+            dl: dl(t),
             terms: t.rows.iter().map(|r| TermTfN { term: &r.term, tf: r.tf, n: r.df }).collect(),
         }
     }
@@ -437,11 +439,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     ];
     let mut passages = Vec::new();
     for &x in &ds {
-        passages.push(PassageDlCounts {
-            id: draw.name(x),
-            dl: draw.index.doc_len(x),
-            terms: draw.counts(&draw.text(x))?,
-        });
+        passages.push(draw.counted_with_length(x)?);
     }
     out.push(exercises::best_of(
         "q4",

@@ -201,10 +201,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
         if !(exercises::clear_winner(&by_dense) && exercises::clear_winner(&by_bm25)) {
             return Ok(None);
         }
-        let data = to_data(&QuestionTexts {
-            question: &question,
-            passages: ds.iter().map(|&d| PassageText { id: draw.name(d), text: draw.text(d) }).collect(),
-        });
+        let data = draw.texts(&question, &ds);
         Ok(Some((question, ds, data, by_dense, by_bm25)))
     })?;
     let mut out = vec![

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::checkpoint::Checkpoint;
+use super::data::{PassageCounts, PassageDlCounts, PassageText, QuestionTexts, to_data};
 use super::exercises::TermCounts;
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::{Corpus, DocId};
@@ -94,6 +95,24 @@ impl<'a> Drawer<'a> {
 
     pub(crate) fn counts(&self, text: &str) -> Result<TermCounts> {
         crate::lessons::exercises::term_counts(&self.index, text)
+    }
+
+    /// A passage as a question gives it for a cosine by hand: its id and its terms' counts.
+    pub(crate) fn counted(&self, d: DocId) -> Result<PassageCounts> {
+        Ok(PassageCounts { id: self.name(d), terms: self.counts(&self.text(d))? })
+    }
+
+    /// A passage as a question gives it for BM25 by hand: its id, length and terms' counts.
+    pub(crate) fn counted_with_length(&self, d: DocId) -> Result<PassageDlCounts> {
+        Ok(PassageDlCounts { id: self.name(d), dl: self.index.doc_len(d), terms: self.counts(&self.text(d))? })
+    }
+
+    /// A question and the texts of `ds` to read (which one a method puts first).
+    pub(crate) fn texts(&self, question: &str, ds: &[DocId]) -> serde_json::Value {
+        to_data(&QuestionTexts {
+            question,
+            passages: ds.iter().map(|&d| PassageText { id: self.name(d), text: self.text(d) }).collect(),
+        })
     }
 
     /// `k` distinct workable passages.

@@ -5,7 +5,7 @@
 //! ([`exercises::margin`]).
 
 use super::checkpoint::{Answer, AnswerKind, Checkpoint, Question, Solution};
-use super::data::{Bm25Table, PassageCounts, PassageDlCounts, TfIdfTable, to_data};
+use super::data::{Bm25Table, TfIdfTable, to_data};
 use super::drawer::Drawer;
 use super::exercises::{self, clear_winner, margin};
 use super::f4;
@@ -22,11 +22,6 @@ pub const FACTORS: [&str; 2] = ["the length normalisation (b)", "the tf saturati
 
 /// k1 so large that tf is almost not saturated (tf / (tf + k1·L) grows nearly linearly in tf).
 pub const UNSATURATED_K1: f64 = 1000.0;
-
-/// A passage's data for a hand computation: its length and every term with tf and df.
-fn passage_data(draw: &Drawer<'_>, d: DocId) -> Result<PassageDlCounts> {
-    Ok(PassageDlCounts { id: draw.name(d), dl: draw.index.doc_len(d), terms: draw.counts(&draw.text(d))? })
-}
 
 /// Scores of `docs` for `question` under a lexical spec.
 fn scores(draw: &Drawer<'_>, spec: SparseSpec, question: &str, docs: &[DocId]) -> Result<Vec<f64>> {
@@ -102,7 +97,7 @@ pub fn bm25_flip(id: &str, draw: &Drawer<'_>, rng: &mut SplitMix64, params: Bm25
             avgdl,
             k1: params.k1,
             b: params.b,
-            passages: vec![passage_data(draw, pair[x])?, passage_data(draw, pair[y])?],
+            passages: vec![draw.counted_with_length(pair[x])?, draw.counted_with_length(pair[y])?],
         });
         Ok(Some(Checkpoint {
             question: Question {
@@ -167,7 +162,7 @@ pub fn tfidf_normalisation(id: &str, draw: &Drawer<'_>, rng: &mut SplitMix64) ->
         ));
         let mut passages = Vec::new();
         for &d in &ds {
-            passages.push(PassageCounts { id: draw.name(d), terms: draw.counts(&draw.text(d))? });
+            passages.push(draw.counted(d)?);
         }
         Ok(Some(Checkpoint {
             question: Question {

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::data::{Ordered, PassageText, QuestionTexts, to_data};
+use super::data::Ordered;
 
 use super::checkpoint::Checkpoint;
 use super::drawer::{Drawer, round4};
@@ -301,10 +301,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
             if !exercises::clear_winner(&scored) {
                 return Ok(None);
             }
-            let data = to_data(&QuestionTexts {
-                question: &question,
-                passages: ds.iter().map(|&d| PassageText { id: draw.name(d), text: draw.text(d) }).collect(),
-            });
+            let data = draw.texts(&question, &ds);
             Ok(Some((question, draw.name(d), table, row, column, data, scored)))
         })?;
     Ok(vec![

@@ -2,7 +2,7 @@
 //! ties D3 and D4; and the dense model breaking the tie.
 
 use super::checkpoint::Checkpoint;
-use super::data::{PassageCounts, TfIdfTable};
+use super::data::TfIdfTable;
 use super::drawer::{Drawer, is_content_word};
 use super::exercises::{self};
 use super::{Lesson, LessonKit, Open, f4};
@@ -241,7 +241,7 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     ];
     let mut passages = Vec::new();
     for &x in &ds {
-        passages.push(PassageCounts { id: draw.name(x), terms: draw.counts(&draw.text(x))? });
+        passages.push(draw.counted(x)?);
     }
     out.push(exercises::best_of(
         "q4",
