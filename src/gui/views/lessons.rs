@@ -299,16 +299,11 @@ fn knobs_ui(ui: &mut Ui, current: &str, p: &mut LessonParams) {
         });
     }
     for k in text {
-        let (field, width) = match k {
-            Knob::Rewrite => (&mut p.rewrite, 420.0),
-            Knob::Draft => (&mut p.draft, 520.0),
-            _ => (&mut p.reasoning, 520.0),
-        };
-        labelled_text_ui(ui, k.label(), field, width);
+        knob_ui(ui, k, p);
     }
 }
 
-/// One number or choice: its slider's range is the app's, its label the core's.
+/// One knob's control: its range or width is the app's, its label the core's.
 fn knob_ui(ui: &mut Ui, k: Knob, p: &mut LessonParams) {
     let w = &mut p.er_weights;
     let slider = match k {
@@ -332,7 +327,18 @@ fn knob_ui(ui: &mut Ui, k: Knob, p: &mut LessonParams) {
             });
             return;
         }
-        Knob::Rewrite | Knob::Draft | Knob::Reasoning => return,
+        Knob::Rewrite => {
+            labelled_text_ui(ui, k.label(), &mut p.rewrite, 420.0);
+            return;
+        }
+        Knob::Draft => {
+            labelled_text_ui(ui, k.label(), &mut p.draft, 520.0);
+            return;
+        }
+        Knob::Reasoning => {
+            labelled_text_ui(ui, k.label(), &mut p.reasoning, 520.0);
+            return;
+        }
     };
     ui.add(slider.text(k.label()));
 }
