@@ -144,6 +144,89 @@ pub fn collection(name: &str) -> Option<&'static Collection> {
     COLLECTIONS.iter().find(|c| c.name == name)
 }
 
+/// What a question set's file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QaFormat {
+    /// SQuAD's JSON: paragraphs, questions and answer spans — a whole collection.
+    Squad,
+    /// DPR's `question<TAB>["answer", …]`: questions and answers only, read against a corpus
+    /// loaded beside them.
+    Dpr,
+}
+
+/// A question set with answers, published as one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct QaSet {
+    /// Its name (`squad-dev`).
+    pub name: &'static str,
+    /// What it is.
+    pub about: &'static str,
+    /// Questions.
+    pub questions: &'static str,
+    /// The file as kept in its folder.
+    pub file: &'static str,
+    /// Where it is published.
+    pub url: &'static str,
+    /// Whether the published file is gzipped.
+    pub gz: bool,
+    /// Its shape.
+    pub format: QaFormat,
+}
+
+/// The question sets with answers: SQuAD's dev sets (each a whole collection) and DPR's
+/// open-domain test questions (answers only: read them against a corpus such as BEIR's `nq`).
+/// None has a published checksum; each is checked by reading it whole (every SQuAD answer's offset
+/// against its paragraph) before it is kept.
+pub const QA_SETS: [QaSet; 4] = [
+    QaSet {
+        name: "squad-dev",
+        about: "SQuAD v1.1 dev: Wikipedia paragraphs, questions, answer spans",
+        questions: "10,570",
+        file: "dev-v1.1.json",
+        url: "https://rajpurkar.github.io/SQuAD-explorer/dataset/dev-v1.1.json",
+        gz: false,
+        format: QaFormat::Squad,
+    },
+    QaSet {
+        name: "squad2-dev",
+        about: "SQuAD v2.0 dev: as v1.1, half the questions unanswerable",
+        questions: "11,873",
+        file: "dev-v2.0.json",
+        url: "https://rajpurkar.github.io/SQuAD-explorer/dataset/dev-v2.0.json",
+        gz: false,
+        format: QaFormat::Squad,
+    },
+    QaSet {
+        name: "nq-test",
+        about: "Natural Questions (DPR's open-domain test answers; corpus: nq)",
+        questions: "3,610",
+        file: "nq-test.qa.csv",
+        url: "https://dl.fbaipublicfiles.com/dpr/data/retriever/nq-test.qa.csv",
+        gz: false,
+        format: QaFormat::Dpr,
+    },
+    QaSet {
+        name: "trivia-test",
+        about: "TriviaQA (DPR's open-domain test answers)",
+        questions: "11,313",
+        file: "trivia-test.qa.csv",
+        url: "https://dl.fbaipublicfiles.com/dpr/data/retriever/trivia-test.qa.csv.gz",
+        gz: true,
+        format: QaFormat::Dpr,
+    },
+];
+
+/// A question set by name.
+pub fn qa_set(name: &str) -> Option<&'static QaSet> {
+    QA_SETS.iter().find(|q| q.name == name)
+}
+
+/// A question set's file once fetched.
+pub fn qa_file(data: &Path, q: &QaSet) -> PathBuf {
+    data.join(q.name).join(q.file)
+}
+
 /// The workspace's folder of collections.
 pub fn data_dir(workspace: &Path) -> PathBuf {
     workspace.join("data")
@@ -161,6 +244,19 @@ pub fn resolve(given: &str, data: &Path) -> std::result::Result<PathBuf, String>
     if path.exists() {
         return Ok(path);
     }
+    if let Some(q) = qa_set(given) {
+        let file = qa_file(data, q);
+        return if file.is_file() {
+            Ok(file)
+        } else {
+            Err(format!(
+                "{} is not here yet: run `ranklens data fetch {}` (it goes to {})",
+                q.name,
+                q.name,
+                file.display()
+            ))
+        };
+    }
     match collection(given) {
         Some(c) if is_collection(&data.join(c.name)) => Ok(data.join(c.name)),
         Some(c) => Err(format!(
@@ -171,7 +267,7 @@ pub fn resolve(given: &str, data: &Path) -> std::result::Result<PathBuf, String>
         )),
         None => Err(format!(
             "no folder {given}, and no collection of that name ({}; `ranklens data list` shows them)",
-            COLLECTIONS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+            COLLECTIONS.iter().map(|c| c.name).chain(QA_SETS.iter().map(|q| q.name)).collect::<Vec<_>>().join(", ")
         )),
     }
 }
@@ -208,8 +304,76 @@ impl Fetcher {
         format!("{}/{}.zip", self.base_url, c.name)
     }
 
-    /// The collection's folder, fetched and unpacked when it is not there yet.
+    /// A question set's address: its published one, or its file name under the base URL given.
+    pub fn qa_url(&self, q: &QaSet) -> String {
+        if self.base_url == BEIR_URL {
+            q.url.to_string()
+        } else {
+            let published = q.url.rsplit('/').next().unwrap_or(q.file);
+            format!("{}/{published}", self.base_url)
+        }
+    }
+
+    /// A question set's file, fetched when it is not there yet: downloaded, unzipped when
+    /// gzipped, read whole (SQuAD's every answer checked against its paragraph; DPR's every line),
+    /// and only then moved into place. Nothing is left behind by a failure.
+    pub fn fetch_qa(&self, q: &QaSet, progress: &dyn Progress) -> Result<PathBuf> {
+        let dest = qa_file(&self.data, q);
+        if dest.is_file() {
+            return Ok(dest);
+        }
+        fs::create_dir_all(&self.data).map_err(|e| Error::io(&self.data, e))?;
+        let url = self.qa_url(q);
+        let part = self.data.join(format!(".{}-{}.part", q.name, std::process::id()));
+        let staging = self.data.join(format!(".{}-{}.staging", q.name, std::process::id()));
+        let folder = self.data.join(q.name);
+        let by_hand = || format!("download {url} yourself into {}", folder.display());
+        let result = (|| {
+            let md5 = self.download(&url, &part, progress).map_err(|e| match e {
+                Error::Cancelled => Error::Cancelled,
+                e => Error::Model(format!("{}; or {}", e.report(), by_hand())),
+            })?;
+            if let Some(expected) = self.pins.get(q.name)
+                && md5 != *expected
+            {
+                return Err(Error::Model(format!(
+                    "{url}: md5 {md5} is not the expected {expected} (a changed or damaged file); nothing was kept"
+                )));
+            }
+            fs::create_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+            let file = staging.join(q.file);
+            if q.gz {
+                let input = fs::File::open(&part).map_err(|e| Error::io(&part, e))?;
+                let mut out = fs::File::create(&file).map_err(|e| Error::io(&file, e))?;
+                std::io::copy(&mut flate2::read::GzDecoder::new(input), &mut out)
+                    .map_err(|e| Error::caused(format!("{url}: not gzip"), e))?;
+            } else {
+                fs::rename(&part, &file).map_err(|e| Error::io(&file, e))?;
+            }
+            match q.format {
+                QaFormat::Squad => {
+                    let bytes = fs::read(&file).map_err(|e| Error::io(&file, e))?;
+                    crate::corpus::squad::parse(&bytes, &file)?;
+                }
+                QaFormat::Dpr => {
+                    crate::corpus::load_answers(&file, &mut crate::corpus::LoadReport::default())?;
+                }
+            }
+            let _ = fs::remove_dir_all(&folder);
+            fs::rename(&staging, &folder).map_err(|e| Error::io(&folder, e))?;
+            Ok(dest.clone())
+        })();
+        let _ = fs::remove_file(&part);
+        let _ = fs::remove_dir_all(&staging);
+        result
+    }
+
+    /// The collection's folder, fetched and unpacked when it is not there yet (or a question
+    /// set's file, [`Fetcher::fetch_qa`]).
     pub fn fetch(&self, name: &str, progress: &dyn Progress) -> Result<PathBuf> {
+        if let Some(q) = qa_set(name) {
+            return self.fetch_qa(q, progress);
+        }
         let Some(c) = collection(name) else {
             return Err(Error::invalid("collection", resolve(name, &self.data).err().unwrap_or_default()));
         };
@@ -303,6 +467,11 @@ impl Fetcher {
     /// Every collection with whether it is here.
     pub fn list(&self) -> Vec<(Collection, Option<PathBuf>)> {
         COLLECTIONS.iter().map(|c| (*c, Some(self.data.join(c.name)).filter(|p| is_collection(p)))).collect()
+    }
+
+    /// Every question set with whether it is here.
+    pub fn list_qa(&self) -> Vec<(QaSet, Option<PathBuf>)> {
+        QA_SETS.iter().map(|q| (*q, Some(qa_file(&self.data, q)).filter(|p| p.is_file()))).collect()
     }
 }
 

@@ -37,6 +37,7 @@ pub mod markup;
 pub mod models;
 pub mod progress;
 pub mod project;
+pub mod read;
 pub mod report;
 pub mod retrieve;
 pub mod sample;

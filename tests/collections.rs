@@ -157,3 +157,60 @@ fn a_fetched_collections_name_works_wherever_a_dataset_is_asked_for() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && e.contains("ranklens data fetch nfcorpus"), "{e}");
 }
+
+/// Serves every path as `body` (a question set's file under any name).
+fn serve_file(body: Vec<u8>) -> common::http::Server {
+    serve(body.clone(), body.len(), 200)
+}
+
+#[test]
+fn a_question_set_is_fetched_checked_whole_and_found_by_name() {
+    let squad = r#"{"version": "1.1", "data": [{"title": "Mozart", "paragraphs": [{"context": "Mozart was born in Salzburg.", "qas": [{"id": "q1", "question": "Where was Mozart born?", "answers": [{"text": "Salzburg", "answer_start": 19}]}]}]}]}"#;
+    let server = serve_file(squad.as_bytes().to_vec());
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let fetcher = Fetcher::new(data.clone()).with_base_url(&server.url).with_pin("squad-dev", &md5(squad.as_bytes()));
+    let got = fetcher.fetch("squad-dev", &NoProgress).unwrap();
+    assert_eq!(got, data.join("squad-dev").join("dev-v1.1.json"));
+    assert_eq!(server.requests.lock().unwrap()[0].1, "/dev-v1.1.json", "the published file's name");
+    assert_eq!(resolve("squad-dev", &data).unwrap(), got);
+    assert_eq!(left(&data), ["squad-dev"], "no part or staging folder left");
+    // It opens as a whole collection: its paragraph, its question, its answer.
+    let c = ranklens::corpus::load(&got, ranklens::corpus::LoadOptions::default()).unwrap();
+    assert_eq!((c.len(), c.queries.len()), (1, 1));
+    assert_eq!(c.answers.unwrap().gold["q1"].answers, ["Salzburg"]);
+    // A file whose answer offsets are wrong is refused after the download and leaves nothing.
+    let bad = squad.replace("\"answer_start\": 19", "\"answer_start\": 18");
+    let server = serve_file(bad.clone().into_bytes());
+    let fresh = tempfile::tempdir().unwrap();
+    let e = Fetcher::new(fresh.path().to_path_buf()).with_base_url(&server.url).fetch("squad-dev", &NoProgress);
+    let e = e.unwrap_err().report();
+    assert!(e.contains("does not match") && e.contains("q1"), "{e}");
+    assert!(left(fresh.path()).is_empty(), "{:?}", left(fresh.path()));
+    // A pinned md5 refuses other bytes, naming both.
+    let e = Fetcher::new(fresh.path().to_path_buf())
+        .with_base_url(&server.url)
+        .with_pin("squad-dev", &md5(squad.as_bytes()))
+        .fetch("squad-dev", &NoProgress)
+        .unwrap_err()
+        .report();
+    assert!(e.contains(&md5(squad.as_bytes())) && e.contains(&md5(bad.as_bytes())), "{e}");
+    assert!(left(fresh.path()).is_empty());
+}
+
+#[test]
+fn a_gzipped_dpr_answers_file_is_unzipped_and_read() {
+    let text = "who wrote the magic flute\t['Mozart', \"Wolfgang Amadeus Mozart\"]\nwhen\t['1791']\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    let body = gz.finish().unwrap();
+    let server = serve_file(body);
+    let dir = tempfile::tempdir().unwrap();
+    let got =
+        Fetcher::new(dir.path().to_path_buf()).with_base_url(&server.url).fetch("trivia-test", &NoProgress).unwrap();
+    assert_eq!(server.requests.lock().unwrap()[0].1, "/trivia-test.qa.csv.gz");
+    assert_eq!(std::fs::read_to_string(&got).unwrap(), text);
+    let mut report = ranklens::corpus::LoadReport::default();
+    let set = ranklens::corpus::load_answers(&got, &mut report).unwrap();
+    assert_eq!(set.gold["q1"].answers, ["Mozart", "Wolfgang Amadeus Mozart"]);
+}

@@ -105,6 +105,7 @@ fn arch() -> ArchSettings {
         pooling: None,
         query_instruction: None,
         colbert: None,
+        reader: None,
         precision: Default::default(),
     }
 }

@@ -594,8 +594,9 @@ fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table
     h.get_by_label("0.0727");
     h.get_all_by_label("Retrieve then read").next().unwrap().click();
     settle(&mut h);
-    // In the reader's table (and among the checkpoint's options).
-    assert!(h.get_all_by_label("the Martian atmosphere").count() >= 2);
+    // In the toy's table of the lesson corpora, and the documents' trace.
+    assert!(h.get_all_by_label("the Martian atmosphere").count() >= 1);
+    assert!(shows(&h, "S·p′(27) + E·p′(1756) = 7.9 + 8.3 = 16.2") || shows(&h, "27 january 1756"));
 
     // The BM25 lesson: the textbook rows are drawn; the sliders recompute the learner's row.
     h.get_all_by_label("Why BM25 flips tf-idf").next().unwrap().click();
@@ -1866,4 +1867,48 @@ fn a_changed_number_in_a_pixel_compared_view_fails_its_snapshot() {
     let e = h.try_snapshot_options("lesson_bm25", &options).expect_err("a changed number must fail");
     let said = e.to_string();
     assert!(said.contains("did not match"), "{said}");
+}
+
+/// Compare → Read: the toy and the language model read BM25's top 3; the panel shows the answer,
+/// each passage's best span with its figures, and what leaving each passage out does; Explain
+/// shows the selected passage's reading.
+#[test]
+fn the_reader_panel_shows_the_answer_and_each_passages_span() {
+    use ranklens::gui::ReaderChoice;
+    use ranklens::gui::command::ReadCommand;
+    use ranklens::read::ReaderKind;
+    let manager = ModelManager::from_env();
+    let spec = manager.manifest().get(SMALL_GENERATOR).unwrap().clone();
+    manager.fetch(&spec, &NoProgress).unwrap();
+    let mut h = harness("What does error E104 mean?");
+    assert!(shows(&h, "Read: the answer in the top passages"), "the panel sits under Compare");
+    send(&mut h, [Command::Read(ReadCommand::SetChoice(ReaderChoice { reader: Some(ReaderKind::Toy), k: 3 }))]);
+    assert!(shows(&h, "The toy reads instantly"), "its cost is said before it runs");
+    h.get_by_label("Read").click();
+    settle(&mut h);
+    let reading = h.state().jobs().read.latest().expect("a reading").clone();
+    assert_eq!(reading.passages.len(), 3);
+    assert!(shows(&h, "Answer: the sync token expired"));
+    assert!(shows(&h, "1. errors-2 · anchor “E104”  ← the answer"));
+    assert!(shows(&h, "without errors-2 (rank 1)"), "the leave-one-out table");
+    // The language model held to spans: its spans are words of the passages, each with P(span).
+    send(&mut h, [Command::Models(ModelCommand::UseGenerator(SMALL_GENERATOR.into()))]);
+    send(&mut h, [Command::Read(ReadCommand::SetChoice(ReaderChoice { reader: Some(ReaderKind::Generator), k: 2 }))]);
+    assert!(shows(&h, "Costs 4 requests to the language model"), "two requests a passage");
+    h.get_by_label("Read").click();
+    settle(&mut h);
+    let reading = h.state().jobs().read.latest().unwrap().clone();
+    assert_eq!(reading.reader.kind, ReaderKind::Generator);
+    let corpus = h.state().workbench().unwrap().corpus().clone();
+    for p in &reading.passages {
+        let text = &corpus.doc(corpus.lookup(&p.passage).unwrap()).unwrap().text;
+        let span = p.best.as_ref().expect("an embedded model always has a best span");
+        assert_eq!(&text[span.bytes.clone()], span.text, "a span of its passage");
+        assert!(span.score.is_some_and(|s| s < 0.0) && p.no_answer_score.is_some_and(|s| s < 0.0));
+        assert!(shows(&h, &format!("{}. {} · P(span) ", p.rank, p.passage)), "{}", p.passage);
+    }
+    // Explain shows the selected passage's reading.
+    select(&mut h, MethodKind::Bm25, &reading.passages[0].passage);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Explain))]);
+    assert!(shows(&h, "How the reader read this passage"));
 }

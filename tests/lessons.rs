@@ -115,16 +115,36 @@ fn bm25_table_is_the_textbook_table_and_follows_the_sliders() {
 }
 
 #[test]
-fn the_reader_extracts_the_martian_atmosphere() {
+fn the_reader_lesson_works_the_documents_trace_with_the_readers_own_arithmetic() {
     let l = build("reader", &LessonParams::default());
-    let read = tables(&l, "Read: the reader sees the top 1");
-    assert_eq!(read.len(), 2);
+    // The documents' numbers: S·p′(27) = 7.9 + E·p′(1756) = 8.3 = 16.2.
+    let c = checkpoint(&l, "reader-span-score");
+    assert!((key(c) - 16.2).abs() < 1e-12, "{}", key(c));
+    // Multiplying them is the usual mistake named: 7.9 × 8.3 = 65.57.
+    assert_eq!(c.check(&Answer::Number(65.57)).mistake.as_deref(), Some("multiplied instead of added"));
+    // Over the three passages the span wins; d1 alone declines (its 9.4 < its no-answer 11.0).
+    assert_eq!(checkpoint(&l, "reader-k3").solution.answer.to_text(), "27 january 1756");
+    assert_eq!(checkpoint(&l, "reader-k1").solution.answer.to_text(), "no answer");
+    let rows = table(&l, "Each passage's best spans");
+    assert_eq!(cell(rows, "d2", 2), "6.0");
+    assert!(cell(rows, "d1", 1).starts_with("\"classical period\" 9.4"), "{rows:?}");
+    // The k trade-off measured on the sample: a curve of recall and exact match at six k, and the
+    // checkpoint's key is the k where the curve's exact match peaks.
+    let Some(Block::Curves { series, .. }) = l.blocks.iter().find(|b| matches!(b, Block::Curves { .. })) else {
+        panic!("no curve")
+    };
+    assert_eq!(series.len(), 2);
+    assert_eq!(series[0].1.iter().map(|p| p[0]).collect::<Vec<_>>(), [1.0, 2.0, 3.0, 5.0, 10.0, 20.0]);
+    let em = &series[1].1;
+    let best = em.iter().fold(em[0], |b, p| if p[1] > b[1] { *p } else { b });
+    assert_eq!(key(checkpoint(&l, "reader-best-k")), best[0]);
+    // The toy on the lesson corpora: the words after the anchor, with the knob's k.
+    let read = tables(&l, "`What did Mangalyaan study?` (BM25's top 1)");
     assert_eq!(cell(read[0], "R1", 2), "the Martian atmosphere");
-    assert_eq!(cell(read[1], "M1", 2), "Salzburg");
-    // With k = 3 the reader also reads the lower passages.
     let l = build("reader", &LessonParams { reader_k: 3, ..LessonParams::default() });
-    let read = tables(&l, "Read: the reader sees the top 3");
-    assert_eq!(read.iter().map(|t| t.len()).collect::<Vec<_>>(), [3, 3]);
+    let read = tables(&l, "`Where was Mozart born?` (BM25's top 3)");
+    assert_eq!(read[0].len(), 3);
+    assert_eq!(cell(read[0], "M1", 2), "Salzburg");
 }
 
 #[test]
@@ -595,7 +615,7 @@ fn every_assignment_handout_prints_within_two_pages_per_four_questions() {
             printed += 1;
         }
     }
-    assert_eq!(printed, 40, "eight lessons with assignments, five seeds each");
+    assert_eq!(printed, 45, "nine lessons with assignments, five seeds each");
 }
 
 /// "Which one word would bring it in?" in the BM25 and dense lessons: the key is the one option

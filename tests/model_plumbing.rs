@@ -28,6 +28,7 @@ fn arch(pooling: Option<Pooling>, instruction: Option<&str>) -> ArchSettings {
         max_length: 64,
         query_instruction: instruction.map(str::to_string),
         colbert: None,
+        reader: None,
         precision: ranklens::models::Precision::F32,
     }
 }

@@ -158,7 +158,12 @@ impl CorpusArgs {
         Ok(match &self.corpus {
             // A collection's name finds its fetched folder; a path that does not exist is left for
             // the loader to name.
-            Some(p) if !p.exists() && p.to_str().is_some_and(|n| crate::datasets::collection(n).is_some()) => {
+            Some(p)
+                if !p.exists()
+                    && p.to_str().is_some_and(|n| {
+                        crate::datasets::collection(n).is_some() || crate::datasets::qa_set(n).is_some()
+                    }) =>
+            {
                 dataset(&p.to_string_lossy()).map_err(anyhow::Error::msg)?
             }
             Some(p) => p.clone(),

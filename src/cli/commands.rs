@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use super::{Found, RunArgs};
 use super::{
-    adapter, agent, assignment, bench, bench_encode, bench_llm, bench_scale, compare, data, embed, eval, graphrag,
-    index, lesson, llm, models, report, response, search, structured, why_not,
+    adapter, agent, assignment, bench, bench_encode, bench_llm, bench_read, bench_scale, compare, data, embed, eval,
+    graphrag, index, lesson, llm, models, read, report, response, search, structured, why_not,
 };
 
 /// RankLens: one question, many retrieval methods, every score explained.
@@ -57,6 +57,9 @@ pub enum CliCommand {
     /// The embedded language model's speed and memory on one request (the prompt written out for
     /// llama.cpp's side of `scripts/bench-llm.sh`).
     BenchLlm(bench_llm::BenchLlmArgs),
+    /// What a reader costs: the corpus's questions with answers read from a method's top k, per
+    /// passage and per question (the pairs written out for the reference).
+    BenchRead(bench_read::BenchReadArgs),
     /// Run a read-only SQL statement over the corpus's tables.
     Sql(structured::SqlArgs),
     /// Run a knowledge-graph pattern (joins with ?variables).
@@ -86,6 +89,9 @@ pub enum CliCommand {
     /// Answer a question from a method's top passages with the language model, its citations
     /// checked against the passages.
     Rag(llm::RagArgs),
+    /// Retrieve, then read: a method's top k passages read for the answer span (a trained
+    /// extractive reader, the language model held to a span, or the toy), or "no answer".
+    Read(read::ReadArgs),
     /// A language model searches the corpus with RankLens's methods as tools (bm25, dense, splade,
     /// sql, graph) and answers with citations; the trace shows every step.
     Agent(agent::AgentArgs),
@@ -109,6 +115,7 @@ pub fn run(command: CliCommand) -> ExitCode {
         CliCommand::BenchEncode(a) => bench_encode::bench_encode(a),
         CliCommand::BenchScale(a) => bench_scale::bench_scale(a),
         CliCommand::BenchLlm(a) => bench_llm::bench_llm(a),
+        CliCommand::BenchRead(a) => bench_read::bench_read(a),
         CliCommand::Data(a) => data::data(a),
         CliCommand::Sql(a) => structured::sql(a),
         CliCommand::Graph(a) => structured::graph(a),
@@ -121,6 +128,7 @@ pub fn run(command: CliCommand) -> ExitCode {
         CliCommand::Adapter(a) => adapter::adapter(a),
         CliCommand::Rewrite(a) => llm::rewrite(a),
         CliCommand::Rag(a) => llm::rag(a),
+        CliCommand::Read(a) => read::read(a),
         CliCommand::Judge(a) => llm::judge(a),
         CliCommand::Agent(a) => agent::agent(a),
         CliCommand::Graphrag(a) => graphrag::graphrag(a),

@@ -29,9 +29,10 @@ pub enum DataAction {
     /// Download a collection (checked against BEIR's published md5) and unpack it into the data
     /// folder; `--dataset NAME` then finds it from anywhere.
     Fetch {
-        /// The collection: scifact, nfcorpus, arguana, scidocs, fiqa, trec-covid, quora, …
+        /// The collection: scifact, nfcorpus, arguana, scidocs, fiqa, trec-covid, quora, …; or a
+        /// question set with answers: squad-dev, squad2-dev, nq-test, trivia-test
         name: String,
-        /// Download from this address instead of BEIR's (a mirror).
+        /// Download from this address instead of the published one (a mirror).
         #[arg(long, value_name = "URL")]
         from: Option<String>,
     },
@@ -89,6 +90,18 @@ pub fn data(a: DataArgs) -> anyhow::Result<Found> {
                     url: fetcher.url(&c),
                 })
                 .collect();
+            let mut rows = rows;
+            rows.extend(fetcher.list_qa().into_iter().map(|(q, here)| Row {
+                name: q.name.into(),
+                about: q.about.into(),
+                queries: q.questions.into(),
+                passages: match q.format {
+                    crate::datasets::QaFormat::Squad => "its paragraphs".into(),
+                    crate::datasets::QaFormat::Dpr => "answers only".into(),
+                },
+                here: here.map(|p| p.display().to_string()),
+                url: fetcher.qa_url(&q),
+            }));
             let any = rows.iter().any(|r| r.here.is_some());
             print(&Rows { rows, folder: folder.display().to_string() }, format)?;
             Ok(if any { Found::Some } else { Found::Nothing })

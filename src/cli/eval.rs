@@ -25,8 +25,20 @@ use crate::workbench::Workbench;
 pub struct EvalArgs {
     /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv), e.g. ../shared/data/scifact:
     /// RankLens's methods run over its questions.
-    #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
+    #[arg(long, visible_alias = "corpus", value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: Option<PathBuf>,
+    /// A question set with answers: SQuAD's JSON, DPR's `.qa.csv`, or RankLens's answers `.tsv` /
+    /// `.jsonl` (without a value: the corpus's own, such as the sample's answers.tsv). Measures each
+    /// method's answer recall@k (a passage of the top k holds an answer) and, with --reader, the
+    /// reader's exact match and F1 at each k, by SQuAD's official rules.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    answers: Option<String>,
+    /// With --answers: the reader (span, generator or toy).
+    #[arg(long, value_name = "span|generator|toy", requires = "answers")]
+    reader: Option<String>,
+    /// With --answers: the numbers of passages read, comma-separated.
+    #[arg(short = 'k', value_delimiter = ',', default_value = "1,2,3,5,10,20", requires = "answers")]
+    ks: Vec<usize>,
     /// Judgements (TREC qrels or BEIR TSV): with only --run, no corpus is needed (default: the
     /// dataset's).
     #[arg(long, value_name = "FILE")]
@@ -92,6 +104,33 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
     settings.validate()?;
     if a.questions == Some(0) {
         bail!("--questions: give at least one");
+    }
+    if let Some(file) = &a.answers {
+        // A question set's name finds its fetched file; an empty value is the corpus's own.
+        let answers_file = match file.as_str() {
+            "" => None,
+            name if !std::path::Path::new(name).exists() && crate::datasets::qa_set(name).is_some() => {
+                Some(super::args::dataset(name).map_err(anyhow::Error::msg)?)
+            }
+            name => Some(PathBuf::from(name)),
+        };
+        let corpus_args = super::args::CorpusArgs { corpus: a.dataset.clone(), split: super::args::SplitArg::File };
+        let engine = corpus_args.workbench(&super::progress::TermProgress::new())?;
+        let mut kinds: Vec<MethodKind> = if a.method.contains(&MethodArg::All) {
+            MethodKind::RANKED.to_vec()
+        } else {
+            a.method.iter().map(|m| m.kind()).collect()
+        };
+        if kinds.is_empty() {
+            kinds.push(MethodKind::Bm25);
+        }
+        let asked = super::eval_answers::AnswersAsked {
+            file: answers_file.as_deref(),
+            reader: a.reader.as_deref(),
+            ks: &a.ks,
+            questions: a.questions,
+        };
+        return super::eval_answers::eval_answers(&engine, &kinds, &settings, &a.models, &asked, a.format);
     }
     let correction: Correction = a.correction.parse()?;
     let judge = match &a.judge_qrels {

@@ -179,6 +179,31 @@ impl ModelArgs {
         Ok(std::sync::Arc::new(llm))
     }
 
+    /// The reader of `kind` on `workbench`: its model loaded (the trained reader's fetched when
+    /// missing, unless --offline; the language model these flags ask for). A reader that cannot be
+    /// had is an error saying why and how to get it.
+    pub fn reader(
+        &self,
+        workbench: &Workbench,
+        kind: crate::read::ReaderKind,
+        progress: &dyn Progress,
+    ) -> anyhow::Result<std::sync::Arc<dyn crate::read::Reader>> {
+        use crate::read::ReaderKind;
+        match kind {
+            ReaderKind::Span if !workbench.has_model(Role::Reader) => {
+                // The failure is kept by the workbench; `reader` says it with how to fix it.
+                let _ = workbench.load_model(&self.manager(), Role::Reader, !self.offline, progress);
+            }
+            // The generator these flags make, with their store (or none, --no-store) and shapes
+            // (--free): the workbench's own would keep every reply in its store.
+            ReaderKind::Generator => {
+                return Ok(std::sync::Arc::new(crate::read::GeneratorReader::new(self.generator(progress)?)));
+            }
+            _ => {}
+        }
+        Ok(workbench.reader(kind)?)
+    }
+
     /// Load the models the given families need (downloading when allowed) and encode the corpus.
     /// A model that cannot be had is reported and its methods say why; nothing else stops.
     pub fn prepare(

@@ -47,6 +47,17 @@ pub struct ReportArgs {
     /// language model writes, and its rows or why it did not run, go into the report.
     #[arg(long, value_name = "QUESTION")]
     ask_sql: Option<String>,
+    /// Read the question too with this reader (span, generator or toy): its answer, the passage it
+    /// came from and each passage read go into the report.
+    #[arg(long, value_name = "span|generator|toy")]
+    reader: Option<String>,
+    /// Passages the reader reads (with --reader), from the first ranked column of the report.
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    read_k: usize,
+    /// Measure the corpus's question set with answers at k = 1, 2, 3, 5, 10, 20 (BM25's rankings,
+    /// read by --reader when given) and put the plot in the report; a file names another set.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    answers: Option<String>,
     /// Where to write: .html, .md, .json or .csv.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -79,6 +90,7 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
             let (judge, _) = crate::eval::Qrels::load(path)?;
             report.validity = Some(study.validity(&qrels, &judge));
         }
+        report.answers = answer_curve(&a, &engine, &settings, &progress)?;
         ReportBody::Study(Box::new(report))
     } else {
         let Some(question) = a.question.clone() else {
@@ -113,12 +125,66 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         if let Some(asked) = &a.ask_sql {
             report.model_sql = Some(ask_sql(&engine, asked)?);
         }
+        if let Some(name) = &a.reader {
+            let reader = a.models.reader(&engine, name.parse()?, &progress)?;
+            let Some(ranking) = crate::compare::best_list(&run.comparison) else {
+                bail!("--reader: no ranked column to read")
+            };
+            let reading = crate::compare::read_ranking(
+                engine.corpus(),
+                ranking,
+                &question,
+                a.read_k.max(1),
+                reader.as_ref(),
+                &progress,
+            )?;
+            report.reading = Some(crate::report::ReadingReport::of(&reading));
+        }
+        report.answer_curve = answer_curve(&a, &engine, &settings, &progress)?;
         ReportBody::Comparison(Box::new(report))
     };
     drop(progress);
     crate::report::write(&body, &a.out)?;
     println!("wrote {}", a.out.display());
     Ok(Found::Some)
+}
+
+/// The k trade-off for the report, when --answers asks for it: the corpus's own answers, or the
+/// file named, read through BM25's rankings by --reader (answer recall only without one).
+fn answer_curve(
+    a: &ReportArgs,
+    engine: &Workbench,
+    settings: &crate::config::Settings,
+    progress: &dyn crate::progress::Progress,
+) -> anyhow::Result<Option<crate::compare::AnswerStudy>> {
+    let Some(file) = &a.answers else { return Ok(None) };
+    let set = if file.is_empty() {
+        let Some(set) = engine.corpus().answers.clone() else {
+            bail!("--answers: the corpus ships no answers (answers.tsv beside it, or SQuAD's JSON); name a file")
+        };
+        set
+    } else {
+        let mut report = crate::corpus::LoadReport::default();
+        let mut set = crate::corpus::load_answers(std::path::Path::new(file), &mut report)?;
+        crate::corpus::locate_spans(&mut set, engine.corpus(), &mut report);
+        set
+    };
+    let reader = match &a.reader {
+        Some(name) => Some(a.models.reader(engine, name.parse()?, progress)?),
+        None => None,
+    };
+    let bm25 = engine.retriever(MethodKind::Bm25, settings)?;
+    let study = crate::compare::answer_study(
+        engine,
+        bm25.as_ref(),
+        settings,
+        &set,
+        reader.as_deref(),
+        &crate::compare::CURVE_KS,
+        None,
+        progress,
+    )?;
+    Ok(Some(study))
 }
 
 /// Text to SQL for the report: the model's statement over the corpus's tables, run if it is one

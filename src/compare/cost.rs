@@ -65,6 +65,60 @@ pub fn requests(kind: MethodKind, settings: &Settings) -> Option<Requests> {
     }
 }
 
+/// Tokens a reader's request reads besides its instruction and examples (read once and kept): a
+/// passage of about a hundred words and the question; and what it writes: a short span.
+const READER_PASSAGE_TOKENS: usize = 160;
+const READER_SPAN_TOKENS: usize = 12;
+
+/// What the language model as a reader asks for one question of `k` passages: for each passage
+/// its best span, then its no-answer (two requests; the second reads only the few tokens that
+/// open the model's turn, its prompt being the first's).
+pub fn reader_requests(k: usize) -> Requests {
+    Requests { count: 2 * k, read: READER_PASSAGE_TOKENS / 2, write: READER_SPAN_TOKENS / 2 + 1 }
+}
+
+/// The measured speed of the manifest's generator named `model` (a label's model,
+/// `Qwen2.5-Coder-1.5B-Instruct`).
+pub fn generator_speed(model: &str) -> Option<GeneratorSpeed> {
+    let manifest = crate::models::Manifest::builtin();
+    manifest
+        .for_role(crate::models::Role::Generator)
+        .into_iter()
+        .find(|s| s.id.rsplit('/').next() == Some(model))?
+        .speed
+        .clone()
+}
+
+/// What reading one question of `k` passages will cost, said before it runs: the language model's
+/// requests and, where its speed was measured, their seconds; the trained reader's forward passes;
+/// the toy's nothing.
+pub fn reader_cost(kind: crate::read::ReaderKind, k: usize, generator: Option<&str>) -> String {
+    use crate::read::ReaderKind;
+    match kind {
+        ReaderKind::Toy => "The toy reads instantly: it is the anchor-and-boundary extractor, no model at all.".into(),
+        ReaderKind::Span => format!(
+            "Costs {k} forward passes of the reader or more (one per window of 384 tokens a passage) — a fraction \
+             of a second each on a CPU."
+        ),
+        ReaderKind::Generator => {
+            let requests = reader_requests(k);
+            match generator.and_then(generator_speed) {
+                Some(speed) => format!(
+                    "Costs {} requests to the language model (a span and a no-answer a passage): about {:.0} s at its \
+                     measured speed ({}).",
+                    requests.count,
+                    requests.seconds(&speed),
+                    speed.measured_on
+                ),
+                None => format!(
+                    "Costs {} requests to the language model (a span and a no-answer a passage).",
+                    requests.count
+                ),
+            }
+        }
+    }
+}
+
 /// Seconds one question of the ticked language-model columns takes at `speed` (the columns that
 /// ask no model count nothing).
 pub fn seconds_per_question(settings: &Settings, speed: &GeneratorSpeed) -> f64 {

@@ -14,6 +14,7 @@ mod overlap;
 mod plan;
 mod pool;
 mod rag;
+pub mod reading;
 mod study;
 
 pub use adapter::{AdapterGain, HeldOutSplit, adapter_gain};
@@ -25,4 +26,5 @@ pub use plan::{Baseline, find_system, no_such_system};
 pub use plan::{ColumnResult, ExplainedItem, Member, Plan, PlanRun};
 pub use pool::{Pool, PoolColumn, judge_plan};
 pub use rag::{best_list, rag_passages};
+pub use reading::{AnswerStudy, CURVE_KS, CurvePoint, QuestionAnswers, answer_study, read_ranking};
 pub use study::{Disagreement, MethodResult, Missing, Study, System, Triage, TriageOrder, TriageRow};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{LoadReport, Qrels};
+use super::{LoadReport, Qrels, Query};
 
 /// Internal document number: the position in load order, stable across runs for the same input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
@@ -55,15 +55,6 @@ impl Doc {
     }
 }
 
-/// A question from a dataset.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Query {
-    /// Query id (`qid`).
-    pub id: String,
-    /// The question text.
-    pub text: String,
-}
-
 /// Structured queries that answer a shipped question where text search cannot.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QueryTemplates {
@@ -88,6 +79,9 @@ pub struct Corpus {
     pub qrels: Option<Qrels>,
     /// SQL templates and graph patterns tied to shipped questions, by query id.
     pub templates: BTreeMap<String, QueryTemplates>,
+    /// Questions with their answers, shipped with the corpus (SQuAD's answers, the sample's
+    /// `answers.tsv`): what a reader is measured on.
+    pub answers: Option<super::AnswerSet>,
     /// What happened while loading.
     pub report: LoadReport,
 }

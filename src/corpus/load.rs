@@ -33,6 +33,8 @@ pub enum Format {
     Tsv,
     /// `corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`.
     Beir,
+    /// SQuAD's JSON (v1.1 or v2.0): paragraphs, questions and their answers.
+    Squad,
 }
 
 /// Options for [`load`].
@@ -79,6 +81,7 @@ pub fn load(path: &Path, options: LoadOptions) -> Result<Corpus> {
         Format::Csv => load_delimited(path, b',', &mut corpus)?,
         Format::Tsv => load_delimited(path, b'\t', &mut corpus)?,
         Format::Beir => load_beir(path, &mut corpus)?,
+        Format::Squad => load_squad(path, &mut corpus)?,
     }
     Ok(corpus)
 }
@@ -92,6 +95,9 @@ fn detect(path: &Path) -> Result<Format> {
         return Ok(Format::Folder);
     }
     let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    if ext == "json" && super::squad::looks_like_squad(&read_start(path)?) {
+        return Ok(Format::Squad);
+    }
     match ext.as_str() {
         "jsonl" | "ndjson" | "json" => Ok(Format::Jsonl),
         "csv" => Ok(Format::Csv),
@@ -101,6 +107,47 @@ fn detect(path: &Path) -> Result<Format> {
             "cannot tell the format: use a folder, .jsonl, .csv, .tsv or a BEIR folder (with corpus.jsonl)",
         )),
     }
+}
+
+/// The first few kilobytes of a file, to tell its shape.
+fn read_start(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    file.take(4096).read_to_end(&mut buf).map_err(|e| Error::io(path, e))?;
+    Ok(buf)
+}
+
+/// SQuAD's paragraphs as passages, its questions and their answers, and each answerable
+/// question's own paragraph as its judgement.
+fn load_squad(path: &Path, corpus: &mut Corpus) -> Result<()> {
+    let bytes = read(path)?;
+    corpus.report.files += 1;
+    let squad = super::squad::parse(&bytes, path)?;
+    for doc in squad.docs {
+        add_doc(corpus, path, None, doc);
+    }
+    corpus.queries = squad.answers.questions.clone();
+    corpus.qrels = Some(squad.qrels);
+    corpus.answers = Some(squad.answers);
+    Ok(())
+}
+
+/// The answers file a corpus folder ships (`answers.tsv` or `answers.jsonl`), its answers located
+/// in their passages.
+fn load_shipped_answers(dir: &Path, corpus: &mut Corpus) -> Result<()> {
+    for name in ["answers.tsv", "answers.jsonl"] {
+        let path = dir.join(name);
+        if path.is_file() {
+            let mut set = super::load_answers(&path, &mut corpus.report)?;
+            let mut report = std::mem::take(&mut corpus.report);
+            super::locate_spans(&mut set, corpus, &mut report);
+            corpus.report = report;
+            corpus.answers = Some(set);
+            break;
+        }
+    }
+    Ok(())
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {
@@ -469,6 +516,7 @@ fn load_beir(dir: &Path, corpus: &mut Corpus) -> Result<()> {
     if questions.is_file() {
         load_questions_tsv(&questions, corpus)?;
     }
+    load_shipped_answers(dir, corpus)?;
     let qrels = dir.join("qrels").join("test.tsv");
     if qrels.is_file() {
         let (q, warnings) = Qrels::load(&qrels)?;

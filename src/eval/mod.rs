@@ -3,6 +3,7 @@
 //! means taken over every judged query (a query the run misses counts 0).
 
 mod agreement;
+pub mod answers;
 mod judgements;
 mod metrics;
 mod run;
@@ -13,6 +14,7 @@ mod validity;
 pub use crate::corpus::{IdFormat, Qrels, check_id};
 /// Judgements belong to a dataset and are loaded with it; evaluation reads them.
 pub use agreement::{Agreement, agreement};
+pub use answers::{AnswerScores, Rules as AnswerRules, exact_match, f1, has_answer, normalize_answer};
 pub use judgements::{JudgementStore, MAX_GRADE, question_id};
 pub use metrics::{EvalSummary, Metric, MetricSet, evaluate, evaluate_query, trec_order};
 pub use run::Run;

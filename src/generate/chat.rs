@@ -130,17 +130,27 @@ pub struct ChatRequest {
     /// its task's reader either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<Shape>,
+    /// Return each written token's log-probability under the model ([`Generated::logprobs`]):
+    /// the embedded model's own, a server's `logprobs` where it gives them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub logprobs: bool,
 }
 
 impl ChatRequest {
     /// A request at temperature 0 with seed 42.
     pub fn new(messages: Vec<Message>, max_tokens: usize) -> Self {
-        Self { messages, max_tokens, temperature: 0.0, seed: 42, shape: None }
+        Self { messages, max_tokens, temperature: 0.0, seed: 42, shape: None, logprobs: false }
     }
 
     /// The same request, its reply held to `shape`.
     pub fn shaped(mut self, shape: Shape) -> Self {
         self.shape = Some(shape);
+        self
+    }
+
+    /// The same request, asking for each written token's log-probability.
+    pub fn with_logprobs(mut self) -> Self {
+        self.logprobs = true;
         self
     }
 }
@@ -177,6 +187,18 @@ pub struct Generated {
     /// The reply came from the workspace's store of replies: the model was not asked again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stored: bool,
+    /// Each written token with its log-probability under the model (natural log, over the whole
+    /// vocabulary, before any shape masked it), when the request asked for them and the generator
+    /// gives them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logprobs: Vec<TokenChoice>,
+}
+
+impl Generated {
+    /// ln P(reply) under the model: the sum of its tokens' log-probabilities, where they are known.
+    pub fn logprob(&self) -> Option<f64> {
+        (!self.logprobs.is_empty()).then(|| self.logprobs.iter().map(|t| t.logprob).sum())
+    }
 }
 
 /// What a generator is, for labels and reports.

@@ -488,12 +488,10 @@ pub fn choose(logits: &[f32], temperature: f64, state: &mut u64) -> Option<usize
 /// The `top` largest of `logits` as log-probabilities (log-softmax in f64), best first, ties by
 /// index; `text` names each index.
 pub fn top_choices(logits: &[f32], top: usize, text: impl Fn(u32) -> String) -> Vec<TokenChoice> {
-    let max = logits.iter().copied().filter(|x| x.is_finite()).fold(f32::NEG_INFINITY, f32::max);
-    if !max.is_finite() {
+    let log_sum = log_sum_exp(logits);
+    if !log_sum.is_finite() {
         return Vec::new();
     }
-    let max = f64::from(max);
-    let log_sum = logits.iter().filter(|x| x.is_finite()).map(|&x| (f64::from(x) - max).exp()).sum::<f64>().ln() + max;
     let mut order: Vec<usize> = (0..logits.len()).filter(|&i| logits[i].is_finite()).collect();
     order.sort_by(|&a, &b| logits[b].total_cmp(&logits[a]).then(a.cmp(&b)));
     order
@@ -501,6 +499,16 @@ pub fn top_choices(logits: &[f32], top: usize, text: impl Fn(u32) -> String) -> 
         .take(top)
         .map(|i| TokenChoice { token: text(i as u32), logprob: f64::from(logits[i]) - log_sum })
         .collect()
+}
+
+/// ln Σ exp(logit) over the finite logits, in f64 (what a token's logit is less its log-probability).
+fn log_sum_exp(logits: &[f32]) -> f64 {
+    let max = logits.iter().copied().filter(|x| x.is_finite()).fold(f32::NEG_INFINITY, f32::max);
+    if !max.is_finite() {
+        return f64::NEG_INFINITY;
+    }
+    let max = f64::from(max);
+    logits.iter().filter(|x| x.is_finite()).map(|&x| (f64::from(x) - max).exp()).sum::<f64>().ln() + max
 }
 
 /// The longest start of `bytes` that is whole UTF-8 (a character cut at the end waits for its
@@ -550,9 +558,13 @@ impl Generator for EmbeddedLlm {
         let mut finish = Finish::Length;
         let mut state = request.seed;
         let mut batch = LlamaBatch::new(1, 1);
+        let mut logprobs = Vec::new();
         while written.len() < request.max_tokens {
             check_cancel(progress)?;
             let mut logits = session.ctx.get_logits_ith(last).to_vec();
+            // The model's own distribution, before a shape masks it or the penalty moves it.
+            let log_sum = if request.logprobs { Some(log_sum_exp(&logits)) } else { None };
+            let raw = if request.logprobs { Some(logits.clone()) } else { None };
             match held.as_mut() {
                 Some(h) => h.mask(&mut logits)?,
                 None => {
@@ -564,6 +576,12 @@ impl Generator for EmbeddedLlm {
                 return Err(Error::Model("the model left no token it may write".into()));
             };
             let token = LlamaToken(i32::try_from(next).unwrap_or(i32::MAX));
+            if let (Some(lse), Some(raw)) = (log_sum, &raw)
+                && !vocab.is_eog(token)
+            {
+                let logprob = raw.get(next).map_or(f64::NEG_INFINITY, |&l| f64::from(l) - lse);
+                logprobs.push(TokenChoice { token: self.token_text(token.0.cast_unsigned()), logprob });
+            }
             if vocab.is_eog(token) {
                 finish = Finish::Stop;
                 break;
@@ -611,6 +629,7 @@ impl Generator for EmbeddedLlm {
             seconds: started.elapsed().as_secs_f64(),
             constrained: held.map(|h| h.description().to_string()),
             stored: false,
+            logprobs,
         })
     }
 }

@@ -105,6 +105,13 @@ struct Logprobs {
     content: Vec<TokenLogprob>,
 }
 
+impl Logprobs {
+    /// Each written token with its log-probability.
+    fn written(&self) -> Vec<TokenChoice> {
+        self.content.iter().map(|t| TokenChoice { token: t.token.clone(), logprob: t.logprob }).collect()
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct TokenLogprob {
     token: String,
@@ -244,6 +251,9 @@ impl ChatServer {
             "max_tokens": request.max_tokens,
             "stream": self.config.stream,
         });
+        if request.logprobs {
+            body["logprobs"] = json!(true);
+        }
         if let Some(schema) = request.shape.as_ref().and_then(|s| s.json_schema())
             && !self.json_refused.load(std::sync::atomic::Ordering::Relaxed)
         {
@@ -401,6 +411,7 @@ impl Generator for ChatServer {
                 seconds: started.elapsed().as_secs_f64(),
                 constrained: None,
                 stored: false,
+                logprobs: choice.logprobs.as_ref().map(Logprobs::written).unwrap_or_default(),
             });
         }
         self.read_stream(body, sink, progress, started)
@@ -566,6 +577,7 @@ impl ChatServer {
         let mut reader = BufReader::new(body.into_reader());
         let (mut text, mut finish, mut pieces, mut done) = (String::new(), Finish::Stop, 0usize, false);
         let (mut prompt_tokens, mut completion_tokens) = (0, 0);
+        let mut logprobs = Vec::new();
         let total = Duration::from_secs(self.config.timeout_secs.max(1)) * 10;
         let mut bytes = Vec::new();
         loop {
@@ -621,6 +633,9 @@ impl ChatServer {
                     if let Some(f) = choice.finish() {
                         finish = f;
                     }
+                    if let Some(l) = &choice.logprobs {
+                        logprobs.extend(l.written());
+                    }
                 }
                 None if c.usage.is_none() => return Err(self.not_a_completion("an event has no choices", data)),
                 None => {}
@@ -641,6 +656,7 @@ impl ChatServer {
             seconds: started.elapsed().as_secs_f64(),
             constrained: None,
             stored: false,
+            logprobs,
         })
     }
 }

@@ -324,12 +324,35 @@ pub const GLOBAL_REDUCE: Prompt = Prompt {
     max_tokens: 200,
 };
 
+/// The extractive reader's question to a language model: one passage, one question, and a reply
+/// that is a span of the passage copied word for word, or `no answer`. The embedded model is held
+/// to a span while it writes (and its `no answer` is scored apart); a server's reply is checked.
+pub const READ: Prompt = Prompt {
+    task: "read",
+    system: "You answer questions by copying the shortest part of the passage that answers them, word for word. \
+             If the passage does not answer the question, reply: no answer",
+    examples: &[
+        (
+            "Passage: Wolfgang Amadeus Mozart was born in Salzburg in 1756, the son of the violinist Leopold \
+             Mozart.\n\nQuestion: In which year was Mozart born?",
+            "1756",
+        ),
+        ("Passage: The library opens at nine and closes at six.\n\nQuestion: Who built the library?", "no answer"),
+    ],
+    template: "Passage: {passage}\n\nQuestion: {question}",
+    max_tokens: 40,
+};
+
+/// What the reader replies when the passage does not answer ([`READ`]).
+pub const NO_ANSWER: &str = "no answer";
+
 /// Every prompt, in the order the Models view lists them.
 pub const ALL: &[&Prompt] = &[
     &REWRITE,
     &HYDE,
     &REASON,
     &RAG,
+    &READ,
     &CLOSED_BOOK,
     &JUDGE,
     &LISTWISE,

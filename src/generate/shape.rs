@@ -53,6 +53,13 @@ pub enum Shape {
         /// The tools' names.
         tools: Vec<String>,
     },
+    /// A verbatim span of `passage`: it starts at a word and runs over the passage's own pieces
+    /// (words, and each punctuation mark) with the passage's own spacing between them, so the
+    /// reply can only be words the passage holds, in its order (the generative reader's answer).
+    Span {
+        /// The passage.
+        passage: String,
+    },
 }
 
 impl Shape {
@@ -68,6 +75,7 @@ impl Shape {
                 let names: Vec<&str> = tables.iter().map(|(t, _)| t.as_str()).collect();
                 format!("one SQLite SELECT over the columns of {}", names.join(", "))
             }
+            Shape::Span { .. } => "a span of the passage, copied word for word".to_string(),
             Shape::AgentTurn { tools } if tools.is_empty() => "an answer (`Answer: …`)".to_string(),
             Shape::AgentTurn { tools } => {
                 format!(
@@ -109,6 +117,7 @@ impl Shape {
             }
             Shape::Select { tables } => select_lark(tables),
             Shape::AgentTurn { tools } => agent_lark(tools),
+            Shape::Span { passage } => span_lark(passage),
             Shape::Json { .. } => Err(Error::invalid("reply shape", "a JSON schema is compiled as a schema")),
         }
     }
@@ -285,6 +294,86 @@ TEXT: /[^\n](.|\n)*/
 "#,
         tools = names.join(" | ")
     ))
+}
+
+/// A passage's pieces, as byte ranges: each run of letters and digits is one piece (a word), each
+/// other character that is not white space is one piece (a punctuation mark). What lies between
+/// two pieces is the passage's own spacing.
+pub fn span_pieces(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut word: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() {
+            word.get_or_insert(i);
+            continue;
+        }
+        if let Some(w) = word.take() {
+            out.push(w..i);
+        }
+        if !c.is_whitespace() {
+            out.push(i..i + c.len_utf8());
+        }
+    }
+    if let Some(w) = word {
+        out.push(w..text.len());
+    }
+    out
+}
+
+/// Whether a piece is a word (it starts with a letter or digit): where a span may start.
+fn is_word_piece(text: &str, piece: &std::ops::Range<usize>) -> bool {
+    text[piece.clone()].chars().next().is_some_and(char::is_alphanumeric)
+}
+
+/// Every span of `passage` that starts at a word, as a right-linear grammar of one rule per piece:
+/// `sᵢ` writes piece i and may go on with `tᵢ₊₁`, which writes the spacing before piece i + 1 and
+/// that piece, and may go on in turn — so the grammar is two rules a piece, not one per span.
+fn span_lark(passage: &str) -> Result<String> {
+    let pieces = span_pieces(passage);
+    let starts: Vec<usize> = (0..pieces.len()).filter(|&i| is_word_piece(passage, &pieces[i])).collect();
+    if starts.is_empty() {
+        return Err(Error::invalid("reply shape", "a span of a passage that holds no word"));
+    }
+    let next = |i: usize| if i + 1 < pieces.len() { format!(" t{}?", i + 1) } else { String::new() };
+    let alternatives: Vec<String> = starts.iter().map(|i| format!("s{i}")).collect();
+    let mut out = format!(
+        "start: {}
+",
+        alternatives.join(" | ")
+    );
+    for &i in &starts {
+        out.push_str(&format!(
+            "s{i}: {}{}
+",
+            literal(&passage[pieces[i].clone()]),
+            next(i)
+        ));
+    }
+    for i in 1..pieces.len() {
+        let piece = &passage[pieces[i - 1].end..pieces[i].end];
+        out.push_str(&format!(
+            "t{i}: {}{}
+",
+            literal(piece),
+            next(i)
+        ));
+    }
+    Ok(out)
+}
+
+/// Where `reply` sits in `passage` as a span that starts and ends on the passage's pieces (the
+/// first such place), as a byte range; `None` when it is no such span.
+pub fn locate_span(passage: &str, reply: &str) -> Option<std::ops::Range<usize>> {
+    if reply.is_empty() {
+        return None;
+    }
+    let pieces = span_pieces(passage);
+    let starts: std::collections::HashSet<usize> = pieces.iter().map(|p| p.start).collect();
+    let ends: std::collections::HashSet<usize> = pieces.iter().map(|p| p.end).collect();
+    passage
+        .match_indices(reply)
+        .map(|(at, _)| at..at + reply.len())
+        .find(|r| starts.contains(&r.start) && ends.contains(&r.end))
 }
 
 /// The grammars of one model's vocabulary: llguidance's compiler with the model's tokens. Built
@@ -619,6 +708,72 @@ mod tests {
         let (text, _) = decode(&Shape::Json { schema }, stubborn(&["\n\n", "Yes", "]"]), 80);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(v["name"].as_str().is_some_and(|s| s.chars().count() <= 5), "{text}");
+    }
+
+    #[test]
+    fn a_span_is_the_passages_own_words_in_its_order_and_nothing_else() {
+        let passage = "Mozart was born in Salzburg, in 1756.";
+        let shape = Shape::Span { passage: passage.into() };
+        // Every span that starts at a word and ends on a piece is taken whole.
+        for good in ["Salzburg", "Salzburg,", "born in Salzburg, in 1756.", "1756", "Mozart", passage] {
+            assert_eq!(accepts(&shape, good), (good.len(), true), "{good}");
+        }
+        // Each refused where it leaves the passage: another word, a word out of order, other
+        // spacing, a start inside a word or at a punctuation mark.
+        for (bad, at) in
+            [("Vienna", 0), ("Salzburg in", 8), ("born  in", 5), ("alzburg", 0), (", in", 0), ("in 1757", 6)]
+        {
+            assert_eq!(accepts(&shape, bad).0, at, "{bad:?}");
+        }
+        // A part of a piece is not a whole reply.
+        assert_eq!(accepts(&shape, "Salz"), (4, false));
+        // A decoder that wants to write something else writes a span of the passage.
+        let (text, _) = decode(&shape, scripted("Mozart was born in Vienna"), 200);
+        assert!(locate_span(passage, &text).is_some(), "{text:?}");
+        assert!(Shape::Span { passage: " ,. ".into() }.lark().is_err());
+    }
+
+    #[test]
+    fn pieces_and_located_spans_by_hand() {
+        let text = "E104: sign in — é12ab x";
+        let pieces: Vec<&str> = span_pieces(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(pieces, ["E104", ":", "sign", "in", "—", "é12ab", "x"]);
+        assert_eq!(locate_span(text, "sign in"), Some(6..13));
+        assert_eq!(locate_span(text, "ign in"), None, "not at a piece's start");
+        assert_eq!(locate_span(text, "E10"), None, "not at a piece's end");
+        assert_eq!(locate_span(text, "in"), Some(11..13), "the first place that is a span");
+        assert_eq!(locate_span(text, ""), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any span of any passage that starts at a word is taken whole by its grammar, and
+        /// located where it was cut from (or at an earlier place holding the same text).
+        #[test]
+        fn every_span_of_a_passage_is_taken_and_located(
+            words in proptest::collection::vec("[a-c]{1,3}|[.,;]|[0-9]", 1..12),
+            spaces in proptest::collection::vec(proptest::sample::select(vec![" ", "", "  ", "\n"]), 12),
+            a in 0usize..12, len in 1usize..12,
+        ) {
+            let mut passage = String::new();
+            for (i, w) in words.iter().enumerate() {
+                if i > 0 {
+                    passage.push_str(spaces[i]);
+                }
+                passage.push_str(w);
+            }
+            let pieces = span_pieces(&passage);
+            let starts: Vec<usize> = (0..pieces.len()).filter(|&i| is_word_piece(&passage, &pieces[i])).collect();
+            if let Some(&i) = starts.get(a % starts.len().max(1)) {
+                let j = (i + len - 1).min(pieces.len() - 1);
+                let span = &passage[pieces[i].start..pieces[j].end];
+                let shape = Shape::Span { passage: passage.clone() };
+                proptest::prop_assert_eq!(accepts(&shape, span), (span.len(), true), "{:?} in {:?}", span, passage);
+                let found = locate_span(&passage, span);
+                proptest::prop_assert!(found.as_ref().is_some_and(|r| &passage[r.clone()] == span && r.start <= pieces[i].start));
+            }
+        }
     }
 
     #[test]

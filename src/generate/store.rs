@@ -239,6 +239,7 @@ mod tests {
                 seconds: 1.5,
                 constrained: None,
                 stored: false,
+                logprobs: Vec::new(),
             })
         }
     }

@@ -317,6 +317,7 @@ mod tests {
                 seconds: 0.0,
                 constrained: None,
                 stored: false,
+                logprobs: Vec::new(),
             })
         }
     }

@@ -36,6 +36,8 @@ pub enum Command {
     ModelTools(ModelToolCommand),
     /// Grades and the question-set evaluation.
     Study(StudyCommand),
+    /// Retrieve, then read: the reader over a column's top passages, and the k trade-off.
+    Read(ReadCommand),
     /// Lessons and assignments.
     Lessons(LessonCommand),
     /// Files chosen and written (dialogs, exports).
@@ -77,6 +79,17 @@ pub enum RankCommand {
     PickColumn(ColumnId),
     /// The passage under the pointer, highlighted everywhere.
     Hover(Option<DocId>),
+}
+
+/// Retrieve, then read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadCommand {
+    /// Which reader, and how many passages it reads.
+    SetChoice(super::state::ReaderChoice),
+    /// Read the top k passages of a column of the ranking shown.
+    Read(ColumnId),
+    /// Read the corpus's question set with answers through a method's rankings at each k.
+    Study(crate::retrieve::MethodKind),
 }
 
 /// Systems outside RankLens shown as columns.
@@ -260,6 +273,7 @@ feature_commands!(
     Llm(LlmCommand),
     ModelTools(ModelToolCommand),
     Study(StudyCommand),
+    Read(ReadCommand),
     Lessons(LessonCommand),
     Files(FileCommand),
     Tools(ToolCommand),

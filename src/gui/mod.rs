@@ -26,5 +26,5 @@ mod window;
 pub use app::RankLensApp;
 pub use command::Command;
 pub use dialog::DialogPurpose;
-pub use state::{CorpusChoice, Persisted, ViewId};
+pub use state::{CorpusChoice, Persisted, ReaderChoice, ViewId};
 pub use window::run;

@@ -12,12 +12,12 @@ use crate::config::Settings;
 use crate::models::{ModelSpec, Role};
 
 /// Seconds as a reader says them: `45 s`, `3.2 min`.
-fn duration(seconds: f64) -> String {
+pub fn duration(seconds: f64) -> String {
     if seconds < 90.0 { format!("{seconds:.0} s") } else { format!("{:.1} min", seconds / 60.0) }
 }
 
 /// The manifest's generator whose name is `model` (a label's model, `Qwen2.5-Coder-1.5B-Instruct`).
-fn spec_of<'a>(specs: &[&'a ModelSpec], model: &str) -> Option<&'a ModelSpec> {
+pub fn spec_of<'a>(specs: &[&'a ModelSpec], model: &str) -> Option<&'a ModelSpec> {
     specs.iter().copied().find(|s| s.id.rsplit('/').next() == Some(model))
 }
 

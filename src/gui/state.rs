@@ -162,6 +162,25 @@ pub struct Persisted {
     /// one that is here (the larger model once fetched, else the small one).
     #[serde(default)]
     pub generator_model: Option<String>,
+    /// The reader and how many passages it reads (Compare → Reader).
+    #[serde(default)]
+    pub reading: ReaderChoice,
+}
+
+/// Which reader reads, and how many passages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReaderChoice {
+    /// The reader; `None`: the trained one when its model is here, else the language model, else
+    /// the toy.
+    pub reader: Option<crate::read::ReaderKind>,
+    /// Passages read.
+    pub k: usize,
+}
+
+impl Default for ReaderChoice {
+    fn default() -> Self {
+        Self { reader: None, k: 5 }
+    }
 }
 
 impl Default for Persisted {
@@ -181,6 +200,7 @@ impl Default for Persisted {
             chat_server: None,
             judge_prompt: Default::default(),
             generator_model: None,
+            reading: ReaderChoice::default(),
         }
     }
 }

@@ -40,5 +40,4 @@ pub use entry::{AssignmentEntry, BuildFn, LessonEntry};
 pub use kit::{LessonKit, Open};
 pub use lesson::{Block, Lesson};
 pub use params::{FieldWeights, IdfBase, Knob, LessonParams};
-pub use reader::{ReaderAnswer, extract_answer};
 pub use registry::{LESSONS, build, lesson, with_assignments};

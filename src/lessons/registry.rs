@@ -91,9 +91,13 @@ pub const LESSONS: &[LessonEntry] = &[
     LessonEntry {
         id: "reader",
         title: "Retrieve then read",
-        build: |kit, p, _| reader::build(kit, p),
+        build: reader::build,
         knobs: &[Knob::ReaderK],
-        assignment: None,
+        assignment: Some(AssignmentEntry {
+            asks: "a span's score from start and end scores, a passage's answer or no answer, the answer over two passages",
+            draw: reader::assignment,
+            needs: &[],
+        }),
     },
     LessonEntry {
         id: "mismatch",

@@ -100,6 +100,32 @@ fn tensor(vb: &VarBuilder<'_>, shape: &[usize], name: &str) -> Result<Vec<f32>> 
     Ok(t.flatten_all()?.to_vec1::<f32>()?)
 }
 
+/// A DistilBERT `config.json` (`dim`, `n_layers`, `n_heads`, `hidden_dim`, `activation`) read
+/// into BERT's configuration, which names the same sizes otherwise; its LayerNorms use 1e-12.
+pub fn distilbert_config(json: &serde_json::Value) -> Result<candle_transformers::models::bert::Config> {
+    let get = |k: &str| json.get(k).cloned().ok_or_else(|| Error::Model(format!("config.json: no `{k}`")));
+    let act = match json.get("activation").and_then(|a| a.as_str()).unwrap_or("gelu") {
+        "relu" => "relu",
+        "gelu_new" | "gelu_pytorch_tanh" => "geluapproximate",
+        _ => "gelu",
+    };
+    let bert = serde_json::json!({
+        "vocab_size": get("vocab_size")?,
+        "hidden_size": get("dim")?,
+        "num_hidden_layers": get("n_layers")?,
+        "num_attention_heads": get("n_heads")?,
+        "intermediate_size": get("hidden_dim")?,
+        "hidden_act": act,
+        "hidden_dropout_prob": 0.1,
+        "max_position_embeddings": get("max_position_embeddings")?,
+        "type_vocab_size": 1,
+        "initializer_range": 0.02,
+        "layer_norm_eps": 1e-12,
+        "pad_token_id": 0,
+    });
+    serde_json::from_value(bert).map_err(|e| Error::Model(format!("config.json of a DistilBERT model: {e}")))
+}
+
 /// A LayerNorm's scale and shift, under either naming (`weight`/`bias` or `gamma`/`beta`).
 fn layer_norm(vb: &VarBuilder<'_>, h: usize, at: &str) -> Result<(Vec<f32>, Vec<f32>)> {
     if vb.contains_tensor(&format!("{at}.weight")) {
@@ -109,12 +135,77 @@ fn layer_norm(vb: &VarBuilder<'_>, h: usize, at: &str) -> Result<(Vec<f32>, Vec<
     }
 }
 
+/// Where an encoder's tensors are, by name: BERT's layout or DistilBERT's (the same network with
+/// other names, and no token-type table).
+struct Names {
+    /// The prefix of the encoder's tensors when a head is saved with it.
+    wrapper: &'static str,
+    word: &'static str,
+    pos: &'static str,
+    /// The token-type table (DistilBERT has none: every token is of type 0, adding nothing).
+    typ: Option<&'static str>,
+    emb_ln: &'static str,
+    layer: &'static str,
+    query: &'static str,
+    key: &'static str,
+    value: &'static str,
+    out: &'static str,
+    ln1: &'static str,
+    inter: &'static str,
+    ffn: &'static str,
+    ln2: &'static str,
+}
+
+const BERT: Names = Names {
+    wrapper: "bert",
+    word: "embeddings.word_embeddings",
+    pos: "embeddings.position_embeddings",
+    typ: Some("embeddings.token_type_embeddings"),
+    emb_ln: "embeddings.LayerNorm",
+    layer: "encoder.layer",
+    query: "attention.self.query",
+    key: "attention.self.key",
+    value: "attention.self.value",
+    out: "attention.output.dense",
+    ln1: "attention.output.LayerNorm",
+    inter: "intermediate.dense",
+    ffn: "output.dense",
+    ln2: "output.LayerNorm",
+};
+
+const DISTILBERT: Names = Names {
+    wrapper: "distilbert",
+    word: "embeddings.word_embeddings",
+    pos: "embeddings.position_embeddings",
+    typ: None,
+    emb_ln: "embeddings.LayerNorm",
+    layer: "transformer.layer",
+    query: "attention.q_lin",
+    key: "attention.k_lin",
+    value: "attention.v_lin",
+    out: "attention.out_lin",
+    ln1: "sa_layer_norm",
+    inter: "ffn.lin1",
+    ffn: "ffn.lin2",
+    ln2: "output_layer_norm",
+};
+
 impl FastBert {
     /// Read the encoder's weights (bare names or under `bert.`) for a configuration.
     pub fn load(vb: &VarBuilder<'_>, cfg: &candle_transformers::models::bert::Config) -> Result<FastBert> {
-        let prefix = if vb.contains_tensor("embeddings.word_embeddings.weight") { "" } else { "bert." };
-        let vb = vb.pp(prefix.trim_end_matches('.'));
-        let vb = if prefix.is_empty() { vb.root() } else { vb };
+        Self::load_named(vb, cfg, &BERT)
+    }
+
+    /// Read a DistilBERT encoder's weights (bare names or under `distilbert.`): the same network as
+    /// BERT's with six layers, other names and no token types. `cfg` is the DistilBERT
+    /// configuration read into BERT's fields ([`distilbert_config`]).
+    pub fn load_distilbert(vb: &VarBuilder<'_>, cfg: &candle_transformers::models::bert::Config) -> Result<FastBert> {
+        Self::load_named(vb, cfg, &DISTILBERT)
+    }
+
+    fn load_named(vb: &VarBuilder<'_>, cfg: &candle_transformers::models::bert::Config, n: &Names) -> Result<FastBert> {
+        let bare = vb.contains_tensor(&format!("{}.weight", n.word));
+        let vb = if bare { vb.clone() } else { vb.pp(n.wrapper) };
         let (h, i) = (cfg.hidden_size, cfg.intermediate_size);
         if cfg.num_attention_heads == 0 || h % cfg.num_attention_heads != 0 {
             return Err(Error::Model(format!("{h} hidden units do not split into {} heads", cfg.num_attention_heads)));
@@ -125,34 +216,38 @@ impl FastBert {
             HiddenAct::GeluApproximate => Act::GeluTanh,
             HiddenAct::Relu => Act::Relu,
         };
-        let (emb_g, emb_b) = layer_norm(&vb, h, "embeddings.LayerNorm")?;
+        let (emb_g, emb_b) = layer_norm(&vb, h, n.emb_ln)?;
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for l in 0..cfg.num_hidden_layers {
-            let p = format!("encoder.layer.{l}");
+            let p = format!("{}.{l}", n.layer);
             let mut qkv_w = Vec::with_capacity(3 * h * h);
             let mut qkv_b = Vec::with_capacity(3 * h);
-            for part in ["query", "key", "value"] {
-                qkv_w.extend(tensor(&vb, &[h, h], &format!("{p}.attention.self.{part}.weight"))?);
-                qkv_b.extend(tensor(&vb, &[h], &format!("{p}.attention.self.{part}.bias"))?);
+            for part in [n.query, n.key, n.value] {
+                qkv_w.extend(tensor(&vb, &[h, h], &format!("{p}.{part}.weight"))?);
+                qkv_b.extend(tensor(&vb, &[h], &format!("{p}.{part}.bias"))?);
             }
-            let (ln1_g, ln1_b) = layer_norm(&vb, h, &format!("{p}.attention.output.LayerNorm"))?;
-            let (ln2_g, ln2_b) = layer_norm(&vb, h, &format!("{p}.output.LayerNorm"))?;
+            let (ln1_g, ln1_b) = layer_norm(&vb, h, &format!("{p}.{}", n.ln1))?;
+            let (ln2_g, ln2_b) = layer_norm(&vb, h, &format!("{p}.{}", n.ln2))?;
             layers.push(Layer {
                 qkv_w,
                 qkv_b,
-                out_w: tensor(&vb, &[h, h], &format!("{p}.attention.output.dense.weight"))?,
-                out_b: tensor(&vb, &[h], &format!("{p}.attention.output.dense.bias"))?,
+                out_w: tensor(&vb, &[h, h], &format!("{p}.{}.weight", n.out))?,
+                out_b: tensor(&vb, &[h], &format!("{p}.{}.bias", n.out))?,
                 ln1_g,
                 ln1_b,
-                inter_w: tensor(&vb, &[i, h], &format!("{p}.intermediate.dense.weight"))?,
-                inter_b: tensor(&vb, &[i], &format!("{p}.intermediate.dense.bias"))?,
-                ffn_w: tensor(&vb, &[h, i], &format!("{p}.output.dense.weight"))?,
-                ffn_b: tensor(&vb, &[h], &format!("{p}.output.dense.bias"))?,
+                inter_w: tensor(&vb, &[i, h], &format!("{p}.{}.weight", n.inter))?,
+                inter_b: tensor(&vb, &[i], &format!("{p}.{}.bias", n.inter))?,
+                ffn_w: tensor(&vb, &[h, i], &format!("{p}.{}.weight", n.ffn))?,
+                ffn_b: tensor(&vb, &[h], &format!("{p}.{}.bias", n.ffn))?,
                 ln2_g,
                 ln2_b,
                 lowered: Lowered::None,
             });
         }
+        let (typ, types) = match n.typ {
+            Some(name) => (tensor(&vb, &[cfg.type_vocab_size, h], &format!("{name}.weight"))?, cfg.type_vocab_size),
+            None => (vec![0.0; h], 1),
+        };
         Ok(FastBert {
             hidden: h,
             heads: cfg.num_attention_heads,
@@ -161,15 +256,20 @@ impl FastBert {
             act,
             vocab: cfg.vocab_size,
             max_pos: cfg.max_position_embeddings,
-            types: cfg.type_vocab_size,
-            word: tensor(&vb, &[cfg.vocab_size, h], "embeddings.word_embeddings.weight")?,
-            pos: tensor(&vb, &[cfg.max_position_embeddings, h], "embeddings.position_embeddings.weight")?,
-            typ: tensor(&vb, &[cfg.type_vocab_size, h], "embeddings.token_type_embeddings.weight")?,
+            types,
+            word: tensor(&vb, &[cfg.vocab_size, h], &format!("{}.weight", n.word))?,
+            pos: tensor(&vb, &[cfg.max_position_embeddings, h], &format!("{}.weight", n.pos))?,
+            typ,
             emb_g,
             emb_b,
             layers,
             kernels: Kernels::F32,
         })
+    }
+
+    /// How many token types the model tells apart (1 for DistilBERT: every token is type 0).
+    pub fn token_types(&self) -> usize {
+        self.types
     }
 
     /// Run the linear layers in `precision` where this CPU can ([`Precision::effective`]).

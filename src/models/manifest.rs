@@ -22,6 +22,8 @@ pub enum Role {
     Reranker,
     /// A language model that writes text (rewrites, drafts, answers, judgements): a GGUF file.
     Generator,
+    /// A trained extractive reader (`…ForQuestionAnswering`): the answer span in a passage.
+    Reader,
 }
 
 impl Role {
@@ -29,7 +31,8 @@ impl Role {
     pub const ALL: [Role; 4] = [Role::Dense, Role::Splade, Role::LateInteraction, Role::Reranker];
 
     /// Every role, the generator included (what `models list` and `models fetch` go through).
-    pub const EVERY: [Role; 5] = [Role::Dense, Role::Splade, Role::LateInteraction, Role::Reranker, Role::Generator];
+    pub const EVERY: [Role; 6] =
+        [Role::Dense, Role::Splade, Role::LateInteraction, Role::Reranker, Role::Generator, Role::Reader];
 
     /// CLI / display name.
     pub fn name(self) -> &'static str {
@@ -39,6 +42,7 @@ impl Role {
             Role::LateInteraction => "late",
             Role::Reranker => "reranker",
             Role::Generator => "generator",
+            Role::Reader => "reader",
         }
     }
 
@@ -50,6 +54,7 @@ impl Role {
             Role::LateInteraction => "RANKLENS_LATE_MODEL",
             Role::Reranker => "RANKLENS_RERANK_MODEL",
             Role::Generator => "RANKLENS_GENERATOR_MODEL",
+            Role::Reader => "RANKLENS_READER_MODEL",
         }
     }
 }
@@ -67,8 +72,12 @@ impl FromStr for Role {
             "late_interaction" | "late-interaction" | "colbert" => Ok(Role::LateInteraction),
             "rerank" | "cross-encoder" => Ok(Role::Reranker),
             "llm" => Ok(Role::Generator),
+            "qa" | "span" => Ok(Role::Reader),
             _ => Role::EVERY.into_iter().find(|r| r.name() == s).ok_or_else(|| {
-                Error::invalid("role", format!("unknown role {s:?}; choose dense, splade, late, reranker or generator"))
+                Error::invalid(
+                    "role",
+                    format!("unknown role {s:?}; choose dense, splade, late, reranker, generator or reader"),
+                )
             }),
         }
     }
@@ -118,6 +127,9 @@ pub struct ArchSettings {
     /// ColBERT specifics.
     #[serde(default)]
     pub colbert: Option<ColbertSettings>,
+    /// An extractive reader's windows and answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader: Option<super::span_reader::ReaderSettings>,
     /// The arithmetic of the linear layers (a choice of this run, not of the model: never read
     /// from or written to a manifest). f32 unless the model manager says otherwise.
     #[serde(skip)]

@@ -14,6 +14,7 @@ mod fetch;
 pub mod int16;
 mod manifest;
 pub mod precision;
+pub mod span_reader;
 mod window_cuts;
 
 pub use adapter::{AdaptedEncoder, AdapterPair, AdapterTraining, QueryAdapter};
@@ -29,4 +30,5 @@ pub use manifest::{
     PipSource, Pooling, Role,
 };
 pub use precision::Precision;
+pub use span_reader::{QaModel, QaWindow, ReaderSettings};
 pub use window_cuts::{WindowSpec, window_spans};

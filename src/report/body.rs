@@ -100,6 +100,78 @@ pub struct ComparisonReport {
     /// The graph the language model extracted from the corpus, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_graph: Option<GraphReport>,
+    /// A reader's answer from a column's top passages, when the question was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<ReadingReport>,
+    /// The corpus's question set with answers read at several k, when it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_curve: Option<crate::compare::AnswerStudy>,
+}
+
+/// One passage as a reader read it, in a report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadPassageRow {
+    /// Its rank in the ranking read.
+    pub rank: usize,
+    /// Its id.
+    pub passage: String,
+    /// Its best span (none: the reader found none).
+    pub span: Option<String>,
+    /// The span's score.
+    pub score: Option<f64>,
+    /// The passage's no-answer score.
+    pub no_answer_score: Option<f64>,
+}
+
+/// A reader's answer in a report: the answer and the passage it came from, and each passage read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadingReport {
+    /// The reader.
+    pub reader: String,
+    /// What its scores are.
+    pub unit: String,
+    /// The ranking read.
+    pub method: String,
+    /// The answer; none when the reader declined.
+    pub answer: Option<String>,
+    /// The passage it came from.
+    pub passage: Option<String>,
+    /// Its characters in that passage's text.
+    pub chars: Option<(usize, usize)>,
+    /// Its score.
+    pub score: Option<f64>,
+    /// The question's no-answer score.
+    pub no_answer_score: Option<f64>,
+    /// Each passage read.
+    pub passages: Vec<ReadPassageRow>,
+}
+
+impl ReadingReport {
+    /// The report of a reading.
+    pub fn of(r: &crate::read::Readout) -> Self {
+        let a = r.decision.answer.as_ref();
+        ReadingReport {
+            reader: r.reader.label(),
+            unit: r.reader.kind.score_unit().to_string(),
+            method: r.method.clone(),
+            answer: a.map(|a| a.span.text.clone()),
+            passage: a.map(|a| a.passage.clone()),
+            chars: a.map(|a| (a.span.start, a.span.end)),
+            score: a.and_then(|a| a.span.score),
+            no_answer_score: r.decision.no_answer_score,
+            passages: r
+                .passages
+                .iter()
+                .map(|p| ReadPassageRow {
+                    rank: p.rank,
+                    passage: p.passage.clone(),
+                    span: p.best.as_ref().map(|s| s.text.clone()),
+                    score: p.best.as_ref().and_then(|s| s.score),
+                    no_answer_score: p.no_answer_score,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Text to SQL in a report.
@@ -205,6 +277,10 @@ pub struct StudyReport {
     /// A second set of judgements measured against the people's (`--judge-qrels`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validity: Option<crate::eval::Validity>,
+    /// The question set with answers read at several k: answer recall@k and the reader's exact
+    /// match and F1 (the k trade-off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<crate::compare::AnswerStudy>,
 }
 
 /// What a report holds.

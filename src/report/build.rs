@@ -108,6 +108,8 @@ pub fn comparison_report(
         answers: None,
         model_sql: None,
         model_graph: n.model_graph.as_ref().map(|g| super::GraphReport::of(g, workbench.structured().graph.as_ref())),
+        reading: None,
+        answer_curve: None,
     }
 }
 
@@ -122,5 +124,12 @@ pub fn study_report(workbench: &Workbench, study: &Study, settings: &Settings) -
         })
         .collect();
     let questions = workbench.corpus().queries.iter().map(|q| (q.id.clone(), q.text.clone())).collect();
-    StudyReport { stamp: stamp(workbench, settings), study: study.clone(), top, questions, validity: None }
+    StudyReport {
+        stamp: stamp(workbench, settings),
+        study: study.clone(),
+        top,
+        questions,
+        validity: None,
+        answers: None,
+    }
 }

@@ -93,6 +93,12 @@ fn comparison(c: &ComparisonReport) -> String {
     if let Some(a) = &c.answers {
         b.push_str(&answers_html(a));
     }
+    if let Some(r) = &c.reading {
+        b.push_str(&reading_html(r));
+    }
+    if let Some(a) = &c.answer_curve {
+        b.push_str(&answers_curve_html(a));
+    }
     if let Some(m) = &c.model_sql {
         b.push_str(&model_sql_html(m));
     }
@@ -114,6 +120,82 @@ fn comparison(c: &ComparisonReport) -> String {
         );
     }
     b.push_str(&stamp_html(&c.stamp));
+    b
+}
+
+/// A reader's answer: the span and its passage, then each passage read with its best span.
+fn reading_html(r: &crate::report::ReadingReport) -> String {
+    let num = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.3}"));
+    let mut b = String::from("<h2>Read: the answer in the top passages</h2>");
+    match (&r.answer, &r.passage) {
+        (Some(a), Some(p)) => {
+            let (start, end) = r.chars.unwrap_or((0, 0));
+            let _ = write!(
+                b,
+                "<p><strong>{}</strong> — from {} (characters {start}–{end}), score {}, no-answer {}.</p>",
+                escape(a),
+                escape(p),
+                num(r.score),
+                num(r.no_answer_score)
+            );
+        }
+        _ => {
+            let _ = write!(
+                b,
+                "<p><strong>No answer</strong>: the no-answer score {} beats every span read.</p>",
+                num(r.no_answer_score)
+            );
+        }
+    }
+    let _ = write!(
+        b,
+        "<p class=\"muted\">{} reading {}'s top {}; scores are {}.</p><table><tr><th>rank</th><th>passage</th><th>best span</th><th>score</th><th>no-answer</th></tr>",
+        escape(&r.reader),
+        escape(&r.method),
+        r.passages.len(),
+        escape(&r.unit)
+    );
+    for p in &r.passages {
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            p.rank,
+            escape(&p.passage),
+            p.span.as_deref().map_or("—".to_string(), escape),
+            num(p.score),
+            num(p.no_answer_score)
+        );
+    }
+    b.push_str("</table>");
+    b
+}
+
+/// The k trade-off: the plot, the verdict and the table.
+fn answers_curve_html(a: &crate::compare::AnswerStudy) -> String {
+    let reader = a.reader.as_ref().map_or("no reader: answer recall only".to_string(), |r| r.label());
+    let mut b = format!(
+        "<h2>Retrieve, then read: the k trade-off</h2><p class=\"muted\">{} questions ({} answerable) read through {} by the {}.</p>",
+        a.questions.len(),
+        a.answerable,
+        escape(&a.method),
+        escape(&reader)
+    );
+    b.push_str(&svg::answer_curve(a));
+    let _ = write!(
+        b,
+        "<p>{}</p><table><tr><th>k</th><th>answer recall@k</th><th>exact match</th><th>F1</th><th>answered</th></tr>",
+        escape(&a.verdict())
+    );
+    for p in &a.points {
+        let em = p.exact_match.map_or("—".into(), |v| format!("{v:.2}"));
+        let f1 = p.f1.map_or("—".into(), |v| format!("{v:.2}"));
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td>{:.2}</td><td>{em}</td><td>{f1}</td><td>{}</td></tr>",
+            p.k, p.recall, p.answered
+        );
+    }
+    b.push_str("</table>");
     b
 }
 
@@ -504,6 +586,9 @@ fn study(s: &StudyReport) -> String {
         }
         let kappa = v.kappa.map_or("undefined".into(), |k| format!("{k:.3}"));
         let _ = write!(b, "<p class=\"muted\">Cohen's κ {kappa}; {}.</p>", escape(&v.unjudged));
+    }
+    if let Some(a) = &s.answers {
+        b.push_str(&answers_curve_html(a));
     }
     b.push_str(&stamp_html(&s.stamp));
     b

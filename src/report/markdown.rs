@@ -175,6 +175,12 @@ fn comparison_md(c: &super::ComparisonReport) -> String {
             }
         }
     }
+    if let Some(r) = &c.reading {
+        s.push_str(&reading_md(r));
+    }
+    if let Some(a) = &c.answer_curve {
+        s.push_str(&answers_curve_md(a));
+    }
     s.push_str("\n## Why\n\n");
     if let Some(a) = &c.answers {
         let _ = writeln!(
@@ -253,6 +259,68 @@ fn comparison_md(c: &super::ComparisonReport) -> String {
     s
 }
 
+/// A reader's answer and each passage read.
+fn reading_md(r: &super::ReadingReport) -> String {
+    let num = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.3}"));
+    let mut s = String::from("\n## Read: the answer in the top passages\n\n");
+    match (&r.answer, &r.passage) {
+        (Some(a), Some(p)) => {
+            let (start, end) = r.chars.unwrap_or((0, 0));
+            let _ = writeln!(
+                s,
+                "**{}** — from {} (characters {start}–{end}), score {}, no-answer {}.\n",
+                text(a),
+                text(p),
+                num(r.score),
+                num(r.no_answer_score)
+            );
+        }
+        _ => {
+            let _ =
+                writeln!(s, "**No answer**: the no-answer score {} beats every span read.\n", num(r.no_answer_score));
+        }
+    }
+    let _ = writeln!(
+        s,
+        "{} reading {}'s top {}; scores are {}.\n\n| rank | passage | best span | score | no-answer |\n|---|---|---|---|---|",
+        text(&r.reader),
+        text(&r.method),
+        r.passages.len(),
+        text(&r.unit)
+    );
+    for p in &r.passages {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            p.rank,
+            cell(&p.passage),
+            p.span.as_deref().map_or("—".to_string(), cell),
+            num(p.score),
+            num(p.no_answer_score)
+        );
+    }
+    s
+}
+
+/// The k trade-off as a table, with what it says.
+fn answers_curve_md(a: &crate::compare::AnswerStudy) -> String {
+    let reader = a.reader.as_ref().map_or("no reader: answer recall only".to_string(), |r| r.label());
+    let mut s = format!(
+        "\n## Retrieve, then read: the k trade-off\n\n{} questions ({} answerable) read through {} by the {}.\n\n| k | answer recall@k | exact match | F1 | answered |\n|---|---|---|---|---|\n",
+        a.questions.len(),
+        a.answerable,
+        cell(&a.method),
+        cell(&reader)
+    );
+    for p in &a.points {
+        let em = p.exact_match.map_or("—".into(), |v| format!("{v:.2}"));
+        let f1 = p.f1.map_or("—".into(), |v| format!("{v:.2}"));
+        let _ = writeln!(s, "| {} | {:.2} | {em} | {f1} | {} |", p.k, p.recall, p.answered);
+    }
+    let _ = writeln!(s, "\n{}", text(&a.verdict()));
+    s
+}
+
 fn study_md(r: &super::StudyReport) -> String {
     let mut s = String::new();
     let st = &r.study;
@@ -295,6 +363,9 @@ fn study_md(r: &super::StudyReport) -> String {
         for f in &v.flips {
             let _ = writeln!(s, "- {}", f.text);
         }
+    }
+    if let Some(a) = &r.answers {
+        s.push_str(&answers_curve_md(a));
     }
     s.push_str(&stamp_md(&r.stamp));
     s

@@ -16,8 +16,8 @@ mod svg;
 mod time;
 
 pub use body::{
-    AnswersReport, ComparisonReport, ExplainedHit, GraphReport, MapSection, ModelSqlReport, PassageInfo, ReportBody,
-    Stamp, StudyReport,
+    AnswersReport, ComparisonReport, ExplainedHit, GraphReport, MapSection, ModelSqlReport, PassageInfo,
+    ReadPassageRow, ReadingReport, ReportBody, Stamp, StudyReport,
 };
 pub use build::{comparison_report, study_report};
 pub use format::{ReportFormat, load, parse, render, write};

@@ -260,3 +260,74 @@ pub fn map(m: &MapSection, c: &ComparisonReport) -> String {
     s.push_str("</svg>");
     s
 }
+
+/// A line of a plot: its name, colour and points.
+type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
+
+/// The k trade-off: answer recall@k and the reader's exact match (and F1) against k, on a log
+/// axis of k, 0–100 %.
+pub fn answer_curve(study: &crate::compare::AnswerStudy) -> String {
+    let (w, h, pad) = (520.0, 260.0, 36.0);
+    let ks: Vec<f64> = study.points.iter().map(|p| p.k as f64).collect();
+    let (k0, k1) = (ks.first().copied().unwrap_or(1.0).max(1.0), ks.last().copied().unwrap_or(1.0).max(2.0));
+    let sx = |k: f64| pad + (k.max(1.0).ln() - k0.ln()) / (k1.ln() - k0.ln()).max(1e-9) * (w - 2.0 * pad);
+    let sy = |v: f64| h - pad - v.clamp(0.0, 100.0) / 100.0 * (h - 2.0 * pad);
+    let mut s = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" aria-label="answer recall and exact match against k"><rect width="{w}" height="{h}" fill="#fafafa" stroke="#ddd"/>"##
+    );
+    for v in [0.0, 25.0, 50.0, 75.0, 100.0] {
+        let _ = write!(
+            s,
+            r##"<line x1="{pad}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="9" text-anchor="end">{v:.0}%</text>"##,
+            w - pad,
+            pad - 4.0,
+            sy(v) + 3.0,
+            y = sy(v)
+        );
+    }
+    for p in &study.points {
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{}" font-size="9" text-anchor="middle">{}</text>"##,
+            sx(p.k as f64),
+            h - pad + 14.0,
+            p.k
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<text x="{}" y="{}" font-size="10" text-anchor="middle">k (passages read)</text>"##,
+        w / 2.0,
+        h - 6.0
+    );
+    let series: [Series<'_>; 3] = [
+        ("answer recall@k", "#0072b2", study.points.iter().map(|p| (p.k as f64, p.recall)).collect()),
+        ("exact match", "#d55e00", study.points.iter().filter_map(|p| Some((p.k as f64, p.exact_match?))).collect()),
+        ("F1", "#009e73", study.points.iter().filter_map(|p| Some((p.k as f64, p.f1?))).collect()),
+    ];
+    for (i, (name, col, pts)) in series.iter().enumerate() {
+        if pts.is_empty() {
+            continue;
+        }
+        let path: Vec<String> = pts.iter().map(|(k, v)| format!("{:.1},{:.1}", sx(*k), sy(*v))).collect();
+        let _ = write!(s, r##"<polyline points="{}" fill="none" stroke="{col}" stroke-width="2"/>"##, path.join(" "));
+        for (k, v) in pts {
+            let _ = write!(
+                s,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{col}"><title>{name} at k = {k}: {v:.1}%</title></circle>"##,
+                sx(*k),
+                sy(*v)
+            );
+        }
+        let _ = write!(
+            s,
+            r##"<rect x="{}" y="{}" width="10" height="3" fill="{col}"/><text x="{}" y="{}" font-size="10">{name}</text>"##,
+            w - 150.0,
+            pad + 14.0 * i as f64,
+            w - 136.0,
+            pad + 4.0 + 14.0 * i as f64
+        );
+    }
+    s.push_str("</svg>");
+    s
+}

@@ -537,6 +537,7 @@ mod tests {
                 seconds: 0.0,
                 constrained: reply.held.then(|| "permutation".to_string()),
                 stored: reply.stored,
+                logprobs: Vec::new(),
             })
         }
     }

@@ -44,6 +44,8 @@ pub struct Neural {
     pub late: Option<Loaded<ColbertEncoder>>,
     /// Cross-encoder.
     pub reranker: Option<Loaded<BertCrossEncoder>>,
+    /// The trained extractive reader.
+    pub reader: Option<Loaded<crate::models::QaModel>>,
     /// The language model (embedded, or a chat server), with the files of an embedded one.
     pub generator: Option<(Arc<dyn Generator>, Option<ResolvedModel>)>,
     /// Why a role has no model, and how to get one.
@@ -90,8 +92,10 @@ impl Neural {
                 arch.max_length = n;
                 id = format!("{id}@{n}");
             }
-            // The precision that runs here, in the id (and so in every cache key and label).
+            // The precision that runs here, in the id (and so in every cache key and label). The
+            // reader's default is f32: `auto` times encoders on the sample's passages, not a reader.
             arch.precision = match manager.precision() {
+                crate::models::Precision::Auto if role == Role::Reader => crate::models::Precision::F32,
                 crate::models::Precision::Auto => {
                     let c = crate::models::auto_precision::resolve(
                         manager.cache_dir(),
@@ -124,6 +128,11 @@ impl Neural {
                 Role::Reranker => {
                     self.reranker =
                         Some(Loaded { encoder: Arc::new(BertCrossEncoder::load(&id, &dir, &arch)?), model: m })
+                }
+                Role::Reader => {
+                    let settings = arch.reader.unwrap_or_default();
+                    let model = crate::models::QaModel::load(&id, &dir, arch.max_length, settings, arch.precision)?;
+                    self.reader = Some(Loaded { encoder: Arc::new(model), model: m })
                 }
                 Role::Generator => {}
             }
@@ -158,6 +167,7 @@ impl Neural {
             self.splade.as_ref().map(|l| (crate::models::SparseEncoder::model_id(l.encoder.as_ref()), &l.model)),
             self.late.as_ref().map(|l| (TokenEncoder::model_id(l.encoder.as_ref()), &l.model)),
             self.reranker.as_ref().map(|l| (crate::models::PairScorer::model_id(l.encoder.as_ref()), &l.model)),
+            self.reader.as_ref().map(|l| (l.encoder.id(), &l.model)),
         ];
         for (id, m) in models.into_iter().flatten() {
             out.insert(id.to_string(), m.hashes.clone());

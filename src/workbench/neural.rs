@@ -73,6 +73,7 @@ impl super::Workbench {
                 Role::LateInteraction => state.late = n.late.clone(),
                 Role::Reranker => state.reranker = n.reranker.clone(),
                 Role::Generator => state.generator = n.generator.clone(),
+                Role::Reader => state.reader = n.reader.clone(),
             }
             state.missing = n.missing.clone();
         })?;
@@ -181,6 +182,7 @@ impl super::Workbench {
             Role::LateInteraction => n.late.is_some(),
             Role::Reranker => n.reranker.is_some(),
             Role::Generator => n.generator.is_some(),
+            Role::Reader => n.reader.is_some(),
         }
     }
 

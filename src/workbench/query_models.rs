@@ -28,6 +28,7 @@ pub fn sentence_transformers_arch(dir: &Path) -> ArchSettings {
         max_length,
         query_instruction: None,
         colbert: None,
+        reader: None,
         precision: crate::models::Precision::F32,
     }
 }

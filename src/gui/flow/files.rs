@@ -132,12 +132,22 @@ impl RankLensApp {
             }),
             _ => None,
         };
+        // The reader's answer when it read this question, and the k trade-off when it was measured.
+        let reading = self
+            .jobs
+            .read
+            .latest()
+            .filter(|r| r.question == run.comparison.question)
+            .map(|r| crate::report::ReadingReport::of(r));
+        let answer_curve = self.jobs.answer_study.latest().map(|s| s.as_ref().clone());
         self.jobs.report.start(self.waker(), move |p| {
             p.stage("writing the report", 0);
             let judged = (!grades.is_empty()).then_some(&grades);
             let mut report = crate::report::comparison_report(&engine, &run, &settings, judged);
             report.answers = answers;
             report.model_sql = model_sql;
+            report.reading = reading;
+            report.answer_curve = answer_curve;
             crate::report::write(&ReportBody::Comparison(Box::new(report)), &path)?;
             Ok(format!("report written to {}", path.display()))
         });

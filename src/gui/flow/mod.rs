@@ -12,6 +12,7 @@ mod model_tools;
 mod models;
 mod outside;
 mod ranking;
+mod read;
 mod shell;
 mod structured;
 mod study;
@@ -32,6 +33,7 @@ impl RankLensApp {
             Command::Llm(c) => self.apply_llm(c),
             Command::ModelTools(c) => self.apply_model_tools(c),
             Command::Study(c) => self.apply_study(c),
+            Command::Read(c) => self.apply_read(c),
             Command::Lessons(c) => self.apply_lessons(c),
             Command::Files(c) => self.apply_files(c),
             Command::Tools(c) => self.apply_tools(c),
@@ -49,6 +51,7 @@ impl RankLensApp {
         self.poll_structured();
         self.poll_study();
         self.poll_llm();
+        self.poll_read();
         self.poll_model_tools();
         self.poll_lessons();
         self.poll_files();

@@ -115,7 +115,7 @@ impl RankLensApp {
                     self.frames.event(&format!("model {role} loaded"));
                     self.data.models.errors.remove(&role);
                     self.refresh_models();
-                    if role == Role::Reranker || role == Role::Generator {
+                    if matches!(role, Role::Reranker | Role::Generator | Role::Reader) {
                         // Rank again for the columns it serves; a ranking none of whose columns
                         // use it keeps going (its provisional encodings are not thrown away).
                         if self.data.persisted.settings.uses_model(role) {
@@ -228,7 +228,7 @@ impl RankLensApp {
             Role::Dense => engine.build_dense(p),
             Role::Splade => engine.build_splade(p),
             Role::LateInteraction => engine.build_late(p),
-            Role::Reranker | Role::Generator => Ok(()),
+            Role::Reranker | Role::Generator | Role::Reader => Ok(()),
         });
     }
 

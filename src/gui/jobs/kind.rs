@@ -55,6 +55,10 @@ pub enum JobKind {
     GraphBuild,
     /// Global search over the graph's community summaries.
     GraphGlobal,
+    /// A reader reading a column's top passages for the answer.
+    Read,
+    /// A question set with answers read at several k (the k trade-off).
+    AnswerStudy,
 }
 
 impl JobKind {
@@ -78,6 +82,7 @@ impl JobKind {
                 | JobKind::Adapter
                 | JobKind::GraphBuild
                 | JobKind::GraphGlobal
+                | JobKind::AnswerStudy
         )
     }
 
@@ -118,6 +123,8 @@ impl JobKind {
             JobKind::SqlModel => "The model's SQL".into(),
             JobKind::GraphBuild => "Extracting the graph (language model)".into(),
             JobKind::GraphGlobal => "Global search (language model)".into(),
+            JobKind::Read => "Reading the passages".into(),
+            JobKind::AnswerStudy => "Answers at each k".into(),
         }
     }
 }

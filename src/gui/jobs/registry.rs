@@ -106,6 +106,10 @@ jobs! {
     graph_build: Job<(std::sync::Arc<crate::graphrag::ModelGraph>, bool)> = GraphBuild;
     /// A global answer from the graph's community summaries.
     graph_global: Job<crate::graphrag::GlobalAnswer> = GraphGlobal;
+    /// A column's top passages read for the answer.
+    read: Job<std::sync::Arc<crate::read::Readout>> = Read;
+    /// The question set's answers at each k.
+    answer_study: Job<std::sync::Arc<crate::compare::AnswerStudy>> = AnswerStudy;
 }
 
 impl Jobs {

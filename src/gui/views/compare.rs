@@ -28,6 +28,8 @@ pub struct CompareView {
     data: Memo<(u64, u64), CompareData>,
     /// The methods ticked when the view last drew: a method ticked since is brought into view.
     seen: Vec<MethodKind>,
+    /// Retrieve, then read: the reader over a column's top k.
+    reader: super::reader::ReaderPanel,
 }
 
 /// What the Compare view shows of a ranking besides the ranked lists themselves: each column's
@@ -173,7 +175,11 @@ impl View for CompareView {
             self.seen.clone_from(methods);
         }
         ui.separator();
-        overlap_ui(ui, &shown.overlap);
+        egui::ScrollArea::vertical().id_salt("compare-below").show(ui, |ui| {
+            overlap_ui(ui, &shown.overlap);
+            ui.separator();
+            self.reader.ui(ui, ctx);
+        });
     }
 }
 

@@ -58,6 +58,7 @@ pub struct EvaluateView {
     metrics: Memo<(u64, u64), Option<QuestionMetrics>>,
     triage: Memo<(Same<Study>, TriageOrder), Triage>,
     judge: super::model_judge::JudgePanel,
+    answers: super::answer_curve::AnswerCurvePanel,
 }
 
 impl Default for EvaluateView {
@@ -67,6 +68,7 @@ impl Default for EvaluateView {
             metrics: Memo::default(),
             triage: Memo::default(),
             judge: Default::default(),
+            answers: Default::default(),
         }
     }
 }
@@ -114,6 +116,8 @@ impl EvaluateView {
             ui.separator();
             self.triage_ui(ui, ctx, study);
         }
+        ui.separator();
+        self.answers.ui(ui, ctx);
         ui.separator();
         self.judge.ui(ui, ctx);
     }

@@ -22,13 +22,15 @@ use crate::retrieve::{Detail, MethodKind, TokenPart};
 pub struct ExplainView {
     why_not_filter: String,
     data: Memo<(u64, Option<ColumnId>), ExplainData>,
+    /// The last reading's view of the selected passage, when the reader read it.
+    reading: ReadingMemo,
 }
 
 impl View for ExplainView {
     fn ui(&mut self, ui: &mut Ui, ctx: &ViewContext<'_>) {
         self.why_not_picker_ui(ui, ctx);
         ui.separator();
-        explain_ui(ui, ctx, &mut self.data);
+        explain_ui(ui, ctx, &mut self.data, &mut self.reading);
     }
 
     fn corpus_changed(&mut self) {
@@ -146,7 +148,15 @@ pub fn dense_segments(text: &str, tokens: &[TokenPart]) -> Vec<Segment> {
     out
 }
 
-fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>, memo: &mut Memo<(u64, Option<ColumnId>), ExplainData>) {
+/// The last reading's view of one passage.
+type ReadingMemo = Memo<(Option<super::Same<crate::read::Readout>>, DocId), Option<super::reader::PassageData>>;
+
+fn explain_ui(
+    ui: &mut Ui,
+    ctx: &ViewContext<'_>,
+    memo: &mut Memo<(u64, Option<ColumnId>), ExplainData>,
+    reading: &mut ReadingMemo,
+) {
     let Some(sel) = &ctx.data.selection else {
         ui.label("Select a passage in the Compare view, or pick any passage above to ask every method why (not).");
         return;
@@ -197,6 +207,16 @@ fn explain_ui(ui: &mut Ui, ctx: &ViewContext<'_>, memo: &mut Memo<(u64, Option<C
                 detail_ui(ui, *kind, e);
                 if !data.highlight.is_empty() {
                     highlight_ui(ui, &data.highlight);
+                }
+                let last = ctx.jobs.read.latest().cloned();
+                let read = reading.get((last.clone().map(super::Same), sel.doc), || {
+                    let id = engine.corpus().external_id(sel.doc);
+                    last.and_then(|r| super::reader::passage_of(&r, engine.corpus(), id))
+                });
+                if let Some(p) = read {
+                    ui.add_space(6.0);
+                    ui.label(RichText::new("How the reader read this passage (Compare → Read)").strong());
+                    super::reader::passage_ui(ui, p);
                 }
             });
         });

@@ -5,6 +5,7 @@
 
 mod agent_trace;
 mod analyzers;
+pub mod answer_curve;
 mod atlas;
 mod checkpoint;
 mod class_report;
@@ -27,6 +28,7 @@ mod models;
 mod moved;
 mod overlap;
 pub mod rag;
+pub mod reader;
 mod registry;
 mod structured;
 mod view;

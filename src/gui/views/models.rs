@@ -101,6 +101,7 @@ impl View for ModelsView {
                         neural.reranker.as_ref().map(|l| PairScorer::model_id(l.encoder.as_ref()).to_string())
                     }
                     Role::Generator => neural.generator.as_ref().map(|(g, _)| g.info().label()),
+                    Role::Reader => neural.reader.as_ref().map(|l| l.encoder.id().to_string()),
                 };
                 match loaded {
                     Some(id) => {
