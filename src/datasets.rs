@@ -328,15 +328,16 @@ impl Fetcher {
         let staging = self.data.join(format!(".{}-{}.staging", q.name, std::process::id()));
         let folder = self.data.join(q.name);
         let by_hand = || format!("download {url} yourself into {}", folder.display());
+        let failed = |message: String| Error::Download { collection: q.name.to_string(), message };
         let result = (|| {
             let md5 = self.download(&url, &part, progress).map_err(|e| match e {
                 Error::Cancelled => Error::Cancelled,
-                e => Error::Model(format!("{}; or {}", e.report(), by_hand())),
+                e => failed(format!("{}; or {}", e.report(), by_hand())),
             })?;
             if let Some(expected) = self.pins.get(q.name)
                 && md5 != *expected
             {
-                return Err(Error::Model(format!(
+                return Err(failed(format!(
                     "{url}: md5 {md5} is not the expected {expected} (a changed or damaged file); nothing was kept"
                 )));
             }
@@ -392,14 +393,15 @@ impl Fetcher {
                 dest.display()
             )
         };
+        let failed = |message: String| Error::Download { collection: c.name.to_string(), message };
         let result = (|| {
             let md5 = self.download(&url, &part, progress).map_err(|e| match e {
                 Error::Cancelled => Error::Cancelled,
-                e => Error::Model(format!("{}; or {}", e.report(), by_hand())),
+                e => failed(format!("{}; or {}", e.report(), by_hand())),
             })?;
             let expected = self.pins.get(c.name).map(String::as_str).unwrap_or(c.md5);
             if md5 != expected {
-                return Err(Error::Model(format!(
+                return Err(failed(format!(
                     "{url}: md5 {md5} is not the published {expected} (a changed or damaged file); nothing was \
                      kept; or {}",
                     by_hand()
@@ -436,7 +438,7 @@ impl Fetcher {
             .into();
         let mut resp = agent.get(url).call().map_err(|e| Error::caused(format!("{url}: no answer"), e))?;
         if resp.status() != 200 {
-            return Err(Error::Model(format!("{url}: HTTP {}", resp.status().as_u16())));
+            return Err(Error::Unavailable(format!("{url}: HTTP {}", resp.status().as_u16())));
         }
         let total =
             resp.headers().get("content-length").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
@@ -459,7 +461,7 @@ impl Fetcher {
         }
         out.flush().map_err(|e| Error::io(file, e))?;
         if let Some(t) = total.filter(|&t| t != got) {
-            return Err(Error::Model(format!("{url}: {got} of {t} bytes arrived (cut short)")));
+            return Err(Error::Unavailable(format!("{url}: {got} of {t} bytes arrived (cut short)")));
         }
         Ok(hex::encode(h.finalize()))
     }

@@ -63,6 +63,15 @@ pub enum Error {
         #[source]
         source: Cause,
     },
+    /// A public collection or question set could not be downloaded, or its download was not the
+    /// published file: which one, and what to do (the address, the folder to put it in by hand).
+    #[error("collection {collection}: {message}")]
+    Download {
+        /// The collection's name (`scifact`, `squad-dev`).
+        collection: String,
+        /// What went wrong, and how to get it by hand.
+        message: String,
+    },
     /// A method cannot run here (its model or encodings are missing); the message says how to
     /// get it. Its column says so, while every other method runs.
     #[error("{0}")]

@@ -56,6 +56,19 @@ pub(crate) fn proptest_cases() -> u32 {
     std::env::var("RANKLENS_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000).max(1000)
 }
 
+/// A comparison a test could not make on this machine (a kernel the CPU lacks, or the f32 kernels
+/// forced), written to `$RANKLENS_SKIPPED_LOG` when the test command sets it, so the run says
+/// what it did not check here instead of passing in silence.
+#[cfg(test)]
+pub(crate) fn note_skipped(what: &str) {
+    use std::io::Write;
+    if let Some(path) = std::env::var_os("RANKLENS_SKIPPED_LOG")
+        && let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path)
+    {
+        let _ = writeln!(f, "{what}");
+    }
+}
+
 /// The folder where RankLens keeps large indexes, caches and judgements: `$RANKLENS_WORKSPACE`, or
 /// the per-user data folder (`~/.local/share/ranklens` on Linux).
 pub fn workspace_dir() -> std::path::PathBuf {

@@ -14,6 +14,7 @@ use crate::{Error, Result};
 
 /// Every bundled file, by its path under `sample-corpus/`.
 const FILES: &[(&str, &[u8])] = &[
+    ("acme-sync/answers.tsv", include_bytes!("../sample-corpus/acme-sync/answers.tsv")),
     ("acme-sync/corpus.jsonl", include_bytes!("../sample-corpus/acme-sync/corpus.jsonl")),
     ("acme-sync/errors.csv", include_bytes!("../sample-corpus/acme-sync/errors.csv")),
     ("acme-sync/graph.txt", include_bytes!("../sample-corpus/acme-sync/graph.txt")),

@@ -336,6 +336,51 @@ fn every_index_variant_of_a_class_recomputed_from_its_passages_gives_the_key() {
     }
 }
 
+#[test]
+fn every_reader_variant_of_a_class_recomputed_from_its_scores_by_hand_gives_the_key() {
+    for seed in SEEDS {
+        let dir = tempfile::tempdir().unwrap();
+        let (key, all) = written("reader", seed, dir.path());
+        for (s, q) in &all {
+            let s = s.as_str();
+            let d = &question(q, "q1")["data"];
+            let words: Vec<(String, f64, f64)> = rows(d, "words")
+                .iter()
+                .map(|w| (w["token"].as_str().unwrap().to_string(), num(w, "start"), num(w, "end")))
+                .collect();
+            let (cls_start, cls_end) = (num(d, "cls_start"), num(d, "cls_end"));
+            // q1: the span the prompt quotes, found among the words; its score is S of the first + E of the last.
+            let prompt = question(q, "q1")["prompt"].as_str().unwrap();
+            let quoted = prompt.split('"').nth(1).unwrap();
+            let n = quoted.split(' ').count();
+            let by_hand: Vec<f64> = (0..=words.len() - n)
+                .filter(|&i| words[i..i + n].iter().map(|w| w.0.as_str()).collect::<Vec<_>>().join(" ") == quoted)
+                .map(|i| words[i].1 + words[i + n - 1].2)
+                .collect();
+            assert_eq!(by_hand.len(), 1, "{s} q1: the span {quoted:?} must stand once in the passage");
+            assert!((key_number(&key, s, "q1") - by_hand[0]).abs() < 1e-9, "{s} q1");
+            // The best span, by every i <= j: the passage's answer unless [CLS]'s start + end beats it.
+            let mut best = (f64::MIN, 0, 0);
+            for i in 0..words.len() {
+                for j in i..words.len() {
+                    if words[i].1 + words[j].2 > best.0 {
+                        best = (words[i].1 + words[j].2, i, j);
+                    }
+                }
+            }
+            let span = words[best.1..=best.2].iter().map(|w| w.0.as_str()).collect::<Vec<_>>().join(" ");
+            let alone = if best.0 > cls_start + cls_end { span.clone() } else { "no answer".to_string() };
+            assert_eq!(key_text(&key, s, "q2"), alone, "{s} q2");
+            // q4: e^S of the best span's first word over e^S of [CLS] and of every word.
+            let q4 = question(q, "q4")["prompt"].as_str().unwrap();
+            assert!(q4.contains(&format!("\"{}\" (word {} of", words[best.1].0, best.1 + 1)), "{s} q4: {q4}");
+            let total: f64 = std::iter::once(cls_start).chain(words.iter().map(|w| w.1)).map(f64::exp).sum();
+            let by_hand = words[best.1].1.exp() / total;
+            assert!((key_number(&key, s, "q4") - by_hand).abs() < 1e-9, "{s} q4");
+        }
+    }
+}
+
 // ---- Bad input: errors that name the file, the line and the field ------------------------------
 
 #[test]
@@ -352,11 +397,13 @@ fn bad_rosters_answers_and_keys_are_refused_by_name() {
     let made = ranklens::classroom::make_assignment("tfidf", &roster(2), 1, &engine, &NoProgress).unwrap();
     let key = made.key();
     let good = answers_from_key(&key);
-    // An unknown question id.
+    // An unknown question id: named with its file, and the class (that student too) graded.
     let mut a = good.clone();
     a.students.get_mut("Student 01").unwrap().insert("q9".into(), (Value::from(1.0), "Student 01.json".into()));
-    let err = classroom::grade(&key, &a).unwrap_err().to_string();
-    assert!(err.contains("Student 01.json") && err.contains("q9"), "{err}");
+    let book = classroom::grade(&key, &a).unwrap();
+    assert_eq!(book.unread.len(), 1);
+    assert!(book.unread[0].at == "Student 01.json" && book.unread[0].why.contains("\"q9\""), "{:?}", book.unread);
+    assert!(book.students.iter().all(|g| g.absent.is_none() && g.score == g.max), "{:?}", book.students);
     // Text where a number belongs: that answer is not graded, named by its line; the class is.
     let mut a = good.clone();
     a.students.get_mut("Student 01").unwrap().insert("q1".into(), (Value::from("two"), "answers.csv:3".into()));
@@ -364,15 +411,21 @@ fn bad_rosters_answers_and_keys_are_refused_by_name() {
     let why = &book.not_graded[0].why;
     assert!(why.contains("answers.csv:3") && why.contains("q1") && why.contains("number"), "{why}");
     assert_eq!(book.students.iter().find(|g| g.student == "Student 02").map(|g| g.score), Some(5));
-    // A missing student.
+    // A missing student: their row says so (no score), the other is graded, and it needs a look.
     let mut a = good.clone();
     a.students.remove("Student 02");
-    let err = classroom::grade(&key, &a).unwrap_err().to_string();
-    assert!(err.contains("Student 02"), "{err}");
-    // A student not in the key.
+    let book = classroom::grade(&key, &a).unwrap();
+    let absent = book.students.iter().find(|g| g.student == "Student 02").unwrap();
+    assert_eq!(absent.absent.as_deref(), Some("no answers handed in"));
+    assert!(book.to_csv().contains("\nStudent 02,,5,all: not graded: no answers handed in\n"), "{}", book.to_csv());
+    assert_eq!(book.students.iter().find(|g| g.student == "Student 01").map(|g| g.score), Some(5));
+    assert!(book.needs_a_look().contains("answers (Student 02): no answers handed in"), "{}", book.needs_a_look());
+    // A student not in the key: named, the two of the key graded.
     let mut a = good.clone();
     a.students.insert("Mallory".into(), BTreeMap::new());
-    assert!(classroom::grade(&key, &a).unwrap_err().to_string().contains("Mallory"));
+    let book = classroom::grade(&key, &a).unwrap();
+    assert!(book.unread.iter().any(|u| u.student.as_deref() == Some("Mallory")));
+    assert_eq!(book.students.iter().map(|g| g.score).collect::<Vec<_>>(), [5, 5]);
     // An edited key.
     let original = serde_json::to_string(&key).unwrap();
     let v = key_number(&key, "Student 01", "q1");
@@ -381,10 +434,9 @@ fn bad_rosters_answers_and_keys_are_refused_by_name() {
     let err = Key::parse(text.as_bytes(), "key.json").unwrap_err().to_string();
     assert!(err.contains("key.json") && err.contains("checksum"), "{err}");
     // Answers as CSV: a row with two fields names its line; a duplicate answer too.
-    assert!(
-        parse_answers_csv(b"student,question,answer\nAda,q1\n", "a.csv").unwrap_err().to_string().contains("a.csv:2")
-    );
-    assert!(parse_answers_csv(b"Ada,q1,1\nAda,q1,2\n", "a.csv").unwrap_err().to_string().contains("a.csv:2"));
+    let at = |b: &[u8]| parse_answers_csv(b, "a.csv").unwrap().unread.iter().map(|u| u.at.clone()).collect::<Vec<_>>();
+    assert_eq!(at(b"student,question,answer\nAda,q1\n"), ["a.csv:2"]);
+    assert_eq!(at(b"Ada,q1,1\nAda,q1,2\n"), ["a.csv:2"]);
     assert!(parse_answer_file(b"{\"answers\": 3}", "Ada.json").unwrap_err().to_string().contains("Ada.json"));
 }
 
@@ -1058,15 +1110,26 @@ fn a_blank_an_empty_file_and_a_file_that_is_not_json_are_each_named() {
     assert_eq!(by("Student 02").feedback.len(), n as usize);
     assert!(by("Student 02").feedback.iter().all(|f| f.message == "not answered"));
     assert_eq!(by("Student 03").score, n);
-    // Student 03 hands in a Word file instead: missing, and the file is named.
+    // Student 03 hands in a Word file instead: not graded (no score), the file named; the others graded.
     std::fs::remove_file(dir.path().join("Student 03.json")).unwrap();
     std::fs::write(dir.path().join("Student 03.docx"), b"PK\x03\x04").unwrap();
-    let err = classroom::grade(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap_err().to_string();
-    assert!(err.contains("no answers from Student 03") && err.contains("Student 03.docx"), "{err}");
-    // A .json file that is not JSON stops the reader at its line.
+    let book = classroom::grade(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap();
+    let by = |s: &str| book.students.iter().find(|g| g.student == s).unwrap().clone();
+    let why = by("Student 03").absent.unwrap();
+    assert!(why.contains("no answers handed in") && why.contains("Student 03.docx"), "{why}");
+    assert_eq!(by("Student 01").score, n - 1);
+    // A .json file that is not JSON is named at its line, under "Needs a look"; the class is graded.
     std::fs::write(dir.path().join("Student 03.json"), "{\"answers\":\n  {\"q1\": 0.5,,}}").unwrap();
-    let err = classroom::read_answers(dir.path()).unwrap_err().to_string();
-    assert!(err.contains("Student 03.json:2"), "{err}");
+    let book = classroom::grade(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap();
+    let by = |s: &str| book.students.iter().find(|g| g.student == s).unwrap().clone();
+    let why = by("Student 03").absent.unwrap();
+    assert!(why.contains("no answers could be read") && why.contains("Student 03.json:2"), "{why}");
+    assert_eq!(book.unread.len(), 1, "{:?}", book.unread);
+    assert!(book.unread[0].at.ends_with("Student 03.json:2"), "{:?}", book.unread);
+    assert_eq!((by("Student 01").score, by("Student 02").score), (n - 1, 0));
+    let table = book.to_table();
+    assert!(table.starts_with("Needs a look:\n") && table.contains("Student 03.json:2 (Student 03)"), "{table}");
+    assert!(table.contains(&format!("Student 03  —/{n} (not graded)")), "{table}");
 }
 
 /// 30 students × the dense lesson × 3 seeds: which passage BM25 puts first, recomputed with
@@ -1206,9 +1269,9 @@ fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class
     assert!(book.not_graded[1].why.contains("wants text, not 2"), "{}", book.not_graded[1].why);
     assert!(by("Student 02").feedback.iter().any(|f| f.message.starts_with("not graded: ")));
     // The table lists them first; the class report too.
-    assert!(book.to_table().starts_with("Needs a look: 2 answer(s) could not be read"), "{}", book.to_table());
+    assert!(book.to_table().starts_with("Needs a look:\n  2 answer(s) could not be read"), "{}", book.to_table());
     let report = classroom::class_report(&key, &classroom::read_answers(dir.path()).unwrap()).unwrap();
-    assert!(report.to_table().contains("Needs a look: 2 answer(s)"), "{}", report.to_table());
+    assert!(report.to_table().contains("Needs a look:\n  2 answer(s)"), "{}", report.to_table());
     let q = report.questions.iter().find(|q| q.id == number_q).unwrap();
     assert_eq!(q.unanswered, ["Student 01"]);
     assert_eq!(q.not_graded.len(), 1);
@@ -1243,5 +1306,35 @@ fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["not_graded"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(v["not_graded"][0]["student"], "Student 03");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Needs a look: 1 answer(s)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Needs a look:\n  1 answer(s)"));
+
+    // The teacher's CSV with a header, a blank line, a quoted line break and ben's unquoted
+    // `1,000` on line 7: the row is named at the line an editor shows, everyone else graded, exit 1.
+    let (s1, s2) = ("Student 01", "Student 02");
+    let qs: Vec<&String> = key.students[s1].keys().collect();
+    let mut csv = String::from("student,question,answer\n\n");
+    csv.push_str(&format!("{s1},{},\"a\nb\"\n", qs[0]));
+    for q in &qs[1..] {
+        csv.push_str(&format!("{s1},{q},1\n"));
+    }
+    let line = 2 + 3 + qs.len() - 1;
+    csv.push_str(&format!("{s2},{},1,000\n", qs[0]));
+    let file = dir.path().join("teacher.csv");
+    std::fs::write(&file, csv).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .args(["assignment", "grade", "--key"])
+        .arg(&keyfile)
+        .arg("--answers")
+        .arg(&file)
+        .args(["--format", "moodle"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("teacher.csv:{line} ({s2}): expected 3 fields")), "{err}");
+    assert!(err.contains("answers (Student 03): no answers handed in"), "{err}");
+    let moodle = String::from_utf8_lossy(&out.stdout);
+    // Student 01 graded, Student 02 (whose only row was unreadable) and Student 03 with empty grades.
+    assert!(moodle.contains("\nStudent 02,,,\n") && moodle.contains("\nStudent 03,,,\n"), "{moodle}");
+    assert!(moodle.lines().any(|l| l.starts_with("Student 01,,,") && l.len() > "Student 01,,,".len()), "{moodle}");
 }

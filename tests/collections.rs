@@ -214,3 +214,48 @@ fn a_gzipped_dpr_answers_file_is_unzipped_and_read() {
     let set = ranklens::corpus::load_answers(&got, &mut report).unwrap();
     assert_eq!(set.gold["q1"].answers, ["Mozart", "Wolfgang Amadeus Mozart"]);
 }
+
+fn ranklens(workspace: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .args(args)
+        .env("RANKLENS_WORKSPACE", workspace)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn data_list_lists_with_exit_0_and_shows_a_prepared_collection_as_here() {
+    // A fresh machine: nothing here, and the listing still succeeds (it found eighteen entries).
+    let fresh = tempfile::tempdir().unwrap();
+    let out = ranklens(fresh.path(), &["data", "list", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 18);
+    assert!(rows.iter().all(|r| r["here"].is_null()));
+    // A data folder holding scifact: listed as here, with its folder.
+    let ws = tempfile::tempdir().unwrap();
+    let here = ws.path().join("data").join("scifact");
+    std::fs::create_dir_all(here.join("qrels")).unwrap();
+    std::fs::write(here.join("corpus.jsonl"), "").unwrap();
+    std::fs::write(here.join("queries.jsonl"), "").unwrap();
+    let out = ranklens(ws.path(), &["data", "list", "--format", "json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let scifact = rows.iter().find(|r| r["name"] == "scifact").unwrap();
+    assert_eq!(scifact["here"], here.display().to_string());
+    assert!(rows.iter().filter(|r| r["name"] != "scifact").all(|r| r["here"].is_null()));
+}
+
+#[test]
+fn data_fetch_of_a_zip_that_fails_its_md5_names_the_collection_and_both_hashes_and_keeps_nothing() {
+    let body = scifact_zip();
+    let server = serve(body.clone(), body.len(), 200);
+    let ws = tempfile::tempdir().unwrap();
+    let out = ranklens(ws.path(), &["data", "fetch", "scifact", "--from", &server.url]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let err = stderr.lines().find(|l| l.starts_with("error: ")).unwrap_or_default();
+    assert!(err.starts_with("error: collection scifact: "), "{stderr}");
+    assert!(!err.contains("model:"), "a download is not a model's failure: {err}");
+    assert!(err.contains("5f7d1de60b170fc8027bb7898e2efca1") && err.contains(&md5(&body)), "{err}");
+    assert!(left(&ws.path().join("data")).is_empty(), "{:?}", left(&ws.path().join("data")));
+}

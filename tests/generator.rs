@@ -284,7 +284,10 @@ fn the_readers_answer_and_the_judge() {
     let again = llm.chat(&tasks::rag_request(&prompt), &mut |_| {}, &NoProgress).unwrap();
     assert_eq!(g.text, again.text);
     let answer = ranklens::generate::citations::read_answer(&g.text, &passages);
-    // Whatever it wrote: every citation is resolved or flagged, every cited sentence has its support.
+    // Whatever it wrote: every `[n]` in the text is read, every citation is resolved or flagged,
+    // every cited sentence has its support.
+    let read: std::collections::BTreeSet<usize> = answer.citations.iter().map(|c| c.n).collect();
+    assert!(common::bracketed_numbers(&g.text).is_subset(&read), "{:?} read as {read:?}", g.text);
     for c in &answer.citations {
         assert_eq!(c.in_prompt, c.n >= 1 && c.n <= passages.len(), "{c:?}");
         assert_eq!(c.id.is_some(), c.in_prompt);
@@ -486,6 +489,16 @@ fn the_agent_searches_and_answers_and_a_graph_is_built_on_the_real_model() {
     let mut all_read = read.clone();
     all_read.sort_unstable();
     assert_eq!(column, all_read);
+    // What each search step says it returned is what that search returns when run on its own, and
+    // every passage the answer cites is one the model read.
+    let bm25 = engine.retriever(MethodKind::Bm25, &settings).unwrap();
+    for step in run.steps.iter().filter(|s| s.tool.as_deref() == Some("bm25")) {
+        let query = step.arguments["query"].as_str().unwrap_or_default();
+        let alone = bm25.search(&QueryContext::new(query), AgentLimits::default().per_call).unwrap();
+        let ids: Vec<String> = alone.hits.iter().map(|h| engine.corpus().external_id(h.doc).to_string()).collect();
+        assert_eq!(step.ids, ids, "the step's search for {query:?}");
+    }
+    assert!(run.cited_ids().iter().all(|id| read.contains(&id.as_str())), "{:?} of {read:?}", run.cited_ids());
     let again = agent.run(&question, &mut |_| {}, &NoProgress).unwrap();
     let trace = |r: &ranklens::retrieve::agent::AgentRun| {
         r.steps.iter().map(|s| (s.tool.clone(), s.arguments.clone(), s.ids.clone())).collect::<Vec<_>>()
@@ -545,4 +558,46 @@ fn free_leaves_the_embedded_models_reply_unconstrained_and_asks_again() {
     let free = window(true);
     assert!(free.get("constrained").is_none_or(|c| c.is_null()), "{free}");
     assert_ne!(free["reply"], held["reply"], "asked again, not read from the held reply");
+}
+
+/// A decode that fails inside llama.cpp (the context's cache holds 256 cells while prompts are
+/// checked against the full context) leaves the session as good as new: the next request's
+/// first-token log-probabilities are those of a fresh model, after a prompt that failed while it
+/// was read and after a reply that failed while it was written. A reset that clears the cache but
+/// not the record of what it holds (or the record but not the cache) fails this.
+#[test]
+fn after_a_failed_decode_the_next_request_reads_as_a_fresh_model_would() {
+    use ranklens::generate::{ChatRequest, Message, Shape};
+    let path = llm().path().to_path_buf();
+    let small = EmbeddedLlm::load(&path, "SmolLM2-135M-Instruct", None, &NoProgress).unwrap().with_cache_cells(256);
+    let fresh = || EmbeddedLlm::load(&path, "SmolLM2-135M-Instruct", None, &NoProgress).unwrap();
+    let system = Message::system("You answer questions about Acme Sync in one sentence.");
+    let short = ChatRequest::new(vec![system.clone(), Message::user("What does error E104 mean?")], 8);
+    let expected = fresh().first_token_choices(&short, 10, &NoProgress).unwrap();
+    let same = |got: &[ranklens::generate::TokenChoice]| {
+        let tokens = |c: &[ranklens::generate::TokenChoice]| c.iter().map(|x| x.token.clone()).collect::<Vec<_>>();
+        assert_eq!(tokens(got), tokens(&expected));
+        for (g, e) in got.iter().zip(&expected) {
+            assert!((g.logprob - e.logprob).abs() < 1e-3, "{g:?} against a fresh model's {e:?}");
+        }
+    };
+    same(&small.first_token_choices(&short, 10, &NoProgress).unwrap());
+
+    // A prompt of more than 256 tokens: its system turn is read (and shared with `short`), its
+    // user turn's first chunk finds no room in the cache.
+    let long_text = "The desktop app syncs folders and shows errors by code. ".repeat(40);
+    let long = ChatRequest::new(vec![system.clone(), Message::user(long_text)], 8);
+    let prompt_tokens = small.tokenize(&small.prompt_text(&long).unwrap()).unwrap().len();
+    assert!(prompt_tokens > 300, "{prompt_tokens} tokens");
+    let e = small.first_token_choices(&long, 10, &NoProgress).unwrap_err().to_string();
+    assert!(e.contains("reading the prompt: llama.cpp failed"), "{e}");
+    same(&small.first_token_choices(&short, 10, &NoProgress).unwrap());
+
+    // A reply that must run past the cache: a permutation of 64 identifiers may not end before
+    // all 64 are written (well over 200 tokens).
+    let endless =
+        ChatRequest::new(vec![system, Message::user("Rank the passages.")], 2000).shaped(Shape::Permutation { n: 64 });
+    let e = small.chat(&endless, &mut |_| {}, &NoProgress).unwrap_err().to_string();
+    assert!(e.contains("writing: llama.cpp failed"), "{e}");
+    same(&small.first_token_choices(&short, 10, &NoProgress).unwrap());
 }

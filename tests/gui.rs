@@ -562,6 +562,16 @@ fn a_json_report_reopens_with_the_same_rankings_and_a_tampered_one_is_refused() 
 fn every_lesson_and_every_atlas_card_opens_and_the_bm25_sliders_change_the_table() {
     use ranklens::lessons::{ATLAS, Block, LESSONS, RunsHere};
     let mut h = harness("Why does my phone say my login is stale?");
+    // The knobs under the question wrap inside the window too (the RRF k slider once ran past
+    // its right edge at 1360 points).
+    for label in ["Analyzer", "Stop words", "k1", "Exact lengths", "RRF k"] {
+        let nodes: Vec<_> = h.get_all_by_label(label).collect();
+        assert!(!nodes.is_empty(), "no {label:?}");
+        for n in nodes {
+            let r = n.rect();
+            assert!(r.min.x >= 0.0 && r.max.x <= 1360.0, "the knob {label:?} is drawn at {r:?}");
+        }
+    }
     h.get_by_label("Lessons").click();
     settle(&mut h);
     for &ranklens::lessons::LessonEntry { id, title, knobs, .. } in LESSONS {
@@ -797,6 +807,9 @@ fn runs_stand_beside_the_methods_in_every_view() {
     // A triage cell opens its question in Compare with a relevant passage selected.
     let first = study.triage(ranklens::compare::TriageOrder::Disagreement).rows[0].clone();
     let cell = format!("{:.3}", first.values[study.baseline]);
+    // The triage table starts near the window's foot: scroll its first cell into view first.
+    h.get_all_by_label(&cell).next().unwrap().scroll_to_me();
+    h.run_steps(3);
     h.get_all_by_label(&cell).next().unwrap().click();
     settle(&mut h);
     let data = h.state().data();
@@ -1113,7 +1126,7 @@ fn a_lesson_checks_a_prediction_names_the_mistake_reveals_steps_and_runs_in_clas
     h.get_all_by_label("Cosine over TF-IDF").next().unwrap().click();
     settle(&mut h);
     // Before: the first checkpoint, and nothing after it.
-    h.get_by_label_contains("What is the idf of `mars`?");
+    h.get_by_label_contains("What is the idf of mars?");
     h.get_by_label_contains("right within ±0.005");
     assert!(h.query_by_label("Inverse document frequencies").is_none());
     h.get_by_label("Answer the checkpoint above (or reveal it) to see what follows.");
@@ -1130,7 +1143,7 @@ fn a_lesson_checks_a_prediction_names_the_mistake_reveals_steps_and_runs_in_clas
     answer(&mut h, "Your answer to checkpoint 1", "2,0");
     h.get_by_label("✔ Right: 2.");
     h.get_by_label("Inverse document frequencies");
-    h.get_by_label_contains("What is the tf-idf weight of `mars` in D3?");
+    h.get_by_label_contains("What is the tf-idf weight of mars in D3?");
     // Reveal the next one: its answer and steps.
     h.get_by_label("Reveal checkpoint 2's answer").click();
     h.run_steps(3);
@@ -1158,8 +1171,8 @@ fn a_lesson_checks_a_prediction_names_the_mistake_reveals_steps_and_runs_in_clas
     h.get_by_label("Next ▶").click();
     h.run_steps(3);
     h.get_by_label("checkpoint 2 of 6");
-    h.get_by_label_contains("What is the tf-idf weight of `mars` in D3?");
-    assert!(h.query_by_label_contains("What is the idf of `mars`?").is_none());
+    h.get_by_label_contains("What is the tf-idf weight of mars in D3?");
+    assert!(h.query_by_label_contains("What is the idf of mars?").is_none());
     snapshot(&mut h, "class_mode", false);
     h.get_by_label("◀ Previous").click();
     h.run_steps(3);
@@ -1314,7 +1327,10 @@ fn the_rag_view_answers_with_the_embedded_model_and_a_rewrite_column_shows_the_m
     assert!(!done.generated.text.trim().is_empty());
     assert_eq!(done.passages.len(), 5, "the prompt's five passages");
     assert!(shows(&h, "Answer by SmolLM2-135M-Instruct"), "the answer says what wrote it");
-    // Every citation on screen is resolved to a passage of the prompt or flagged.
+    // Every `[n]` the model wrote is read, and every citation on screen is resolved to a passage of
+    // the prompt or flagged.
+    let read: std::collections::BTreeSet<usize> = done.answer.citations.iter().map(|c| c.n).collect();
+    assert!(common::bracketed_numbers(&done.generated.text).is_subset(&read), "{:?}", done.generated.text);
     for c in &done.answer.citations {
         let line = match &c.id {
             Some(id) => format!("[{}] {id}", c.n),
@@ -1880,7 +1896,9 @@ fn the_reader_panel_shows_the_answer_and_each_passages_span() {
     let manager = ModelManager::from_env();
     let spec = manager.manifest().get(SMALL_GENERATOR).unwrap().clone();
     manager.fetch(&spec, &NoProgress).unwrap();
-    let mut h = harness("What does error E104 mean?");
+    // Tall enough that the panel under the columns, and its reading, are on screen.
+    let builder = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 3000.0));
+    let mut h = harness_with("What does error E104 mean?", builder);
     assert!(shows(&h, "Read: the answer in the top passages"), "the panel sits under Compare");
     send(&mut h, [Command::Read(ReadCommand::SetChoice(ReaderChoice { reader: Some(ReaderKind::Toy), k: 3 }))]);
     assert!(shows(&h, "The toy reads instantly"), "its cost is said before it runs");
@@ -1889,7 +1907,7 @@ fn the_reader_panel_shows_the_answer_and_each_passages_span() {
     let reading = h.state().jobs().read.latest().expect("a reading").clone();
     assert_eq!(reading.passages.len(), 3);
     assert!(shows(&h, "Answer: the sync token expired"));
-    assert!(shows(&h, "1. errors-2 · anchor “E104”  ← the answer"));
+    assert!(shows(&h, "1. errors-2 · anchor “means”  ← the answer"), "the question's last content word");
     assert!(shows(&h, "without errors-2 (rank 1)"), "the leave-one-out table");
     // The language model held to spans: its spans are words of the passages, each with P(span).
     send(&mut h, [Command::Models(ModelCommand::UseGenerator(SMALL_GENERATOR.into()))]);

@@ -239,3 +239,70 @@ fn a_study_report_carries_the_judges_validity() {
     assert!(md.contains("Kendall τ 1.000, 95 % interval 1.000 to 1.000; 0 of"), "{md}");
     assert!(md.contains("orders these systems as the people do"), "{md}");
 }
+
+/// Two systems: A puts `a{q}` first, B puts `b{q}` first (the other second).
+fn two() -> Vec<(String, Run)> {
+    vec![
+        ("A".into(), run(N, |q| vec![format!("a{q}"), format!("b{q}")])),
+        ("B".into(), run(N, |q| vec![format!("b{q}"), format!("a{q}")])),
+    ]
+}
+
+#[test]
+fn a_judge_agreeing_on_18_of_30_questions_orders_two_systems_right_with_an_interval_of_minus_one_to_one() {
+    // The people: `a` relevant on every question, so A (nDCG 1) beats B (1/log2 3) on all 30. The
+    // judge: `a` on the first 18, `b` on the other 12. Its means, A 0.852 and B 0.779, order A
+    // first: τ = 1 on the whole set. A resample of 30 questions holds fewer than 15 of the 18 with
+    // probability P(Bin(30, 0.6) ≤ 14) ≈ 0.10 and then orders B first (τ = −1); 15 exactly ties
+    // (no τ). So the 2.5th percentile is −1 and the 97.5th is 1: the interval spans everything.
+    let s = two();
+    let people = qrels(N, |q| vec![(format!("a{q}"), 1), (format!("b{q}"), 0)]);
+    let judge = qrels(N, |q| {
+        if q < 18 {
+            vec![(format!("a{q}"), 1), (format!("b{q}"), 0)]
+        } else {
+            vec![(format!("a{q}"), 0), (format!("b{q}"), 1)]
+        }
+    });
+    let v = validity(&systems(&s), &people, &judge, 7);
+    assert_eq!(v.tau, Some(1.0));
+    assert_eq!(v.interval, Some([-1.0, 1.0]));
+    assert!(!v.trusted, "a lower end of −1 is never trusted");
+    assert!(v.verdict.starts_with("this judge cannot be trusted to rank these systems"), "{}", v.verdict);
+    assert!(v.verdict.contains("95 % interval -1.00 to 1.00"), "{}", v.verdict);
+    // The means, by hand: A = (18 + 12/log2 3) / 30, B = (18/log2 3 + 12) / 30.
+    let third = 1.0 / 3f64.log2();
+    let judge_means: Vec<f64> = v.systems.iter().map(|s| s.judge).collect();
+    assert!((judge_means[0] - (18.0 + 12.0 * third) / 30.0).abs() < 1e-12, "{judge_means:?}");
+    assert!((judge_means[1] - (18.0 * third + 12.0) / 30.0).abs() < 1e-12, "{judge_means:?}");
+    // κ on the 60 labels the judge gave, worked by hand: 18 yes/yes (a), 18 no/no (b), 12 no/yes
+    // (a), 12 yes/no (b): agreement 36/60 = 0.6; each side says yes to half, chance 0.5; κ =
+    // (0.6 − 0.5) / (1 − 0.5) = 0.2.
+    assert_eq!(v.agreement.n, 60);
+    assert!((v.kappa.unwrap() - 0.2).abs() < 1e-12, "{:?}", v.kappa);
+}
+
+#[test]
+fn every_question_is_drawn_by_the_bootstrap_the_last_one_too() {
+    // Two systems tied on 29 questions and parted only by the last one (under the judge): a resample
+    // orders them only if it draws the last question, which 30 draws of 30 do with probability
+    // 1 − (29/30)^30 = 0.6377. Of 1,000 resamples about 638 give a τ (± 15): a resampler that
+    // never draws the last question gives none.
+    let s = two();
+    let people = qrels(N, |q| vec![(format!("a{q}"), 1)]);
+    // The last question in the ids' order: q9 (q0, q1, q10 … q19, q2, q20 … q29, q3, …, q9).
+    let judge =
+        qrels(
+            N,
+            |q| if q == 9 { vec![(format!("a{q}"), 1)] } else { vec![(format!("a{q}"), 1), (format!("b{q}"), 1)] },
+        );
+    let v = validity(&systems(&s), &people, &judge, 7);
+    assert_eq!(v.tau, Some(1.0));
+    assert_eq!(v.resamples, 1000);
+    let expected = 1000.0 * (1.0 - (29.0f64 / 30.0).powi(30));
+    assert!(
+        (v.resamples_with_tau as f64 - expected).abs() < 80.0,
+        "{} of 1000, expected about {expected:.0}",
+        v.resamples_with_tau
+    );
+}

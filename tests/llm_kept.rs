@@ -177,6 +177,56 @@ fn a_graph_build_skips_a_failed_request_resumes_after_stop_and_reads_only_new_pa
     assert!(g.data().replies.get(&first.id).is_some_and(|r| r.contains("\"relations\"")));
 }
 
+#[test]
+fn a_failed_summary_is_named_asked_again_and_the_cache_tells_models_and_free_builds_apart() {
+    let ws = tempfile::tempdir().unwrap();
+    let failures = Arc::new(AtomicUsize::new(0));
+    let counted = failures.clone();
+    let server = chat::serve(move |body| {
+        if chat::last(body).starts_with("Entities: ") {
+            // The first summary request fails; later ones are answered.
+            if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+                return Reply::Status(500, r#"{"error":{"message":"the context is too long"}}"#.into());
+            }
+            return Reply::Text("Acme and the words of its passages.".into());
+        }
+        Reply::Text(extraction(body))
+    });
+    let engine = sample_in(ws.path());
+    engine.set_generator(Arc::new(chat::client(&server))).unwrap();
+    let generator = engine.generator().unwrap();
+    let options = BuildOptions { limit: Some(3), summaries: true };
+    let (g, cached) = engine.build_model_graph(generator.as_ref(), options, &NoProgress).unwrap();
+    assert!(!cached);
+    // Three passages, each linking its first word to acme: one community of four, its summary failed.
+    let d = g.data();
+    assert_eq!(d.failed_summaries.len(), 1, "{:?}", d.failed_summaries);
+    let failed = &d.failed_summaries[0];
+    assert!(failed.entities.iter().any(|e| e == "acme"), "{failed:?}");
+    assert!(failed.reason.contains("the context is too long"), "{}", failed.reason);
+    assert!(d.communities.iter().all(|c| c.summary.is_none()));
+    let asked_then = asked(&server);
+    assert_eq!(asked_then, 4, "three extractions and one summary");
+    // Built again: the extractions come from the store, the failed summary is asked again.
+    let (g, cached) = engine.build_model_graph(generator.as_ref(), options, &NoProgress).unwrap();
+    assert!(!cached, "a graph with a failure in it is not taken from the cache");
+    assert_eq!(asked(&server), asked_then + 1);
+    assert!(g.data().failed_summaries.is_empty());
+    assert!(g.data().communities.iter().any(|c| c.summary.as_deref() == Some("Acme and the words of its passages.")));
+    // Whole now: the third build is the cached graph, nothing asked.
+    let (_, cached) = engine.build_model_graph(generator.as_ref(), options, &NoProgress).unwrap();
+    assert!(cached);
+    assert_eq!(asked(&server), asked_then + 1);
+    // Another model under the same name, and the same model with its replies free: other files.
+    let held = engine.model_graph_path(generator.as_ref(), 3).unwrap();
+    let free = ranklens::generate::unshaped::Unshaped(generator.clone());
+    let mut other = ranklens::generate::ServerConfig::new(format!("{}/v2", server.url), "scripted-model");
+    other.stream = false;
+    let other = ranklens::generate::ChatServer::new(other).unwrap();
+    let paths = [held, engine.model_graph_path(&free, 3).unwrap(), engine.model_graph_path(&other, 3).unwrap()];
+    assert_eq!(paths.iter().collect::<std::collections::BTreeSet<_>>().len(), 3, "{paths:?}");
+}
+
 /// One wheel a package index serves: `name-version-py3-none-any.whl` holding `path` with `bytes`.
 fn wheel(name: &str, version: &str, path: &str, bytes: &[u8]) -> (String, Vec<u8>) {
     let module = name.replace('-', "_");

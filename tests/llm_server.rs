@@ -236,6 +236,11 @@ fn a_rag_prompt_is_answered_by_the_server_named_in_ranklens_llm_server_else_the_
         eprintln!("{} (stream {stream}): {:?} in {:.2} s, {} tokens", g.model, g.text, g.seconds, g.completion_tokens);
         // Whatever the model wrote, its citations are read against the prompt's passages.
         let a = ranklens::generate::citations::read_answer(&g.text, &passages());
+        let read: std::collections::BTreeSet<usize> = a.citations.iter().map(|c| c.n).collect();
+        assert!(common::bracketed_numbers(&g.text).is_subset(&read), "{:?} read as {read:?}", g.text);
+        if std::env::var("RANKLENS_LLM_SERVER").is_err() {
+            assert_eq!(read, [1].into(), "the scripted answer cites [1]");
+        }
         for c in &a.citations {
             assert_eq!(c.in_prompt, (1..=2).contains(&c.n));
         }

@@ -105,6 +105,10 @@ fn every_command_in_the_readme_parses_with_the_clis_own_parser() {
     std::fs::create_dir_all(scifact.join("qrels")).unwrap();
     std::fs::write(scifact.join("corpus.jsonl"), "").unwrap();
     std::fs::write(scifact.join("queries.jsonl"), "").unwrap();
+    // `--corpus squad-dev` resolves a fetched SQuAD file the same way.
+    let squad = ws.path().join("data").join("squad-dev");
+    std::fs::create_dir_all(&squad).unwrap();
+    std::fs::write(squad.join("dev-v1.1.json"), r#"{"version":"1.1","data":[]}"#).unwrap();
     // SAFETY: this test binary's tests do not read the environment concurrently with this write.
     unsafe { std::env::set_var("RANKLENS_WORKSPACE", ws.path()) };
     let mut bad = Vec::new();

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::answers::Answers;
+use super::answers::{Answers, Unread};
 use super::files::Key;
 use crate::lessons::checkpoint::{Answer, AnswerKind, Verdict};
 use crate::{Error, Result};
@@ -28,6 +28,10 @@ pub struct Grade {
     pub max: u32,
     /// One line per question not right.
     pub feedback: Vec<Feedback>,
+    /// Why this student has no grade (no answers handed in, or none that could be read): their
+    /// row says so, and a gradebook leaves their grade empty rather than writing a 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<String>,
 }
 
 /// An answer that could not be read (text where a number belongs, an ambiguous `1,000`, a number
@@ -45,6 +49,11 @@ pub struct NotGraded {
 /// The gradebook.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gradebook {
+    /// Files, rows and students that could not be graded at all — a file that is not an answers
+    /// file, a row of the wrong shape, a student of the key with no answers, answers from someone
+    /// not in the key — each with its file and line (listed first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<Unread>,
     /// Answers that need a teacher's look before the grades stand (listed first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_graded: Vec<NotGraded>,
@@ -93,52 +102,71 @@ fn blank(v: &serde_json::Value) -> bool {
     v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty())
 }
 
+/// Every student's answers checked against the key, and what could not be used.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Verdicts {
+    /// Student → each question of their variant, in the key's order (students with answers).
+    pub items: std::collections::BTreeMap<String, Vec<Item>>,
+    /// Students of the key with nothing to grade → why.
+    pub absent: std::collections::BTreeMap<String, String>,
+    /// Everything not used, with its file and line: the answers' unreadable files and rows, answers
+    /// from someone not in the key or to a question not in it, the absent students.
+    pub unread: Vec<Unread>,
+}
+
 /// Every student's answers checked against the key: student → each question of their variant, in
-/// the key's order. Errors (never a silent zero): answers from a student not in the key, a student
-/// of the key with no answers, an unknown question id. An answer that cannot be read (text where a
-/// number belongs) stops nobody's grading: that item says why, and it is not graded.
-pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Result<std::collections::BTreeMap<String, Vec<Item>>> {
+/// the key's order. Nothing stops the class: answers from a student not in the key, an unknown
+/// question id and a student of the key with no answers are each listed in
+/// [`Verdicts::unread`] with where they stand (never a silent zero), and an answer that cannot be
+/// read (text where a number belongs) is that item's `unreadable`.
+pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Verdicts {
+    let mut unread = answers.unread.clone();
     for (student, qs) in &answers.students {
         let Some(k) = key.students.get(student) else {
             let at = qs.values().next().map_or_else(|| "answers".to_string(), |(_, at)| at.clone());
-            return Err(Error::invalid(
+            unread.push(Unread {
                 at,
-                format!(
+                student: Some(student.clone()),
+                why: format!(
                     "{student:?} is not a student of this assignment (the key has {})",
                     key.students.keys().cloned().collect::<Vec<_>>().join(", ")
                 ),
-            ));
+            });
+            continue;
         };
         for (q, (_, at)) in qs {
             if !k.contains_key(q) {
-                return Err(Error::invalid(
-                    at,
-                    format!(
-                        "{student} answers {q:?}, which is not a question of this assignment ({})",
+                unread.push(Unread {
+                    at: at.clone(),
+                    student: Some(student.clone()),
+                    why: format!(
+                        "{q:?} is not a question of this assignment ({})",
                         k.keys().cloned().collect::<Vec<_>>().join(", ")
                     ),
-                ));
+                });
             }
         }
     }
-    let missing: Vec<&String> = key.students.keys().filter(|s| !answers.students.contains_key(*s)).collect();
-    if !missing.is_empty() {
-        return Err(Error::invalid(
-            "answers",
-            format!(
-                "no answers from {}: add their file (an empty {{\"answers\": {{}}}} grades them 0 with a note per question){}",
-                missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
-                if answers.skipped.is_empty() {
-                    String::new()
-                } else {
-                    format!("; the folder also holds {}, not .json answer files", answers.skipped.join(", "))
-                }
-            ),
-        ));
-    }
-    let mut out = std::collections::BTreeMap::new();
+    let mut absent = std::collections::BTreeMap::new();
+    let mut items_by = std::collections::BTreeMap::new();
     for (student, k) in &key.students {
-        let given = answers.students.get(student).cloned().unwrap_or_default();
+        let Some(given) = answers.students.get(student) else {
+            // Their file was there and could not be read, or nothing of theirs was.
+            let theirs: Vec<&Unread> = answers.unread.iter().filter(|u| u.student.as_ref() == Some(student)).collect();
+            let why = match theirs.first() {
+                Some(u) => format!("no answers could be read: {} ({})", u.at, u.why),
+                None if answers.skipped.is_empty() => "no answers handed in".to_string(),
+                None => format!(
+                    "no answers handed in (the folder also holds {}, not .json answer files)",
+                    answers.skipped.join(", ")
+                ),
+            };
+            if theirs.is_empty() {
+                unread.push(Unread { at: "answers".into(), student: Some(student.clone()), why: why.clone() });
+            }
+            absent.insert(student.clone(), why);
+            continue;
+        };
         let mut items = Vec::new();
         for (qid, entry) in k {
             let (answer, unreadable) = match given.get(qid) {
@@ -157,18 +185,26 @@ pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Result<std::collections:
                 unreadable,
             });
         }
-        out.insert(student.clone(), items);
+        items_by.insert(student.clone(), items);
     }
-    Ok(out)
+    Verdicts { items: items_by, absent, unread }
 }
 
-/// Grade every student of the key (see [`verdicts`] for what stops it). A question left
-/// unanswered (or blank) scores 0 and its feedback says so; one whose answer cannot be read is
-/// "not graded", listed in [`Gradebook::not_graded`] for the teacher, and the others are graded.
+/// Grade every student of the key who can be graded. A question left unanswered (or blank)
+/// scores 0 and its feedback says so; one whose answer cannot be read is "not graded", listed in
+/// [`Gradebook::not_graded`]; a file or row that cannot be read, answers from someone not in the
+/// key and a student with no answers are listed in [`Gradebook::unread`] (the student's row says
+/// they are absent) — and everyone else is graded.
 pub fn grade(key: &Key, answers: &Answers) -> Result<Gradebook> {
     let mut students = Vec::new();
     let mut not_graded = Vec::new();
-    for (student, items) in verdicts(key, answers)? {
+    let verdicts = verdicts(key, answers);
+    for (student, why) in &verdicts.absent {
+        let max = key.students.get(student).map_or(0, |k| k.len() as u32);
+        let feedback = vec![Feedback { question: "all".into(), message: format!("not graded: {why}") }];
+        students.push(Grade { student: student.clone(), score: 0, max, feedback, absent: Some(why.clone()) });
+    }
+    for (student, items) in verdicts.items {
         let mut score = 0;
         let mut feedback = Vec::new();
         for item in &items {
@@ -183,19 +219,30 @@ pub fn grade(key: &Key, answers: &Answers) -> Result<Gradebook> {
                 Some((_, v)) => feedback.push(Feedback { question: item.question.clone(), message: v.message.clone() }),
             }
         }
-        students.push(Grade { student, score, max: items.len() as u32, feedback });
+        students.push(Grade { student, score, max: items.len() as u32, feedback, absent: None });
     }
-    Ok(Gradebook { not_graded, students })
+    students.sort_by(|a, b| a.student.cmp(&b.student));
+    Ok(Gradebook { unread: verdicts.unread, not_graded, students })
 }
 
 impl Gradebook {
-    /// The answers that could not be read, one line each (empty when every answer was read).
+    /// Does anything need the teacher's look before the grades stand?
+    pub fn needs_look(&self) -> bool {
+        !self.unread.is_empty() || !self.not_graded.is_empty()
+    }
+
+    /// What could not be read, one line each with its file and line (empty when everything was).
     pub fn needs_a_look(&self) -> String {
-        if self.not_graded.is_empty() {
+        if !self.needs_look() {
             return String::new();
         }
-        let mut out =
-            format!("Needs a look: {} answer(s) could not be read and were not graded\n", self.not_graded.len());
+        let mut out = String::from("Needs a look:\n");
+        for u in &self.unread {
+            out.push_str(&format!("  {}\n", u.line()));
+        }
+        if !self.not_graded.is_empty() {
+            out.push_str(&format!("  {} answer(s) could not be read and were not graded:\n", self.not_graded.len()));
+        }
         for n in &self.not_graded {
             out.push_str(&format!("  {} {}: {}\n", n.student, n.question, n.why));
         }
@@ -209,7 +256,8 @@ impl Gradebook {
         let _ = w.write_record(["student", "score", "max", "feedback"]);
         for g in &self.students {
             let fb: Vec<String> = g.feedback.iter().map(|f| format!("{}: {}", f.question, f.message)).collect();
-            let _ = w.write_record([g.student.clone(), g.score.to_string(), g.max.to_string(), fb.join(" | ")]);
+            let score = if g.absent.is_some() { String::new() } else { g.score.to_string() };
+            let _ = w.write_record([g.student.clone(), score, g.max.to_string(), fb.join(" | ")]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
@@ -220,7 +268,10 @@ impl Gradebook {
         let mut out = self.needs_a_look();
         out.push_str(&format!("{:<width$}  score\n", "student"));
         for g in &self.students {
-            out.push_str(&format!("{:<width$}  {}/{}\n", g.student, g.score, g.max));
+            match &g.absent {
+                Some(_) => out.push_str(&format!("{:<width$}  —/{} (not graded)\n", g.student, g.max)),
+                None => out.push_str(&format!("{:<width$}  {}/{}\n", g.student, g.score, g.max)),
+            }
             for f in &g.feedback {
                 out.push_str(&format!("{:<width$}    {}: {}\n", "", f.question, f.message));
             }
@@ -261,14 +312,16 @@ mod tests {
     fn a_gradebook_is_written_as_csv_and_as_a_table() {
         let fb = |q: &str, m: &str| Feedback { question: q.into(), message: m.into() };
         let book = Gradebook {
+            unread: Vec::new(),
             not_graded: Vec::new(),
             students: vec![
-                Grade { student: "Ada".into(), score: 2, max: 2, feedback: vec![] },
+                Grade { student: "Ada".into(), score: 2, max: 2, feedback: vec![], absent: None },
                 Grade {
                     student: "Bartholomew".into(),
                     score: 0,
                     max: 2,
                     feedback: vec![fb("q1", "not answered"), fb("q2", "1.386 is what you get with ln, not log2")],
+                    absent: None,
                 },
             ],
         };

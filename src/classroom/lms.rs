@@ -71,7 +71,9 @@ impl Gradebook {
         for g in &self.students {
             let email = column(ids, &g.student, &["email", "email address", "e-mail"]);
             let id = column(ids, &g.student, &["id number", "idnumber", "id"]);
-            let _ = w.write_record([g.student.as_str(), email, id, &g.score.to_string()]);
+            // An absent student's grade is left empty (not a 0 the import would record).
+            let score = if g.absent.is_some() { String::new() } else { g.score.to_string() };
+            let _ = w.write_record([g.student.as_str(), email, id, &score]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
@@ -91,7 +93,7 @@ impl Gradebook {
                 column(ids, &g.student, &["sis user id"]),
                 column(ids, &g.student, &["sis login id", "email"]),
                 column(ids, &g.student, &["section"]),
-                &g.score.to_string(),
+                &if g.absent.is_some() { String::new() } else { g.score.to_string() },
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
@@ -235,10 +237,19 @@ mod tests {
     #[test]
     fn the_gradebook_comes_out_in_moodles_and_canvass_shapes_with_the_rosters_ids() {
         let book = Gradebook {
+            unread: Vec::new(),
             not_graded: Vec::new(),
             students: vec![
-                crate::classroom::Grade { student: "Ada".into(), score: 3, max: 4, feedback: vec![] },
-                crate::classroom::Grade { student: "Bob".into(), score: 1, max: 4, feedback: vec![] },
+                crate::classroom::Grade { student: "Ada".into(), score: 3, max: 4, feedback: vec![], absent: None },
+                crate::classroom::Grade { student: "Bob".into(), score: 1, max: 4, feedback: vec![], absent: None },
+                // No answers from Cy: the grade cell is empty, never a 0 the import would record.
+                crate::classroom::Grade {
+                    student: "Cy".into(),
+                    score: 0,
+                    max: 4,
+                    feedback: vec![],
+                    absent: Some("no answers handed in".into()),
+                },
             ],
         };
         let ids = roster_columns(
@@ -248,12 +259,12 @@ mod tests {
         .unwrap();
         assert_eq!(
             book.to_moodle_csv("BM25 assignment", &ids),
-            "Student,Email address,ID number,BM25 assignment\nAda,ada@x.org,101,3\nBob,bob@x.org,102,1\n"
+            "Student,Email address,ID number,BM25 assignment\nAda,ada@x.org,101,3\nBob,bob@x.org,102,1\nCy,,,\n"
         );
         assert_eq!(
             book.to_canvas_csv("BM25 assignment", &ids),
             "Student,ID,SIS User ID,SIS Login ID,Section,BM25 assignment\nPoints Possible,,,,,4\n\
-             Ada,101,S1,ada@x.org,A,3\nBob,102,S2,bob@x.org,B,1\n"
+             Ada,101,S1,ada@x.org,A,3\nBob,102,S2,bob@x.org,B,1\nCy,,,,,\n"
         );
         // A roster with no header carries no ids: the columns stay empty.
         assert!(roster_columns(b"Ada\nBob\n", "r.csv").unwrap().is_empty());

@@ -20,7 +20,7 @@ mod printout;
 mod report;
 mod roster;
 
-pub use answers::{Answers, parse_answer_file, parse_answers_csv, read_answers};
+pub use answers::{Answers, Unread, parse_answer_file, parse_answers_csv, read_answers};
 pub use files::{Assignment, Key, Questions, Sheet};
 pub use grade::{Feedback, Grade, Gradebook, grade};
 pub use lms::{Lms, gradebook_csv, read_moodle_responses, read_moodle_responses_file, roster_columns};

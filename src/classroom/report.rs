@@ -80,17 +80,23 @@ pub struct ClassReport {
     pub questions: Vec<QuestionReport>,
     /// Every student's score, in name order.
     pub scores: Vec<Score>,
-    /// How many students scored each number of points, from 0 to the most possible.
+    /// How many students scored each number of points, from 0 to the most possible (the graded
+    /// students: an absent one is in `unread`, not a 0 here).
     pub distribution: Vec<usize>,
+    /// Files, rows and students that could not be graded, each with its file and line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<super::answers::Unread>,
 }
 
-/// The class report of `answers` against `key`. The same errors as the grader (an unknown student
-/// or question, text where a number belongs): nothing is counted silently.
+/// The class report of `answers` against `key`: the graded students counted, and what could not
+/// be graded (an unreadable file or row, an unknown student or question, an absent student) listed
+/// with where it stands — nothing counted silently.
 pub fn class_report(key: &Key, answers: &Answers) -> Result<ClassReport> {
-    let by_student = verdicts(key, answers)?;
+    let verdicts = verdicts(key, answers);
+    let by_student = &verdicts.items;
     let mut questions: Vec<QuestionReport> = Vec::new();
     let mut scores = Vec::new();
-    for (student, items) in &by_student {
+    for (student, items) in by_student {
         let mut score = 0;
         for item in items {
             let q = match questions.iter_mut().find(|q| q.id == item.question) {
@@ -155,7 +161,7 @@ pub fn class_report(key: &Key, answers: &Answers) -> Result<ClassReport> {
             *d += 1;
         }
     }
-    Ok(ClassReport { lesson: key.lesson.clone(), questions, scores, distribution })
+    Ok(ClassReport { lesson: key.lesson.clone(), questions, scores, distribution, unread: verdicts.unread })
 }
 
 fn share(n: usize, of: usize) -> String {
@@ -168,8 +174,14 @@ impl ClassReport {
         let mut out = format!("Class report: {} ({} students)\n", self.lesson, self.scores.len());
         let look: Vec<(&str, &String)> =
             self.questions.iter().flat_map(|q| q.not_graded.iter().map(move |n| (q.id.as_str(), n))).collect();
+        if !self.unread.is_empty() || !look.is_empty() {
+            let _ = writeln!(out, "Needs a look:");
+        }
+        for u in &self.unread {
+            let _ = writeln!(out, "  {}", u.line());
+        }
         if !look.is_empty() {
-            let _ = writeln!(out, "Needs a look: {} answer(s) could not be read and were not graded", look.len());
+            let _ = writeln!(out, "  {} answer(s) could not be read and were not graded:", look.len());
             for (q, n) in look {
                 let _ = writeln!(out, "  {q} {n}");
             }
@@ -243,15 +255,18 @@ impl ClassReport {
             self.scores.len(),
             lesson = escape(&self.lesson)
         );
-        let look: Vec<String> = self
-            .questions
-            .iter()
-            .flat_map(|q| q.not_graded.iter().map(move |n| format!("<li>{} {}</li>", escape(&q.id), escape(n))))
-            .collect();
+        let look: Vec<String> =
+            self.unread
+                .iter()
+                .map(|u| format!("<li>{}</li>", escape(&u.line())))
+                .chain(self.questions.iter().flat_map(|q| {
+                    q.not_graded.iter().map(move |n| format!("<li>{} {}</li>", escape(&q.id), escape(n)))
+                }))
+                .collect();
         if !look.is_empty() {
             let _ = write!(
                 b,
-                "<h2>Needs a look: {} answer(s) could not be read and were not graded</h2><ul>{}</ul>",
+                "<h2>Needs a look: {} thing(s) could not be read and were not graded</h2><ul>{}</ul>",
                 look.len(),
                 look.concat()
             );

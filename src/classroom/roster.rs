@@ -51,12 +51,22 @@ pub(super) fn csv_rows(bytes: &[u8], source: &str) -> Result<Vec<(usize, u64, cs
             let line = e.position().map_or(i as u64 + 1, |p| p.line());
             Error::invalid(format!("{source}:{line}"), format!("not a CSV row: {e}"))
         })?;
-        let line = record.position().map_or(i as u64 + 1, |p| p.line());
+        let line = record.position().map_or(i as u64 + 1, |p| first_line(text, p.byte()));
         if !record.iter().all(|f| f.trim().is_empty()) {
             rows.push((i, line, record));
         }
     }
     Ok(rows)
+}
+
+/// The line a record starts on, as an editor numbers it: the reader's position may stand on the
+/// blank lines it skipped before the record (the csv crate's own line count then names the line
+/// above), so the record's first line is the first one after `byte` that is not blank.
+fn first_line(text: &str, byte: u64) -> u64 {
+    let start = usize::try_from(byte).unwrap_or(usize::MAX).min(text.len());
+    let rest = text.get(start..).unwrap_or("");
+    let first = start + rest.find(|c: char| c != '\n' && c != '\r').unwrap_or(rest.len());
+    text.get(..first).map_or(0, |t| t.matches('\n').count()) as u64 + 1
 }
 
 fn is_header(first: &str) -> bool {

@@ -176,7 +176,7 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
             }
             // Something needs the teacher's look: said on stderr whatever the format, and the exit
             // status is 1 (the others were graded).
-            if !book.not_graded.is_empty() {
+            if book.needs_look() {
                 if !matches!(g.format, GradeFormat::Table) {
                     eprint!("{}", book.needs_a_look());
                 }
@@ -199,6 +199,21 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
                     eprintln!("wrote {}", path.display());
                 }
                 None => print!("{text}"),
+            }
+            // What could not be graded is said on stderr (the table shows it first), exit status 1.
+            let look = !report.unread.is_empty() || report.questions.iter().any(|q| !q.not_graded.is_empty());
+            if look {
+                if !matches!(r.format, ReportFormat::Table) || r.out.is_some() {
+                    for u in &report.unread {
+                        eprintln!("needs a look: {}", u.line());
+                    }
+                    for q in &report.questions {
+                        for n in &q.not_graded {
+                            eprintln!("needs a look: {} {n}", q.id);
+                        }
+                    }
+                }
+                return Ok(Found::Nothing);
             }
             Ok(Found::Some)
         }

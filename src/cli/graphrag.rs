@@ -89,6 +89,9 @@ pub(super) struct GraphFigures {
     #[serde(skip_serializing_if = "Option::is_none")]
     overlap: Option<GraphOverlap>,
     skipped_passages: Vec<crate::graphrag::Skipped>,
+    /// Communities whose summary request failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    failed_summaries: Vec<crate::graphrag::FailedSummary>,
     largest_communities: Vec<CommunityView>,
 }
 
@@ -124,6 +127,7 @@ impl GraphFigures {
             file_bytes: file.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()),
             overlap: hand.map(|h| graphrag::compare(graph, h)),
             skipped_passages: d.skipped.clone(),
+            failed_summaries: d.failed_summaries.clone(),
             largest_communities: d
                 .communities
                 .iter()
@@ -162,6 +166,10 @@ impl Printable for GraphFigures {
         for s in self.skipped_passages.iter().take(5) {
             let _ = writeln!(out, "  skipped {}: {}", s.passage, s.reason);
         }
+        for f in &self.failed_summaries {
+            let _ =
+                writeln!(out, "  no summary of community {} ({}): {}", f.community, f.entities.join(", "), f.reason);
+        }
         if let (Some(f), Some(b)) = (&self.file, self.file_bytes) {
             let _ = writeln!(out, "kept in {f} ({b} bytes)");
         }
@@ -197,7 +205,7 @@ fn build(a: BuildArgs) -> anyhow::Result<Found> {
     let (graph, cached) = engine.build_model_graph(generator.as_ref(), options, &progress)?;
     drop(progress);
     let passages = graph.data().passages;
-    let file = engine.model_graph_path(&graph.data().model, passages);
+    let file = engine.model_graph_path(generator.as_ref(), passages);
     let figures = GraphFigures::of(&graph, cached, file.as_deref(), engine.structured().graph.as_ref());
     print(&figures, a.format)?;
     Ok(if graph.nodes().is_empty() { Found::Nothing } else { Found::Some })

@@ -367,14 +367,18 @@ impl Plan {
         let column = |label: String, outcome| MethodRun { id: id.clone(), label, kind, outcome };
         let structured = workbench.structured();
         let (run, prepared) = match member {
-            Member::Sql(sql) => (column("SQL".into(), sql_outcome(workbench, sql.as_deref())), None),
+            Member::Sql(sql) => {
+                let label = structured_label("SQL", sql.as_deref(), query.text(), workbench);
+                (column(label, sql_outcome(workbench, sql.as_deref())), None)
+            }
             Member::Graph(pattern) => {
+                let label = structured_label("Graph", pattern.as_deref(), query.text(), workbench);
                 let outcome = match (&structured.graph, pattern) {
                     (None, _) => unavailable("this corpus has no knowledge graph (graph.txt)"),
                     (Some(_), None) => unavailable("no graph pattern for this question: write one"),
                     (Some(g), Some(p)) => g.query(p).map_or_else(failed, Outcome::Bindings),
                 };
-                (column("Graph".into(), outcome), None)
+                (column(label, outcome), None)
             }
             Member::Lexical(_) | Member::Neural(_) | Member::External(_) => {
                 // One question, and its passages not encoded yet: a provisional column over BM25's
@@ -466,6 +470,26 @@ fn outcome_of_error(e: Error) -> Outcome {
     match e {
         Error::Unavailable(message) => Outcome::Unavailable { message },
         e => failed(e),
+    }
+}
+
+/// A structured column's label: its family, and when the statement it runs is another shipped
+/// question's (the editor still holding it), which question's — never passed off as this one's.
+fn structured_label(family: &str, ran: Option<&str>, question: &str, workbench: &Workbench) -> String {
+    let corpus = workbench.corpus();
+    let Some(ran) = ran.map(str::trim) else { return family.to_string() };
+    let of = |q: &crate::corpus::Query| -> Option<String> {
+        let t = corpus.templates.get(&q.id)?;
+        let text = if family == "SQL" { t.sql.as_deref() } else { t.graph.as_deref() };
+        (text.map(str::trim) == Some(ran)).then(|| q.id.clone())
+    };
+    let own = corpus.templates_for(question);
+    let own = if family == "SQL" { own.sql } else { own.graph };
+    match corpus.queries.iter().find_map(of) {
+        Some(q) if own.as_deref().map(str::trim) != Some(ran) => {
+            format!("{family} (question {q}'s, not this one's)")
+        }
+        _ => family.to_string(),
     }
 }
 

@@ -310,6 +310,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_difference_significant_only_before_holms_correction_is_no_flip() {
+        // 20 questions. A − B is +1 on 15 and −1 on 5: the sign-flip test's two-sided p is
+        // P(|S| ≥ 10) for S a sum of 20 fair signs = 2·P(Bin(20, ½) ≥ 15) = 0.0414, under 0.05
+        // but over 0.05/3. C swings ±5 around A, far from both (p ≈ 1 and ≈ 0.65). Holm multiplies
+        // the smallest of three p's by 3: 0.124, no difference. The judge sees A and B equal. So
+        // the two sides agree — no flip; without the correction the people's side would say "A
+        // better" and the pair would flip.
+        let a = vec![1.0; 20];
+        let b: Vec<f64> = (0..20).map(|i| if i < 15 { 0.0 } else { 2.0 }).collect();
+        let c: Vec<f64> = (0..20).map(|i| if i % 2 == 0 { 6.0 } else { -4.0 }).collect();
+        let raw = paired_test(&a, &b, PERMUTATIONS, 3).p_randomisation;
+        assert!(raw > 0.05 / 3.0 && raw < 0.05, "raw p {raw}");
+        let runs = [Run::default(), Run::default(), Run::default()];
+        let systems: Vec<(String, &Run)> = ["A", "B", "C"].iter().zip(&runs).map(|(n, r)| (n.to_string(), r)).collect();
+        let people = vec![a.clone(), b, c.clone()];
+        let judge = vec![a.clone(), a, c];
+        assert!(flips(&systems, &people, &judge, 3).is_empty(), "Holm's correction keeps the pair as no difference");
+        // The judge seeing B clearly worse (all 20 questions) flips it: the people's side does not say so.
+        let worse = vec![0.0; 20];
+        let judge = vec![vec![1.0; 20], worse, people[2].clone()];
+        let f = flips(&systems, &people, &judge, 3);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].people, f[0].judge), (Conclusion::NoDifference, Conclusion::FirstBetter));
+    }
+
+    #[test]
     fn tau_b_of_hand_worked_orders() {
         // Identical orders: 1; reversed: −1.
         assert_eq!(kendall_tau_b(&[0.1, 0.2, 0.3], &[1.0, 2.0, 3.0]), Some(1.0));

@@ -255,6 +255,21 @@ pub trait Generator: Send + Sync {
         self.info().label()
     }
 
+    /// What decides a reply besides the request itself, as a short text: the embedded model's
+    /// chat template as it writes the request out. A stored reply is kept under it, so a changed
+    /// template asks again. Empty where nothing does (a server applies its own).
+    fn request_version(&self, request: &ChatRequest) -> String {
+        let _ = request;
+        String::new()
+    }
+
+    /// Whether the replies it writes are held to their requests' shapes: true unless it is told
+    /// to write freely (`--free`, [`super::unshaped::Unshaped`]). What a cache of its work (the
+    /// GraphRAG graph) is kept apart by.
+    fn holds_shapes(&self) -> bool {
+        true
+    }
+
     /// Whether its replies are already kept in a store ([`store::Stored`]).
     fn keeps_replies(&self) -> bool {
         false

@@ -124,6 +124,9 @@ pub struct EmbeddedLlm {
     /// The token that opens a turn (`<|im_start|>`), where chunks of a prompt start.
     turn: Option<LlamaToken>,
     context: u32,
+    /// Cells of the context's cache: `context`, unless a test asked for fewer
+    /// ([`EmbeddedLlm::with_cache_cells`]).
+    cells: u32,
     threads: i32,
     path: PathBuf,
     info: GeneratorInfo,
@@ -210,6 +213,7 @@ impl EmbeddedLlm {
             template,
             turn,
             context,
+            cells: context,
             threads: threads(),
             path: path.to_path_buf(),
             info,
@@ -221,6 +225,16 @@ impl EmbeddedLlm {
     /// are then kept under the hash, wherever the file lies.
     pub fn with_hash(mut self, sha256: &str) -> Self {
         self.identity = format!("gguf sha256 {sha256}");
+        self
+    }
+
+    /// The same model whose context caches only `cells` tokens (llama.cpp rounds up to a multiple
+    /// of 256) while prompts are still checked against the full context: a request that passes the
+    /// check then fails inside llama.cpp's decode, which is how the tests reach the failure path
+    /// (the cache reset after a failed decode). Call before the first request.
+    #[doc(hidden)]
+    pub fn with_cache_cells(mut self, cells: u32) -> Self {
+        self.cells = cells.clamp(1, self.context);
         self
     }
 
@@ -317,7 +331,7 @@ impl EmbeddedLlm {
     fn session<'a>(&self, slot: &'a mut Option<Session>) -> Result<&'a mut Session> {
         if slot.is_none() {
             let params = LlamaContextParams::default()
-                .with_n_ctx(NonZeroU32::new(self.context))
+                .with_n_ctx(NonZeroU32::new(self.cells))
                 .with_n_batch(512)
                 .with_n_ubatch(512)
                 .with_n_threads(self.threads)
@@ -528,6 +542,12 @@ impl Generator for EmbeddedLlm {
 
     fn identity(&self) -> String {
         self.identity.clone()
+    }
+
+    fn request_version(&self, request: &ChatRequest) -> String {
+        // The prompt as the template writes it (the messages are keyed already; this carries the
+        // template's own text around them).
+        self.prompt_text(request).map(|t| crate::models::text_hash(&t)[..16].to_string()).unwrap_or_default()
     }
 
     fn first_tokens(

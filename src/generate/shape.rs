@@ -103,6 +103,14 @@ impl Shape {
         }
     }
 
+    /// What the reply was held to, as a short hash of the grammar llguidance compiles for it: a
+    /// stored reply is kept under it, so a change to how a shape is written out (a rule added, a
+    /// separator changed) asks again instead of replaying replies held to the old grammar.
+    pub fn version(&self) -> String {
+        let text = self.grammar().ok().and_then(|g| serde_json::to_string(&g).ok()).unwrap_or_default();
+        crate::models::text_hash(&text)[..16].to_string()
+    }
+
     /// The shape as a Lark grammar (JSON schemas are compiled by llguidance directly and have
     /// none).
     pub fn lark(&self) -> Result<String> {
@@ -545,13 +553,32 @@ mod tests {
     fn a_permutation_is_every_identifier_once_whatever_the_decoder_prefers() {
         // A decoder that would repeat [1] forever, stop at once, or write prose cannot.
         for wishes in [&["[1", "]", "] > [", "1"][..], &["\n\n", "Yes", "DROP"][..], &["2", "]", " > [", "2"][..]] {
-            let (text, by_eos) = decode(&Shape::Permutation { n: 12 }, stubborn(wishes), 400);
+            // Every step's text and whether the end of the turn was allowed after it.
+            let seen = std::cell::RefCell::new(Vec::new());
+            let wish = stubborn(wishes);
+            let watching = |written: &str, words: &[Vec<u8>], allowed: &[bool]| {
+                seen.borrow_mut().push((written.to_string(), allowed[words.len() - 1]));
+                wish(written, words, allowed)
+            };
+            let (text, _) = decode(&Shape::Permutation { n: 12 }, watching, 400);
             let mut ids = ids_of(&text);
             ids.sort_unstable();
             assert_eq!(ids, (1..=12).collect::<Vec<_>>(), "{text}");
             assert!(text.starts_with('[') && text.ends_with(']'), "{text}");
-            // The end of the turn is allowed only once every identifier is written.
-            let _ = by_eos;
+            // The end of the turn is allowed only once every identifier is written, and then it is.
+            let seen = seen.into_inner();
+            assert!(seen.len() > 12, "{seen:?}");
+            for (written, eos_allowed) in &seen {
+                let whole = written.ends_with(']') && {
+                    let mut got: Vec<usize> = written
+                        .split(" > ")
+                        .filter_map(|p| p.trim_matches(|c| c == '[' || c == ']').parse().ok())
+                        .collect();
+                    got.sort_unstable();
+                    got == (1..=12).collect::<Vec<_>>()
+                };
+                assert_eq!(*eos_allowed, whole, "after {written:?}");
+            }
         }
     }
 

@@ -42,6 +42,35 @@ impl std::fmt::Debug for ReplyStore {
     }
 }
 
+/// What the store's keys mean: raised when what a key covers changes, so replies kept under the
+/// old meaning are never read as new.
+pub const KEY_VERSION: u32 = 2;
+
+/// A request with what else decides its reply: the grammar its shape compiles to
+/// ([`super::Shape::version`]) and the generator's own version of it
+/// ([`Generator::request_version`], the embedded model's chat template).
+#[derive(Serialize)]
+struct Versioned<'a, T: Serialize> {
+    request: &'a T,
+    key_version: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grammar: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    template: String,
+}
+
+/// The key of `request` to `inner`: the request as sent, the grammar that holds its reply, the
+/// template that writes it out.
+fn versioned_key(inner: &dyn Generator, kind: &str, request: &ChatRequest, extra: &impl Serialize) -> Result<String> {
+    let v = Versioned {
+        request: &(request, extra),
+        key_version: KEY_VERSION,
+        grammar: request.shape.as_ref().map(super::Shape::version),
+        template: inner.request_version(request),
+    };
+    key(&inner.identity(), kind, &v)
+}
+
 /// What a reply is kept under: a digest of the model's identity, what kind of answer it is, and
 /// the request as JSON (every message, the decoding settings and the shape).
 pub fn key(identity: &str, kind: &str, request: &impl Serialize) -> Result<String> {
@@ -146,13 +175,21 @@ impl Generator for Stored {
         self.inner.identity()
     }
 
+    fn request_version(&self, request: &ChatRequest) -> String {
+        self.inner.request_version(request)
+    }
+
+    fn holds_shapes(&self) -> bool {
+        self.inner.holds_shapes()
+    }
+
     fn keeps_replies(&self) -> bool {
         true
     }
 
     fn chat(&self, request: &ChatRequest, sink: Sink<'_>, progress: &dyn Progress) -> Result<Generated> {
         let identity = self.inner.identity();
-        let key = key(&identity, "chat", request)?;
+        let key = versioned_key(self.inner.as_ref(), "chat", request, &())?;
         if let Some(mut g) = self.store.get(&key).and_then(|j| serde_json::from_str::<Generated>(&j).ok()) {
             g.stored = true;
             sink(&g.text);
@@ -170,7 +207,7 @@ impl Generator for Stored {
         progress: &dyn Progress,
     ) -> Result<Option<Vec<TokenChoice>>> {
         let identity = self.inner.identity();
-        let key = key(&identity, &format!("first {top}"), request)?;
+        let key = versioned_key(self.inner.as_ref(), &format!("first {top}"), request, &())?;
         if let Some(choices) = self.store.get(&key).and_then(|j| serde_json::from_str::<Vec<TokenChoice>>(&j).ok()) {
             return Ok(Some(choices));
         }
@@ -188,7 +225,7 @@ impl Generator for Stored {
         progress: &dyn Progress,
     ) -> Result<Option<ToolTurn>> {
         let identity = self.inner.identity();
-        let key = key(&identity, "tools", &(request, tools))?;
+        let key = versioned_key(self.inner.as_ref(), "tools", request, &tools)?;
         if let Some(turn) = self.store.get(&key).and_then(|j| serde_json::from_str::<ToolTurn>(&j).ok()) {
             return Ok(Some(ToolTurn { stored: true, ..turn }));
         }
@@ -210,12 +247,19 @@ mod tests {
         info: GeneratorInfo,
         asked: AtomicUsize,
         identity: String,
+        /// What `request_version` says (the template of an embedded model).
+        template: std::sync::Mutex<String>,
     }
 
     impl Counting {
         fn new(identity: &str) -> Arc<Self> {
             let info = GeneratorInfo { model: "m".into(), size: None, place: "here".into(), caveat: None };
-            Arc::new(Self { info, asked: AtomicUsize::new(0), identity: identity.into() })
+            Arc::new(Self {
+                info,
+                asked: AtomicUsize::new(0),
+                identity: identity.into(),
+                template: std::sync::Mutex::new("chatml".into()),
+            })
         }
     }
 
@@ -225,6 +269,24 @@ mod tests {
         }
         fn identity(&self) -> String {
             self.identity.clone()
+        }
+        fn request_version(&self, _: &ChatRequest) -> String {
+            self.template.lock().unwrap().clone()
+        }
+        fn first_tokens(&self, _: &ChatRequest, top: usize, _: &dyn Progress) -> Result<Option<Vec<TokenChoice>>> {
+            let n = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
+            Ok(Some(vec![TokenChoice { token: format!("first {n} of {top}"), logprob: -0.5 }]))
+        }
+        fn chat_with_tools(&self, _: &ChatRequest, tools: &[ToolSpec], _: &dyn Progress) -> Result<Option<ToolTurn>> {
+            let n = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            Ok(Some(ToolTurn {
+                text: format!("turn {n} with {}", names.join(",")),
+                calls: Vec::new(),
+                completion_tokens: 1,
+                seconds: 0.1,
+                stored: false,
+            }))
         }
         fn chat(&self, request: &ChatRequest, sink: Sink<'_>, _: &dyn Progress) -> Result<Generated> {
             let n = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
@@ -280,6 +342,68 @@ mod tests {
         assert_eq!(reopened.len(), 5);
         let g = Stored::wrap(Stored::wrap(inner.clone(), &reopened), &reopened);
         assert!(ask(g.as_ref(), "E104?", |r| r).stored);
+        assert_eq!(inner.asked.load(Ordering::SeqCst), 4);
+    }
+
+    #[test]
+    fn a_changed_template_or_grammar_asks_again_and_an_unchanged_one_is_served_from_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ReplyStore::in_workspace(dir.path()).unwrap());
+        let inner = Counting::new("model-a");
+        let g = Stored::wrap(inner.clone(), &store);
+        let yes_no = |r: ChatRequest| r.shaped(Shape::OneOf { words: vec!["yes".into(), "no".into()] });
+        assert!(!ask(g.as_ref(), "E140?", yes_no).stored);
+        assert!(ask(g.as_ref(), "E140?", yes_no).stored, "the same template and grammar: from the store");
+        // An upgrade changes how the request is written out: asked again.
+        *inner.template.lock().unwrap() = "chatml v2".into();
+        assert!(!ask(g.as_ref(), "E140?", yes_no).stored);
+        assert_eq!(inner.asked.load(Ordering::SeqCst), 2);
+        // Back to the first: its reply is still there.
+        *inner.template.lock().unwrap() = "chatml".into();
+        assert!(ask(g.as_ref(), "E140?", yes_no).stored);
+        // The grammar's version is the compiled grammar's: the same shape gives the same, a
+        // shape that holds another reply another.
+        let a = Shape::OneOf { words: vec!["yes".into(), "no".into()] };
+        assert_eq!(a.version(), a.clone().version());
+        assert_ne!(a.version(), Shape::OneOf { words: vec!["yes".into()] }.version());
+        assert_ne!(Shape::Span { passage: "a b".into() }.version(), Shape::Span { passage: "a c".into() }.version());
+        // A key covers the grammar: the same request under another grammar's version is another key.
+        let r = yes_no(ChatRequest::new(vec![Message::user("x")], 8));
+        let with = |grammar: &str| {
+            let v = Versioned {
+                request: &(&r, &()),
+                key_version: KEY_VERSION,
+                grammar: Some(grammar.into()),
+                template: String::new(),
+            };
+            key("m", "chat", &v).unwrap()
+        };
+        assert_ne!(with(&a.version()), with("another grammar"));
+    }
+
+    #[test]
+    fn first_tokens_and_tool_turns_are_kept_by_what_was_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ReplyStore::in_workspace(dir.path()).unwrap());
+        let inner = Counting::new("model-a");
+        let g = Stored::wrap(inner.clone(), &store);
+        let r = ChatRequest::new(vec![Message::user("Is it relevant?")], 1);
+        let p = crate::progress::NoProgress;
+        // The top 5, then the top 20: two questions; the top 5 again: from the store.
+        let five = g.first_tokens(&r, 5, &p).unwrap().unwrap();
+        let twenty = g.first_tokens(&r, 20, &p).unwrap().unwrap();
+        assert_eq!((five[0].token.as_str(), twenty[0].token.as_str()), ("first 1 of 5", "first 2 of 20"));
+        assert_eq!(g.first_tokens(&r, 5, &p).unwrap().unwrap(), five);
+        assert_eq!(inner.asked.load(Ordering::SeqCst), 2);
+        // Tools A, then tools B: two turns; A again: from the store, said so.
+        let tool =
+            |name: &str| ToolSpec { name: name.into(), description: "d".into(), parameters: serde_json::json!({}) };
+        let a = g.chat_with_tools(&r, &[tool("bm25")], &p).unwrap().unwrap();
+        let b = g.chat_with_tools(&r, &[tool("dense")], &p).unwrap().unwrap();
+        assert_eq!((a.text.as_str(), b.text.as_str()), ("turn 3 with bm25", "turn 4 with dense"));
+        let again = g.chat_with_tools(&r, &[tool("bm25")], &p).unwrap().unwrap();
+        assert_eq!((again.text.as_str(), again.stored), ("turn 3 with bm25", true));
+        assert!(!a.stored && !b.stored);
         assert_eq!(inner.asked.load(Ordering::SeqCst), 4);
     }
 

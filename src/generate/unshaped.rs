@@ -16,8 +16,16 @@ impl super::Generator for Unshaped {
         self.0.identity()
     }
 
+    fn request_version(&self, request: &super::ChatRequest) -> String {
+        self.0.request_version(&super::ChatRequest { shape: None, ..request.clone() })
+    }
+
     fn keeps_replies(&self) -> bool {
         self.0.keeps_replies()
+    }
+
+    fn holds_shapes(&self) -> bool {
+        false
     }
 
     fn chat(

@@ -68,6 +68,7 @@ pub fn build(
                 passage: d.id.clone(),
                 reason: format!("the request failed: {}", e.report()),
                 reply: String::new(),
+                request_failed: true,
             }),
             Ok((reply, Ok(x))) => {
                 stored += usize::from(reply.stored);
@@ -81,6 +82,7 @@ pub fn build(
                     passage: d.id.clone(),
                     reason,
                     reply: reply.text.chars().take(SKIPPED_REPLY_CHARS).collect(),
+                    request_failed: false,
                 });
             }
         }
@@ -89,6 +91,7 @@ pub fn build(
     let mut graph =
         ModelGraph::from_extractions(&corpus.fingerprint(), &model, &prompts::EXTRACT.hash(), &extractions, skipped);
     let mut found = communities(&graph);
+    let mut failed = Vec::new();
     if options.summaries {
         let worth: Vec<usize> =
             found.iter().filter(|c| c.members.len() >= 2).map(|c| c.id).take(MAX_SUMMARIES).collect();
@@ -99,8 +102,17 @@ pub fn build(
             match generator.chat(&request, &mut |_| {}, progress) {
                 Err(crate::Error::Cancelled) => return Err(crate::Error::Cancelled),
                 // A summary that cannot be had leaves its community unsummarised (global search
-                // reads the others).
-                Err(_) => {}
+                // reads the others), named with why.
+                Err(e) => failed.push(super::graph::FailedSummary {
+                    community: id,
+                    entities: found[id]
+                        .members
+                        .iter()
+                        .take(4)
+                        .filter_map(|&i| graph.data().nodes.get(i).map(|n| n.name.clone()))
+                        .collect(),
+                    reason: e.report(),
+                }),
                 Ok(reply) => {
                     stored += usize::from(reply.stored);
                     let text = reply.text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -111,6 +123,7 @@ pub fn build(
         }
     }
     graph.set_communities(found);
+    graph.set_failed_summaries(failed);
     graph.set_seconds(started.elapsed().as_secs_f64());
     graph.set_stored_replies(stored);
     graph.set_replies(replies);

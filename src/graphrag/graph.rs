@@ -68,6 +68,10 @@ pub struct Skipped {
     pub reason: String,
     /// The start of the reply.
     pub reply: String,
+    /// The request itself failed (there was no reply to read): the next build asks again, where
+    /// a reply that could not be read would be read the same way from the store.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub request_failed: bool,
 }
 
 /// The extracted graph as stored.
@@ -103,6 +107,21 @@ pub struct GraphData {
     /// click on an entity or a link shows beside its passage.
     #[serde(default)]
     pub replies: std::collections::BTreeMap<String, String>,
+    /// Communities whose summary request failed (a server error, a prompt too long): left
+    /// unsummarised, each named with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_summaries: Vec<FailedSummary>,
+}
+
+/// A community whose summary could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedSummary {
+    /// The community.
+    pub community: usize,
+    /// Its first entities, to tell it by.
+    pub entities: Vec<String>,
+    /// Why the request failed.
+    pub reason: String,
 }
 
 /// Characters of each passage's reply a graph keeps.
@@ -219,6 +238,11 @@ impl ModelGraph {
     /// Say how many replies came from the store.
     pub fn set_stored_replies(&mut self, stored: usize) {
         self.data.stored_replies = stored;
+    }
+
+    /// Name the communities whose summaries failed.
+    pub fn set_failed_summaries(&mut self, failed: Vec<FailedSummary>) {
+        self.data.failed_summaries = failed;
     }
 
     /// Keep each passage's reply (passage id, the reply as written).
@@ -345,7 +369,7 @@ mod tests {
             "m",
             "h",
             &[("p1".into(), x(&[("a", "t")], &[("a", "r", "b")]))],
-            vec![Skipped { passage: "p2".into(), reason: "no JSON".into(), reply: "hi".into() }],
+            vec![Skipped { passage: "p2".into(), reason: "no JSON".into(), reply: "hi".into(), request_failed: false }],
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.json");

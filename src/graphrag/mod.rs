@@ -20,6 +20,6 @@ pub use extract::{
     schema as extraction_schema,
 };
 pub use global::{GlobalAnswer, MAX_MAP, MapNote, global_answer, read_note};
-pub use graph::{Community, GraphData, GraphEdge, GraphNode, ModelGraph, Provenance, Skipped, name_key};
+pub use graph::{Community, FailedSummary, GraphData, GraphEdge, GraphNode, ModelGraph, Provenance, Skipped, name_key};
 pub use local::{EntityPart, NAMED_WEIGHT, NEIGHBOUR_WEIGHT};
 pub use overlap::{GraphOverlap, compare};

@@ -11,7 +11,7 @@ use super::engine_form::EngineForm;
 use super::frames::FrameStats;
 use super::state::{CorpusChoice, ViewId};
 use super::theme;
-use super::widgets::{ellipsis, labelled_text_ui};
+use super::widgets::{ellipsis, labelled_text_ui, room_for};
 use crate::analysis::{AnalyzerConfig, Preset};
 use crate::corpus::{FieldFilter, Split};
 use crate::gui::command::CorpusCommand;
@@ -259,8 +259,10 @@ fn file_menu_ui(ui: &mut Ui, ctx: &ViewContext<'_>) -> bool {
 /// k, the analyzer, the BM25 variant and its parameters, TF-IDF, fusion.
 fn knobs_ui(ui: &mut Ui, s: &mut crate::config::Settings) {
     ui.spacing_mut().slider_width = 80.0;
+    room_for(ui, 150.0);
     ui.add(egui::Slider::new(&mut s.k, 1..=50).text("k"));
     let mut preset = s.analyzer.preset;
+    room_for(ui, 190.0);
     egui::ComboBox::from_label("Analyzer").selected_text(preset.name()).show_ui(ui, |ui| {
         for p in Preset::ALL {
             ui.selectable_value(&mut preset, p, p.name());
@@ -269,8 +271,10 @@ fn knobs_ui(ui: &mut Ui, s: &mut crate::config::Settings) {
     if preset != s.analyzer.preset {
         s.analyzer = AnalyzerConfig::preset(preset);
     }
+    room_for(ui, 100.0);
     ui.checkbox(&mut s.analyzer.stopwords, "Stop words");
     let mut variant = s.bm25_variant;
+    room_for(ui, 160.0);
     egui::ComboBox::from_label("BM25").selected_text(variant.name()).show_ui(ui, |ui| {
         for v in Bm25Variant::ALL {
             ui.selectable_value(&mut variant, v, v.name());
@@ -281,33 +285,41 @@ fn knobs_ui(ui: &mut Ui, s: &mut crate::config::Settings) {
     }
     let fixed = s.bm25_variant == Bm25Variant::Tantivy;
     // No step_by: snapping would turn 1.2 into 1.2000000000000002 on the first frame.
+    room_for(ui, 160.0);
     ui.add_enabled(!fixed, egui::Slider::new(&mut s.bm25.k1, 0.0..=3.0).fixed_decimals(2).text("k1"));
+    room_for(ui, 160.0);
     ui.add_enabled(!fixed, egui::Slider::new(&mut s.bm25.b, 0.0..=1.0).fixed_decimals(2).text("b"));
     if s.bm25_variant.uses_delta() {
+        room_for(ui, 160.0);
         ui.add(egui::Slider::new(&mut s.bm25.delta, 0.0..=2.0).fixed_decimals(2).text("δ"));
     }
     if s.bm25_variant == Bm25Variant::Lucene {
+        room_for(ui, 120.0);
         ui.checkbox(&mut s.bm25.exact_lengths, "Exact lengths").on_hover_text(
             "Off: as Lucene scores (each passage's length kept in one byte, float32 arithmetic). \
              On: the exact length and f64, as the formula is written.",
         );
     }
+    room_for(ui, 190.0);
     egui::ComboBox::from_label("TF-IDF").selected_text(s.tfidf.name()).show_ui(ui, |ui| {
         for v in TfIdfVariant::ALL {
             ui.selectable_value(&mut s.tfidf, v, v.name());
         }
     });
+    room_for(ui, 190.0);
     egui::ComboBox::from_label("Fusion").selected_text(s.fusion.method.name()).show_ui(ui, |ui| {
         for m in FusionMethod::ALL {
             ui.selectable_value(&mut s.fusion.method, m, m.name());
         }
     });
     if s.fusion.method == FusionMethod::Rrf {
+        room_for(ui, 180.0);
         ui.add(egui::Slider::new(&mut s.fusion.rrf_k, 0.0..=100.0).integer().text("RRF k"));
     }
     for kind in s.fusion.inputs.clone() {
         let mut w = s.fusion.weight(kind);
         let slider = egui::Slider::new(&mut w, 0.0..=2.0).fixed_decimals(2).text(format!("{} weight", kind.label()));
+        room_for(ui, 230.0);
         if ui.add(slider).changed() {
             s.fusion.weights.retain(|(k, _)| *k != kind);
             s.fusion.weights.push((kind, w));

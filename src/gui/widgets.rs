@@ -190,3 +190,42 @@ pub fn path_field_ui(
         }
     });
 }
+
+/// In a wrapping row, start a new line unless `width` points are left on this one: a widget
+/// made of parts (a slider with its value and name, a combo box with its label) then moves whole
+/// instead of running past the window's edge.
+pub fn room_for(ui: &mut Ui, width: f32) {
+    if ui.available_size_before_wrap().x < width {
+        ui.end_row();
+    }
+}
+
+/// Text with `code` spans set in the monospace font on the code background, as the lessons and
+/// handouts write commands and questions; `size` for the text around them (None: the body's).
+pub fn with_code_spans(ui: &Ui, text: &str, size: Option<f32>, strong: bool) -> egui::text::LayoutJob {
+    let style = ui.style();
+    let body = egui::TextStyle::Body.resolve(style);
+    let size = size.unwrap_or(body.size);
+    let color = if strong { ui.visuals().strong_text_color() } else { ui.visuals().text_color() };
+    let plain = egui::TextFormat::simple(egui::FontId::proportional(size), color);
+    let code = egui::TextFormat {
+        font_id: egui::FontId::monospace(size * 0.92),
+        color,
+        background: ui.visuals().code_bg_color,
+        ..Default::default()
+    };
+    let mut job = egui::text::LayoutJob::default();
+    // An unpaired backtick is a backtick: only closed spans are code.
+    let parts: Vec<&str> = text.split('`').collect();
+    let paired = parts.len() % 2 == 1;
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        if i % 2 == 1 && (paired || !last) {
+            job.append(part, 0.0, code.clone());
+        } else {
+            let text = if i % 2 == 1 { format!("`{part}") } else { (*part).to_string() };
+            job.append(&text, 0.0, plain.clone());
+        }
+    }
+    job
+}

@@ -483,8 +483,16 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
     };
     let mut out = Vec::new();
     // q1: the score of a span that is not the best.
-    let i = rng.below(words.len() - 1);
-    let j = i + 1 + rng.below((words.len() - i - 1).min(3));
+    // A span of two to four words whose words stand once in the passage, so the question names one span.
+    let phrase = |i: usize, j: usize| words[i..=j].join(" ");
+    let once = |i: usize, j: usize| {
+        (0..words.len()).filter(|&a| a + (j - i) < words.len() && phrase(a, a + j - i) == phrase(i, j)).count() == 1
+    };
+    let spans_once: Vec<(usize, usize)> = (0..words.len() - 1)
+        .flat_map(|i| (i + 1..words.len().min(i + 4)).map(move |j| (i, j)))
+        .filter(|&(i, j)| once(i, j))
+        .collect();
+    let (i, j) = spans_once.get(rng.below(spans_once.len().max(1))).copied().unwrap_or((0, 1));
     let key = starts[i] + ends[j];
     out.push(exercises::number(
         "q1",
@@ -545,6 +553,27 @@ pub(super) fn assignment(draw: &Drawer<'_>, rng: &mut SplitMix64) -> Result<Vec<
         &[&format!("\"{}\"", name(&spans[0])), "the second passage's span", "no answer"],
         &key,
         "the best span over both passages, unless the lowest no-answer score beats it".into(),
+    ));
+    // q4: P(start) of the best span's first word: a softmax over [CLS] and every word's start score.
+    let first = spans[0].start.saturating_sub(1).min(words.len() - 1);
+    let total: f64 = std::iter::once(cls.0).chain(starts.iter().copied()).map(f64::exp).sum();
+    let key = starts[first].exp() / total;
+    let words_only: f64 = starts.iter().copied().map(f64::exp).sum();
+    let linear: f64 = std::iter::once(cls.0).chain(starts.iter().copied()).sum();
+    out.push(exercises::number(
+        "q4",
+        format!(
+            "What is P(start) of \"{}\" (word {} of the passage), the best span's first word: the softmax of the start scores over [CLS] and every word?",
+            words[first],
+            first + 1
+        ),
+        &data,
+        key,
+        vec![format!("e^{:.1} / (e^{:.1} [CLS] + Σ e^S·p′ of the words) = {key:.3}", starts[first], cls.0)],
+        vec![
+            mistake("[CLS] left out of the softmax", starts[first].exp() / words_only),
+            mistake("the scores divided without e^", starts[first] / linear),
+        ],
     ));
     Ok(out)
 }

@@ -36,10 +36,19 @@ impl super::Workbench {
         format!("{}-", &fp[..fp.len().min(16)])
     }
 
-    /// The cache file of the graph `model` extracts from the first `passages` passages.
-    pub fn model_graph_path(&self, model: &str, passages: usize) -> Option<PathBuf> {
-        let name =
-            format!("{}{}-{}-{passages}.json", self.model_graph_prefix(), file_safe(model), graphrag::prompt_hash());
+    /// The cache file of the graph `generator` extracts from the first `passages` passages: named
+    /// by its label, and keyed by its identity (a new GGUF under the same name is another model)
+    /// and by whether its replies were held to their shapes (a `--free` build is another graph).
+    pub fn model_graph_path(&self, generator: &dyn Generator, passages: usize) -> Option<PathBuf> {
+        let held = if generator.holds_shapes() { "held" } else { "free" };
+        let key = crate::models::text_hash(&format!("{}\u{1f}{held}", generator.identity()));
+        let name = format!(
+            "{}{}-{}-{}-{passages}.json",
+            self.model_graph_prefix(),
+            file_safe(&generator.info().label()),
+            &key[..12],
+            graphrag::prompt_hash()
+        );
         self.model_graph_dir().map(|d| d.join(name))
     }
 
@@ -87,7 +96,7 @@ impl super::Workbench {
         progress: &dyn Progress,
     ) -> Result<(Arc<ModelGraph>, bool)> {
         let passages = options.limit.unwrap_or(usize::MAX).min(self.corpus().len());
-        let path = self.model_graph_path(&generator.info().label(), passages);
+        let path = self.model_graph_path(generator, passages);
         if let Some(p) = &path
             && p.exists()
             && let Ok(g) = ModelGraph::load(p)
@@ -97,6 +106,10 @@ impl super::Workbench {
             && !(options.summaries
                 && !g.data().communities.is_empty()
                 && g.data().communities.iter().all(|c| c.summary.is_none()))
+            // Nor does one with a failed request in it: built again, only the failures asked (a
+            // reply that could not be read is read the same way again: that graph stands).
+            && !g.data().skipped.iter().any(|s| s.request_failed)
+            && (!options.summaries || g.data().failed_summaries.is_empty())
         {
             let g = Arc::new(g);
             self.set_model_graph(g.clone())?;

@@ -59,6 +59,42 @@ pub fn checker_python() -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
+/// A comparison this machine could not make (a kernel its CPU lacks, or the f32 kernels forced),
+/// written to `$RANKLENS_SKIPPED_LOG` when the test command sets it: `scripts/test.sh` prints the
+/// list at the end, so a run that checked less says so.
+#[allow(dead_code)]
+pub fn skipped(what: &str) {
+    use std::io::Write;
+    if let Some(path) = std::env::var_os("RANKLENS_SKIPPED_LOG")
+        && let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path)
+    {
+        let _ = writeln!(f, "{what}");
+    }
+}
+
+/// The numbers written as `[n]` (digits alone between brackets) in `text`, found by a scan of
+/// their own: a citation reader must report at least these (a reader that finds nothing is wrong
+/// whenever the text cites).
+#[allow(dead_code)]
+pub fn bracketed_numbers(text: &str) -> std::collections::BTreeSet<usize> {
+    let mut out = std::collections::BTreeSet::new();
+    for (i, piece) in text.split('[').enumerate() {
+        if i == 0 {
+            continue;
+        }
+        if let Some(end) = piece.find(']') {
+            let inner = &piece[..end];
+            if !inner.is_empty() && inner.len() <= 4 && inner.bytes().all(|b| b.is_ascii_digit()) {
+                let n: usize = inner.parse().unwrap_or(0);
+                if n > 0 {
+                    out.insert(n);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// How many cases each property test runs: 1,000, or more when `RANKLENS_PROPTEST_CASES` asks
 /// for more (a soak run). The knob never lowers it.
 pub fn proptest_cases() -> u32 {

@@ -112,6 +112,17 @@ impl RankLensApp {
             self.jobs.rank.clear();
             return;
         }
+        // The question set's own statement and pattern for this question, where it has them, go
+        // into the editors (and so into the columns); any other question runs the editors' text,
+        // and its columns say it is not this question's.
+        let own = engine.corpus().templates_for(&question);
+        let p = &mut self.data.persisted;
+        if let Some(sql) = own.sql {
+            p.sql = sql;
+        }
+        if let Some(pattern) = own.graph {
+            p.pattern = pattern;
+        }
         let settings = p.settings.clone();
         let plan = Plan::from_settings(&settings, Some(&p.sql), Some(&p.pattern)).with_externals(&self.data.systems);
         let vector_sets: Vec<_> = self

@@ -32,7 +32,7 @@ pub fn checkpoint_ui(ui: &mut Ui, c: &Checkpoint, number: usize, state: &mut Che
     egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, theme::LITERAL)).show(ui, |ui| {
         ui.set_width(ui.available_width().min(900.0));
         ui.label(RichText::new(format!("Checkpoint {number}")).strong().color(theme::LITERAL));
-        ui.add(egui::Label::new(RichText::new(&c.question.prompt).size(15.0).strong()).wrap());
+        ui.add(egui::Label::new(crate::gui::widgets::with_code_spans(ui, &c.question.prompt, Some(15.0), true)).wrap());
         ui.label(RichText::new(format!("({})", c.tolerance_text())).weak());
         let label = format!("Your answer to checkpoint {number}");
         let mut submit = false;

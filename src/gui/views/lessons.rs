@@ -20,7 +20,7 @@ use crate::gui::command::LessonCommand;
 use crate::gui::context::ViewContext;
 use crate::gui::dialog::{DialogPurpose, Field};
 use crate::gui::theme;
-use crate::gui::widgets::{labelled_text_ui, path_field_ui};
+use crate::gui::widgets::{labelled_text_ui, path_field_ui, with_code_spans};
 use crate::lessons::{Block, IdfBase, Knob, LESSONS, Lesson, LessonParams};
 
 /// The checkpoints' states of every lesson, by (lesson, checkpoint id).
@@ -399,17 +399,17 @@ fn block_ui(ui: &mut Ui, i: usize, b: &Block, number: usize, lesson: &str, answe
     match b {
         Block::Heading(h) => {
             ui.add_space(8.0);
-            ui.label(RichText::new(h).size(16.0).strong());
+            ui.label(with_code_spans(ui, h, Some(16.0), true));
         }
         Block::Text(t) => {
-            ui.label(t);
+            ui.label(with_code_spans(ui, t, None, false));
         }
         Block::Warning(w) => {
             ui.colored_label(theme::WARNING, w);
         }
         Block::Table { caption, header, rows } => {
             ui.add_space(4.0);
-            ui.label(RichText::new(caption).strong());
+            ui.label(with_code_spans(ui, caption, None, true));
             // Long cells (passages, chunks) wrap at a third of the page instead of widening it.
             let wrap_width = (ui.available_width() / 3.0).clamp(240.0, 560.0);
             egui::Grid::new(("lesson-table", i)).striped(true).show(ui, |ui| {
@@ -433,7 +433,7 @@ fn block_ui(ui: &mut Ui, i: usize, b: &Block, number: usize, lesson: &str, answe
             });
         }
         Block::Curves { caption, x_label, y_label, series, markers } => {
-            ui.label(RichText::new(caption).strong());
+            ui.label(with_code_spans(ui, caption, None, true));
             Plot::new(("lesson-plot", i))
                 .height(260.0)
                 .x_axis_label(x_label.clone())
