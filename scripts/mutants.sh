@@ -68,7 +68,14 @@ tests_of() {
         src/eval/metrics.rs | src/eval/runfile.rs) echo runs readers ;;
         src/external/lucene.rs) echo lucene_reference engines ;;
         src/lessons/* | src/classroom/*) echo lessons assignments ;;
+        # The embedded model's own suites (SmolLM2 and Qwen in the process), not only the servers.
+        src/generate/llama.rs) echo generator qwen llm_kept ;;
+        src/generate/store.rs) echo llm_kept llm_server llm_methods ;;
+        src/generate/shape.rs) echo generator qwen llm_methods llm_server ;;
         src/generate/*) echo llm_server llm_methods agent_tools ;;
+        src/eval/validity.rs) echo judge_validity llm_methods ;;
+        src/compare/fixes.rs) echo why_not ;;
+        src/datasets.rs) echo collections readers ;;
         src/retrieve/listwise.rs) echo llm_methods llm_kept ;;
         src/retrieve/agent/*) echo agent_tools ;;
         src/graphrag/*) echo llm_server llm_kept agent_tools ;;

@@ -494,3 +494,21 @@ fn a_chat_server_reads_as_a_span_when_it_replies_with_one_and_is_named_when_it_d
     let a = r.decision.answer.as_ref().unwrap();
     assert_eq!((a.passage.as_str(), a.span.text.as_str(), a.span.score), ("caching-1", "15 minutes", None));
 }
+
+/// A reader folder is taken with either file of each pair the loaders read (`model.safetensors` or
+/// `pytorch_model.bin`, `tokenizer.json` or `vocab.txt`), as `transformers` writes one today; a
+/// folder without weights is refused naming the file.
+#[test]
+fn a_reader_folder_with_safetensors_and_tokenizer_json_is_taken() {
+    use ranklens::models::{ModelManager, Role};
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::fs::write(dir.path().join(f), b"{}").unwrap();
+    }
+    let manager = ModelManager::from_env().with_explicit(Role::Reader, dir.path().to_path_buf());
+    let resolved = manager.resolve(Role::Reader, false, &ranklens::progress::NoProgress).unwrap();
+    assert_eq!(resolved.dir, dir.path());
+    std::fs::remove_file(dir.path().join("model.safetensors")).unwrap();
+    let e = manager.resolve(Role::Reader, false, &ranklens::progress::NoProgress).unwrap_err().to_string();
+    assert!(e.contains("missing") && (e.contains("pytorch_model.bin") || e.contains("model.safetensors")), "{e}");
+}

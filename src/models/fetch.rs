@@ -443,8 +443,15 @@ impl ModelManager {
         }
         for f in &spec.files {
             let p = dir.join(&f.path);
-            let alt = Path::new(&f.path).extension().is_some_and(|e| e == "safetensors")
-                && dir.join("pytorch_model.bin").is_file();
+            // The same weights or vocabulary in the other file the loaders read.
+            let other = match f.path.as_str() {
+                "model.safetensors" => Some("pytorch_model.bin"),
+                "pytorch_model.bin" => Some("model.safetensors"),
+                "vocab.txt" => Some("tokenizer.json"),
+                "tokenizer.json" => Some("vocab.txt"),
+                _ => None,
+            };
+            let alt = other.is_some_and(|o| dir.join(o).is_file());
             if !p.is_file() && !alt {
                 return Err(Error::Model(format!("{}: missing {} (needed by a {role} model)", dir.display(), f.path)));
             }
