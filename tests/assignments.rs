@@ -1294,14 +1294,18 @@ fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class
     }
     let file = dir.path().join("answers.csv");
     std::fs::write(&file, csv).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
-        .args(["assignment", "grade", "--key"])
-        .arg(&keyfile)
-        .arg("--answers")
-        .arg(&file)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
+    // `assignment grade` of the key and an answers file, in a format.
+    let grade = |answers: &Path, format: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+            .args(["assignment", "grade", "--key"])
+            .arg(&keyfile)
+            .arg("--answers")
+            .arg(answers)
+            .args(["--format", format])
+            .output()
+            .unwrap()
+    };
+    let out = grade(&file, "json");
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["not_graded"].as_array().unwrap().len(), 1, "{v}");
@@ -1321,14 +1325,7 @@ fn an_unreadable_answer_is_not_graded_for_that_student_and_the_rest_of_the_class
     csv.push_str(&format!("{s2},{},1,000\n", qs[0]));
     let file = dir.path().join("teacher.csv");
     std::fs::write(&file, csv).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
-        .args(["assignment", "grade", "--key"])
-        .arg(&keyfile)
-        .arg("--answers")
-        .arg(&file)
-        .args(["--format", "moodle"])
-        .output()
-        .unwrap();
+    let out = grade(&file, "moodle");
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("teacher.csv:{line} ({s2}): expected 3 fields")), "{err}");

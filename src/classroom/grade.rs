@@ -152,8 +152,8 @@ pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Verdicts {
     for (student, k) in &key.students {
         let Some(given) = answers.students.get(student) else {
             // Their file was there and could not be read, or nothing of theirs was.
-            let theirs: Vec<&Unread> = answers.unread.iter().filter(|u| u.student.as_ref() == Some(student)).collect();
-            let why = match theirs.first() {
+            let theirs = answers.unread.iter().find(|u| u.student.as_ref() == Some(student));
+            let why = match theirs {
                 Some(u) => format!("no answers could be read: {} ({})", u.at, u.why),
                 None if answers.skipped.is_empty() => "no answers handed in".to_string(),
                 None => format!(
@@ -161,7 +161,7 @@ pub(crate) fn verdicts(key: &Key, answers: &Answers) -> Verdicts {
                     answers.skipped.join(", ")
                 ),
             };
-            if theirs.is_empty() {
+            if theirs.is_none() {
                 unread.push(Unread { at: "answers".into(), student: Some(student.clone()), why: why.clone() });
             }
             absent.insert(student.clone(), why);
@@ -225,6 +225,14 @@ pub fn grade(key: &Key, answers: &Answers) -> Result<Gradebook> {
     Ok(Gradebook { unread: verdicts.unread, not_graded, students })
 }
 
+impl Grade {
+    /// The grade as a gradebook cell: the score, or empty for an absent student (never a 0 an
+    /// import would record).
+    pub fn grade_cell(&self) -> String {
+        if self.absent.is_some() { String::new() } else { self.score.to_string() }
+    }
+}
+
 impl Gradebook {
     /// Does anything need the teacher's look before the grades stand?
     pub fn needs_look(&self) -> bool {
@@ -256,8 +264,7 @@ impl Gradebook {
         let _ = w.write_record(["student", "score", "max", "feedback"]);
         for g in &self.students {
             let fb: Vec<String> = g.feedback.iter().map(|f| format!("{}: {}", f.question, f.message)).collect();
-            let score = if g.absent.is_some() { String::new() } else { g.score.to_string() };
-            let _ = w.write_record([g.student.clone(), score, g.max.to_string(), fb.join(" | ")]);
+            let _ = w.write_record([g.student.clone(), g.grade_cell(), g.max.to_string(), fb.join(" | ")]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }

@@ -71,9 +71,7 @@ impl Gradebook {
         for g in &self.students {
             let email = column(ids, &g.student, &["email", "email address", "e-mail"]);
             let id = column(ids, &g.student, &["id number", "idnumber", "id"]);
-            // An absent student's grade is left empty (not a 0 the import would record).
-            let score = if g.absent.is_some() { String::new() } else { g.score.to_string() };
-            let _ = w.write_record([g.student.as_str(), email, id, &score]);
+            let _ = w.write_record([g.student.as_str(), email, id, &g.grade_cell()]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
@@ -93,7 +91,7 @@ impl Gradebook {
                 column(ids, &g.student, &["sis user id"]),
                 column(ids, &g.student, &["sis login id", "email"]),
                 column(ids, &g.student, &["section"]),
-                &if g.absent.is_some() { String::new() } else { g.score.to_string() },
+                &g.grade_cell(),
             ]);
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -169,6 +169,16 @@ fn share(n: usize, of: usize) -> String {
 }
 
 impl ClassReport {
+    /// What could not be graded, one line each: the unreadable files, rows and absent students
+    /// (with file and line), then each answer that could not be read (`q2 Student 03: …`).
+    pub fn needs_a_look(&self) -> Vec<String> {
+        self.unread
+            .iter()
+            .map(super::answers::Unread::line)
+            .chain(self.questions.iter().flat_map(|q| q.not_graded.iter().map(move |n| format!("{} {n}", q.id))))
+            .collect()
+    }
+
     /// For the terminal.
     pub fn to_table(&self) -> String {
         let mut out = format!("Class report: {} ({} students)\n", self.lesson, self.scores.len());
@@ -255,14 +265,7 @@ impl ClassReport {
             self.scores.len(),
             lesson = escape(&self.lesson)
         );
-        let look: Vec<String> =
-            self.unread
-                .iter()
-                .map(|u| format!("<li>{}</li>", escape(&u.line())))
-                .chain(self.questions.iter().flat_map(|q| {
-                    q.not_graded.iter().map(move |n| format!("<li>{} {}</li>", escape(&q.id), escape(n)))
-                }))
-                .collect();
+        let look: Vec<String> = self.needs_a_look().iter().map(|l| format!("<li>{}</li>", escape(l))).collect();
         if !look.is_empty() {
             let _ = write!(
                 b,

@@ -201,16 +201,11 @@ pub fn assignment(a: AssignmentArgs) -> anyhow::Result<Found> {
                 None => print!("{text}"),
             }
             // What could not be graded is said on stderr (the table shows it first), exit status 1.
-            let look = !report.unread.is_empty() || report.questions.iter().any(|q| !q.not_graded.is_empty());
-            if look {
+            let look = report.needs_a_look();
+            if !look.is_empty() {
                 if !matches!(r.format, ReportFormat::Table) || r.out.is_some() {
-                    for u in &report.unread {
-                        eprintln!("needs a look: {}", u.line());
-                    }
-                    for q in &report.questions {
-                        for n in &q.not_graded {
-                            eprintln!("needs a look: {} {n}", q.id);
-                        }
+                    for line in &look {
+                        eprintln!("needs a look: {line}");
                     }
                 }
                 return Ok(Found::Nothing);

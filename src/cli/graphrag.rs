@@ -167,8 +167,7 @@ impl Printable for GraphFigures {
             let _ = writeln!(out, "  skipped {}: {}", s.passage, s.reason);
         }
         for f in &self.failed_summaries {
-            let _ =
-                writeln!(out, "  no summary of community {} ({}): {}", f.community, f.entities.join(", "), f.reason);
+            let _ = writeln!(out, "  {}", f.line());
         }
         if let (Some(f), Some(b)) = (&self.file, self.file_bytes) {
             let _ = writeln!(out, "kept in {f} ({b} bytes)");

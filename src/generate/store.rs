@@ -306,6 +306,15 @@ mod tests {
         }
     }
 
+    /// A store in a fresh workspace, and "model-a" wrapped in it (with the counter of its requests).
+    fn model_a_in_a_store() -> (tempfile::TempDir, Arc<ReplyStore>, Arc<Counting>, Arc<dyn Generator>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ReplyStore::in_workspace(dir.path()).unwrap());
+        let inner = Counting::new("model-a");
+        let g = Stored::wrap(inner.clone(), &store);
+        (dir, store, inner, g)
+    }
+
     fn ask(g: &dyn Generator, question: &str, r: impl FnOnce(ChatRequest) -> ChatRequest) -> Generated {
         let mut shown = String::new();
         let request = r(ChatRequest::new(vec![Message::user(question)], 8));
@@ -316,10 +325,7 @@ mod tests {
 
     #[test]
     fn a_request_asked_again_is_answered_from_the_store_and_anything_else_is_asked() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(ReplyStore::in_workspace(dir.path()).unwrap());
-        let inner = Counting::new("model-a");
-        let g = Stored::wrap(inner.clone(), &store);
+        let (dir, store, inner, g) = model_a_in_a_store();
         let first = ask(g.as_ref(), "E140?", |r| r);
         assert_eq!((first.text.as_str(), first.stored), ("reply 1 to E140?", false));
         let again = ask(g.as_ref(), "E140?", |r| r);
@@ -347,10 +353,7 @@ mod tests {
 
     #[test]
     fn a_changed_template_or_grammar_asks_again_and_an_unchanged_one_is_served_from_the_store() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(ReplyStore::in_workspace(dir.path()).unwrap());
-        let inner = Counting::new("model-a");
-        let g = Stored::wrap(inner.clone(), &store);
+        let (_dir, _store, inner, g) = model_a_in_a_store();
         let yes_no = |r: ChatRequest| r.shaped(Shape::OneOf { words: vec!["yes".into(), "no".into()] });
         assert!(!ask(g.as_ref(), "E140?", yes_no).stored);
         assert!(ask(g.as_ref(), "E140?", yes_no).stored, "the same template and grammar: from the store");
@@ -383,10 +386,7 @@ mod tests {
 
     #[test]
     fn first_tokens_and_tool_turns_are_kept_by_what_was_asked() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(ReplyStore::in_workspace(dir.path()).unwrap());
-        let inner = Counting::new("model-a");
-        let g = Stored::wrap(inner.clone(), &store);
+        let (_dir, _store, inner, g) = model_a_in_a_store();
         let r = ChatRequest::new(vec![Message::user("Is it relevant?")], 1);
         let p = crate::progress::NoProgress;
         // The top 5, then the top 20: two questions; the top 5 again: from the store.

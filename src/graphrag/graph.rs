@@ -124,6 +124,13 @@ pub struct FailedSummary {
     pub reason: String,
 }
 
+impl FailedSummary {
+    /// One line: which community, its first entities, why.
+    pub fn line(&self) -> String {
+        format!("no summary of community {} ({}): {}", self.community, self.entities.join(", "), self.reason)
+    }
+}
+
 /// Characters of each passage's reply a graph keeps.
 pub const REPLY_CHARS: usize = 2000;
 

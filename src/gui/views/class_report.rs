@@ -108,12 +108,7 @@ pub fn class_report_ui(ui: &mut Ui, ctx: &ViewContext<'_>, form: &mut ClassRepor
 /// The report: one block per question, then the scores.
 fn report_ui(ui: &mut Ui, report: &ClassReport) {
     ui.label(RichText::new(format!("{}: {} students graded", report.lesson, report.scores.len())).strong());
-    let not_graded: Vec<String> = report
-        .unread
-        .iter()
-        .map(|u| u.line())
-        .chain(report.questions.iter().flat_map(|q| q.not_graded.iter().map(move |n| format!("{} {n}", q.id))))
-        .collect();
+    let not_graded = report.needs_a_look();
     if !not_graded.is_empty() {
         ui.colored_label(theme::WARNING, RichText::new("Needs a look").strong());
         for line in &not_graded {

@@ -251,10 +251,7 @@ fn figures_ui(ui: &mut Ui, graph: &ModelGraph, cached: bool) {
         ui.colored_label(theme::WARNING, format!("skipped {}: {}", s.passage, s.reason));
     }
     for f in d.failed_summaries.iter().take(3) {
-        ui.colored_label(
-            theme::WARNING,
-            format!("no summary of community {} ({}): {}", f.community, f.entities.join(", "), f.reason),
-        );
+        ui.colored_label(theme::WARNING, f.line());
     }
     for c in d.communities.iter().filter(|c| c.members.len() >= 2).take(4) {
         let names: Vec<&str> = c.members.iter().filter_map(|&i| d.nodes.get(i)).map(|n| n.name.as_str()).collect();
