@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 
+use super::args::{MethodArg, OutputFormat};
+use super::model_args::ModelArgs;
 use super::{CorpusArgs, Found};
 use crate::classroom::exchange::QuizFormat;
 use crate::classroom::handout;
@@ -28,13 +30,33 @@ pub enum LessonFormat {
     Moodle,
     /// The checkpoints as GIFT (Moodle's text format; no ordering questions).
     Gift,
+    /// JSON (Page Hunt's try: `rank`, `points`, `par`).
+    Json,
 }
 
 /// `ranklens lesson`
 #[derive(Debug, Args)]
 pub struct LessonArgs {
-    /// The lesson's id, or `atlas` (none: list them with their knobs).
+    /// The lesson's id, `atlas`, or `page-hunt` (none: list them with their knobs).
     name: Option<String>,
+    /// page-hunt: the question that should bring the passage in (none: show the passage and the
+    /// round's rules); `-` reads it from standard input.
+    #[arg(value_parser = super::args::text_or_stdin)]
+    attempt: Option<String>,
+    /// page-hunt: the passage to bring in (its id).
+    #[arg(long, value_name = "ID")]
+    passage: Option<String>,
+    /// page-hunt: draw the passage with this seed instead of naming it.
+    #[arg(long, value_name = "N", conflicts_with = "passage")]
+    seed: Option<u64>,
+    /// page-hunt: the method that ranks the question.
+    #[arg(long, value_enum, default_value = "bm25")]
+    method: MethodArg,
+    /// page-hunt: the round — any, no-shared-word, bm25-not-dense, dense-not-bm25, fewest-words.
+    #[arg(long, default_value = "any")]
+    round: String,
+    #[command(flatten)]
+    models: ModelArgs,
     /// Output: text, html (a printable handout), md, or the checkpoints as a quiz: moodle (Moodle
     /// XML) or gift.
     #[arg(long, value_enum, default_value = "text")]
@@ -73,8 +95,47 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
             }
         }
         println!("{:<10} Methods atlas", "atlas");
+        println!("{:<10} Page Hunt: bring a passage in with your own question (--passage, --round)", "page-hunt");
         return Ok(Found::Some);
     };
+    let page_hunt_only: [(&str, bool); 3] =
+        [("the question", a.attempt.is_some()), ("--passage", a.passage.is_some()), ("--seed", a.seed.is_some())];
+    if name == "page-hunt" {
+        for (flag, given) in [
+            ("--k", a.k.is_some()),
+            ("--b", a.b.is_some()),
+            ("--reader-k", a.reader_k.is_some()),
+            ("--question", a.question.is_some()),
+            ("--out", a.out.is_some()),
+            ("--no-answers", a.no_answers),
+        ] {
+            if given {
+                bail!(
+                    "{flag} is not a knob of page-hunt (it takes --passage or --seed, --method, --round and the question)"
+                );
+            }
+        }
+        let format = match a.format {
+            LessonFormat::Text => OutputFormat::Table,
+            LessonFormat::Json => OutputFormat::Json,
+            other => bail!("--format {other:?}: page-hunt prints text or json"),
+        };
+        return super::page_hunt::page_hunt(super::page_hunt::PageHuntArgs {
+            corpus: &a.corpus,
+            models: &a.models,
+            passage: a.passage.as_deref(),
+            seed: a.seed,
+            method: a.method,
+            round: &a.round,
+            question: a.attempt.as_deref(),
+            format,
+        });
+    }
+    for (what, given) in page_hunt_only {
+        if given {
+            bail!("{what} is for page-hunt; the {name} lesson takes --question");
+        }
+    }
     let lesson = if name == "atlas" {
         crate::lessons::atlas_lesson()
     } else {
@@ -126,6 +187,9 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
         LessonFormat::Md => handout::lesson_markdown(&lesson, !a.no_answers),
         LessonFormat::Moodle => crate::classroom::exchange::quiz(&lesson, QuizFormat::Moodle)?,
         LessonFormat::Gift => crate::classroom::exchange::quiz(&lesson, QuizFormat::Gift)?,
+        LessonFormat::Json => {
+            bail!("--format json is for page-hunt; a lesson is written as text, html, md, moodle or gift")
+        }
     };
     match &a.out {
         Some(path) => {

@@ -24,6 +24,7 @@ mod lesson;
 mod llm;
 mod model_args;
 mod models;
+mod page_hunt;
 mod printer;
 mod progress;
 mod read;

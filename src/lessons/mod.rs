@@ -25,6 +25,7 @@ mod metric_exercises;
 mod metrics;
 mod mismatch;
 mod one_word;
+pub mod page_hunt;
 mod params;
 mod reader;
 mod registry;
