@@ -1930,3 +1930,55 @@ fn the_reader_panel_shows_the_answer_and_each_passages_span() {
     send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Explain))]);
     assert!(shows(&h, "How the reader read this passage"));
 }
+
+#[test]
+fn page_hunt_scores_a_typed_question_by_the_rank_bm25_gives_it_and_shows_the_par() {
+    use ranklens::lessons::page_hunt::draw_passage;
+    let mut h = harness("sync token expired");
+    h.get_by_label("Lessons").click();
+    settle(&mut h);
+    h.get_by_label("Page Hunt").click();
+    h.run_steps(2);
+    // The passage shown is the one seed 1 draws; the question, its first word that BM25 (the
+    // retriever itself, ranked here) puts between rank 2 and 10, so the points fall below 10.
+    let engine = h.state().workbench().unwrap().clone();
+    let settings = ranklens::config::Settings::default();
+    let bm25 = engine.retriever(MethodKind::Bm25, &settings).unwrap();
+    let doc = draw_passage(&engine, 1).unwrap();
+    let passage = engine.corpus().external_id(doc).to_string();
+    let rank_of = |q: &str| {
+        let prepared = bm25.prepare_with(&engine.query_context(q, &settings), &NoProgress).unwrap();
+        prepared.search(1000).unwrap().hits.iter().position(|x| x.doc == doc).map(|p| p + 1)
+    };
+    let text = engine.corpus().doc(doc).unwrap().passage_text().to_lowercase();
+    let (question, rank) = text
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.len() >= 4)
+        .map(|w| (w.to_string(), rank_of(w)))
+        .find(|(_, r)| r.is_some_and(|r| (2..=10).contains(&r)))
+        .unwrap();
+    h.get_by_label(&format!("Passage {passage}"));
+    h.get_by_label("Your question").set_text_value_accesskit(&question);
+    h.run_steps(2);
+    h.get_by_label("Try it").click();
+    h.run_steps(2);
+    settle(&mut h);
+    let points = match rank {
+        Some(r) if r <= 10 => 11 - r,
+        _ => 0,
+    };
+    let at = rank.map_or("not in the first 1,000".to_string(), |r| format!("rank {r}"));
+    assert!(shows(&h, &format!("BM25 (lucene, k1=1.2, b=0.75): {at}")), "{question:?} at {at}");
+    assert!(shows(&h, &format!("{points} of 10 points for \"{question}\"")), "{question:?}: {points}");
+    assert!(shows(&h, &format!("Score: {points} points in 1 try")));
+    assert!(shows(&h, "Par, the solver's shortest question"));
+    snapshot(&mut h, "page_hunt", false);
+    // The vocabulary-mismatch round refuses the same question: it is the passage's own words.
+    h.get_by_label("Not one of its words").click();
+    h.run_steps(2);
+    h.get_by_label("Try it").click();
+    h.run_steps(2);
+    settle(&mut h);
+    assert!(shows(&h, "refused: the question shares"));
+    assert!(shows(&h, &format!("Score: {points} points in 2 tries")));
+}

@@ -237,6 +237,17 @@ pub enum ToolCommand {
         /// The method.
         kind: crate::retrieve::MethodKind,
     },
+    /// A Page Hunt try: the question ranked for the passage, scored, with the solver's par.
+    PageHunt {
+        /// The passage.
+        doc: DocId,
+        /// The method of the rounds that rank with one.
+        kind: crate::retrieve::MethodKind,
+        /// The round.
+        round: crate::lessons::page_hunt::Round,
+        /// The question tried.
+        question: String,
+    },
 }
 
 /// The window.

@@ -21,6 +21,12 @@ impl RankLensApp {
                     crate::compare::fixes::find_fixes(&engine, kind, &settings, &question, doc, settings.k, p)
                 });
             }
+            ToolCommand::PageHunt { doc, kind, round, question } => {
+                let settings = self.data.persisted.settings.clone();
+                self.jobs.page_hunt.start(self.waker(), move |p| {
+                    crate::lessons::page_hunt::play(&engine, kind, &settings, round, doc, &question, p)
+                });
+            }
             ToolCommand::WhatMoved { doc, before, after } => {
                 self.jobs.moved.start(self.waker(), move |_| {
                     crate::compare::moved::what_moved(&engine, &question, doc, &before, &after)
@@ -34,5 +40,6 @@ impl RankLensApp {
         self.jobs.analyzers.poll();
         self.jobs.moved.poll();
         self.jobs.fixes.poll();
+        self.jobs.page_hunt.poll();
     }
 }

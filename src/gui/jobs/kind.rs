@@ -35,6 +35,8 @@ pub enum JobKind {
     Moved,
     /// The smallest changes that bring a passage into a method's top k.
     Fixes,
+    /// A Page Hunt try ranked and scored, with the solver's par.
+    PageHunt,
     /// A file dialog (not listed as work).
     Dialog,
     /// Reading run files.
@@ -113,6 +115,7 @@ impl JobKind {
             JobKind::Analyzers => "Analyzers".into(),
             JobKind::Moved => "What moved it".into(),
             JobKind::Fixes => "Finding a fix".into(),
+            JobKind::PageHunt => "Page Hunt".into(),
             JobKind::Dialog => "File dialog".into(),
             JobKind::Runs => "Reading other systems' files".into(),
             JobKind::Answer => "Answering (language model)".into(),

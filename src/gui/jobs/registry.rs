@@ -85,6 +85,8 @@ jobs! {
     moved: Job<crate::compare::moved::Moved> = Moved;
     /// What would bring a passage into a method's top k.
     fixes: Job<crate::compare::fixes::Fixes> = Fixes;
+    /// A Page Hunt try scored.
+    page_hunt: Job<crate::lessons::page_hunt::Attempt> = PageHunt;
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
     dialog: Job<(crate::gui::dialog::DialogPurpose, Vec<std::path::PathBuf>)> = Dialog;
     /// Run files being read: each file with its run or why it could not be read.

@@ -59,7 +59,12 @@ pub struct LessonsView {
     pub assignment: Option<AssignmentForm>,
     /// The class report's window, while open.
     pub class_report: Option<super::class_report::ClassReportForm>,
+    /// Page Hunt, when its tab is chosen.
+    page_hunt: super::page_hunt::PageHuntState,
 }
+
+/// The tab beside the lessons' that plays Page Hunt.
+pub const PAGE_HUNT: &str = "page-hunt";
 
 impl Default for LessonsView {
     fn default() -> Self {
@@ -72,6 +77,7 @@ impl Default for LessonsView {
             class_step: 0,
             assignment: None,
             class_report: None,
+            page_hunt: super::page_hunt::PageHuntState::default(),
         }
     }
 }
@@ -109,7 +115,15 @@ impl View for LessonsView {
                         self.select(l.id);
                     }
                 }
+                if ui.selectable_label(self.current() == PAGE_HUNT, "Page Hunt").clicked() {
+                    self.select(PAGE_HUNT);
+                }
             });
+        }
+        if self.current() == PAGE_HUNT {
+            ui.separator();
+            super::page_hunt::page_hunt_ui(ui, ctx, &mut self.page_hunt);
+            return;
         }
         self.toolbar_ui(ui, ctx);
         ui.separator();

@@ -27,6 +27,7 @@ mod model_structured;
 mod models;
 mod moved;
 mod overlap;
+mod page_hunt;
 pub mod rag;
 pub mod reader;
 mod registry;
