@@ -532,6 +532,30 @@ fn a_questions_data_is_typed_never_built_by_json_macros() {
 }
 
 #[test]
+fn a_why_not_fixs_knob_is_typed_and_never_parsed_back() {
+    // A fix's knob was once `Edit::Setting { name, from, to: String }`, parsed back with
+    // `unwrap_or` behind a wildcard arm in the core and again in the app: a mistyped knob did
+    // nothing in two rooms. It is `Edit::Turn { from, to: KnobValue }`, applied as typed.
+    let mut found = Vec::new();
+    let mut turns = 0;
+    for s in sources() {
+        turns += s.code.matches("Edit::Turn").count();
+        if s.code.contains("Edit::Setting") {
+            found.push(format!("{}: Edit::Setting", s.rel));
+        }
+        if s.rel.ends_with("fixes.rs") {
+            for needle in ["Setting {", ".parse()"] {
+                if s.code.contains(needle) {
+                    found.push(format!("{}: {needle}", s.rel));
+                }
+            }
+        }
+    }
+    assert!(turns >= 4, "the scan is broken: {turns} uses of Edit::Turn");
+    assert!(found.is_empty(), "knobs written as text: {found:?}");
+}
+
+#[test]
 fn the_apps_files_stay_small_and_its_dispatcher_short() {
     let mut big = Vec::new();
     for file in rust_files(&root().join("src/gui")) {

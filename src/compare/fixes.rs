@@ -51,15 +51,54 @@ pub enum Edit {
         /// The passage's word.
         to: String,
     },
-    /// A knob of the method changed.
-    Setting {
-        /// `k1`, `b` or `analyzer`.
-        name: String,
-        /// Its value before.
-        from: String,
-        /// Its value after.
-        to: String,
+    /// A knob of the method turned.
+    Turn {
+        /// The knob and its value before.
+        from: KnobValue,
+        /// The same knob and its value after.
+        to: KnobValue,
     },
+}
+
+/// A lexical method's knob with its value: typed, so a change is applied as it was made and a
+/// mistyped knob cannot be written (no name parsed back).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "knob", content = "value", rename_all = "snake_case")]
+pub enum KnobValue {
+    /// BM25's k1.
+    K1(f64),
+    /// BM25's b.
+    B(f64),
+    /// The analyzer the index is built with.
+    Analyzer(AnalyzerConfig),
+}
+
+impl KnobValue {
+    /// The knob's name, as the command line's flag spells it (`k1`, `b`, `analyzer`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            KnobValue::K1(_) => "k1",
+            KnobValue::B(_) => "b",
+            KnobValue::Analyzer(_) => "analyzer",
+        }
+    }
+
+    /// The value as the command line takes it (`2`, `0.75`, `english`).
+    pub fn value_text(&self) -> String {
+        match self {
+            KnobValue::K1(x) | KnobValue::B(x) => format!("{x}"),
+            KnobValue::Analyzer(a) => a.to_string(),
+        }
+    }
+
+    /// Set the knob in `settings`.
+    pub fn apply(&self, settings: &mut Settings) {
+        match *self {
+            KnobValue::K1(x) => settings.bm25.k1 = x,
+            KnobValue::B(x) => settings.bm25.b = x,
+            KnobValue::Analyzer(a) => settings.analyzer = a,
+        }
+    }
 }
 
 impl Edit {
@@ -69,7 +108,7 @@ impl Edit {
             Edit::Add { word } => format!("add \"{word}\""),
             Edit::Drop { word } => format!("drop \"{word}\""),
             Edit::Swap { from, to } => format!("\"{from}\" → \"{to}\""),
-            Edit::Setting { name, from, to } => format!("{name} {from} → {to}"),
+            Edit::Turn { from, to } => format!("{} {} → {}", to.name(), from.value_text(), to.value_text()),
         }
     }
 }
@@ -81,7 +120,9 @@ pub struct Fix {
     pub question: String,
     /// What changed.
     pub edits: Vec<Edit>,
-    /// The knobs changed, by name (empty for question edits alone).
+    /// The knobs turned, as the command line's flags and values (`k1` → `2`): what to pass
+    /// `ranklens search` to rank it again (empty for question edits alone). Written from the
+    /// typed edits, never read back.
     pub settings: BTreeMap<String, String>,
     /// The rank the passage reached (1-based, at most k).
     pub rank: usize,
@@ -226,7 +267,7 @@ fn found(reached: &[(Candidate, Option<usize>)], k: usize) -> Vec<Fix> {
                 .edits
                 .iter()
                 .filter_map(|e| match e {
-                    Edit::Setting { name, to, .. } => Some((name.clone(), to.clone())),
+                    Edit::Turn { to, .. } => Some((to.name().to_string(), to.value_text())),
                     _ => None,
                 })
                 .collect(),
@@ -248,7 +289,7 @@ fn compatible(a: &Edit, b: &Edit) -> bool {
         match e {
             Edit::Add { word } => format!("+{word}"),
             Edit::Drop { word } | Edit::Swap { from: word, .. } => format!("w{word}"),
-            Edit::Setting { name, .. } => format!("s{name}"),
+            Edit::Turn { to, .. } => format!("s{}", to.name()),
         }
     };
     touched(a) != touched(b)
@@ -269,12 +310,7 @@ fn apply(c: &Candidate, e: &Edit) -> Candidate {
                 *w = to.clone();
             }
         }
-        Edit::Setting { name, to, .. } => match name.as_str() {
-            "k1" => next.settings.bm25.k1 = to.parse().unwrap_or(next.settings.bm25.k1),
-            "b" => next.settings.bm25.b = to.parse().unwrap_or(next.settings.bm25.b),
-            "analyzer" => next.settings.analyzer = to.parse().unwrap_or(next.settings.analyzer),
-            _ => {}
-        },
+        Edit::Turn { to, .. } => to.apply(&mut next.settings),
     }
     next.edits.push(e.clone());
     next
@@ -333,27 +369,22 @@ fn single_edits(
         }
     }
     if lexical(kind) {
-        let fmt = |x: f64| format!("{x}");
         if kind == MethodKind::Bm25 {
             for k1 in [0.3, 0.6, 0.9, 1.2, 1.6, 2.0] {
                 if (k1 - settings.bm25.k1).abs() > 1e-9 {
-                    edits.push(Edit::Setting { name: "k1".into(), from: fmt(settings.bm25.k1), to: fmt(k1) });
+                    edits.push(Edit::Turn { from: KnobValue::K1(settings.bm25.k1), to: KnobValue::K1(k1) });
                 }
             }
             for b in [0.0, 0.25, 0.5, 0.75, 1.0] {
                 if (b - settings.bm25.b).abs() > 1e-9 {
-                    edits.push(Edit::Setting { name: "b".into(), from: fmt(settings.bm25.b), to: fmt(b) });
+                    edits.push(Edit::Turn { from: KnobValue::B(settings.bm25.b), to: KnobValue::B(b) });
                 }
             }
         }
         for p in Preset::ALL {
             let to = AnalyzerConfig::preset(p);
             if to != settings.analyzer {
-                edits.push(Edit::Setting {
-                    name: "analyzer".into(),
-                    from: settings.analyzer.to_string(),
-                    to: to.to_string(),
-                });
+                edits.push(Edit::Turn { from: KnobValue::Analyzer(settings.analyzer), to: KnobValue::Analyzer(to) });
             }
         }
     }
@@ -541,17 +572,24 @@ mod tests {
         assert_eq!(c.text(), "how days expire cache");
         let c = apply(&c, &Edit::Drop { word: "how".into() });
         assert_eq!(c.text(), "days expire cache");
-        let c = apply(&c, &Edit::Setting { name: "k1".into(), from: "0.9".into(), to: "2".into() });
+        let c = apply(&c, &Edit::Turn { from: KnobValue::K1(0.9), to: KnobValue::K1(2.0) });
         assert_eq!(c.settings.bm25.k1, 2.0);
         assert_eq!(c.edits.len(), 4);
         assert_eq!(c.edits[3].text(), "k1 0.9 → 2");
+        let c = apply(&c, &Edit::Turn { from: KnobValue::B(0.75), to: KnobValue::B(0.25) });
+        assert_eq!((c.settings.bm25.k1, c.settings.bm25.b), (2.0, 0.25));
+        let whitespace = AnalyzerConfig::preset(Preset::Whitespace);
+        let english = AnalyzerConfig::preset(Preset::English);
+        let c = apply(&c, &Edit::Turn { from: KnobValue::Analyzer(english), to: KnobValue::Analyzer(whitespace) });
+        assert_eq!(c.settings.analyzer, whitespace);
+        assert_eq!(c.edits[5].text(), "analyzer english → whitespace");
     }
 
     #[test]
     fn two_changes_of_one_word_or_one_knob_do_not_pair() {
-        let k1 = |v: &str| Edit::Setting { name: "k1".into(), from: "0.9".into(), to: v.into() };
-        assert!(!compatible(&k1("1.2"), &k1("2")));
-        assert!(compatible(&k1("1.2"), &Edit::Setting { name: "b".into(), from: "0.4".into(), to: "0".into() }));
+        let k1 = |v: f64| Edit::Turn { from: KnobValue::K1(0.9), to: KnobValue::K1(v) };
+        assert!(!compatible(&k1(1.2), &k1(2.0)));
+        assert!(compatible(&k1(1.2), &Edit::Turn { from: KnobValue::B(0.4), to: KnobValue::B(0.0) }));
         assert!(!compatible(&Edit::Drop { word: "a".into() }, &Edit::Swap { from: "a".into(), to: "b".into() }));
         assert!(compatible(&Edit::Add { word: "a".into() }, &Edit::Drop { word: "a".into() }));
     }

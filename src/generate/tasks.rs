@@ -203,12 +203,43 @@ pub const TOP_TOKENS: usize = 20;
 pub struct Judged {
     /// P(yes), when it could be read.
     pub p_yes: Option<f64>,
-    /// `logits`, `logprobs`, `text` or `unreadable`.
-    pub source: &'static str,
+    /// What it was read from.
+    pub source: ReadFrom,
     /// The first tokens it was read from (the five likeliest).
     pub tokens: Vec<TokenChoice>,
     /// The model's words, when it was asked for them.
     pub reply: String,
+}
+
+/// What a judgement's P(yes) was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFrom {
+    /// The embedded model's own logits for the first answer token.
+    Logits,
+    /// The log-probabilities a server returned for the first answer token.
+    Logprobs,
+    /// The words of the reply (a server that gives no log-probabilities).
+    Text,
+    /// Nothing: the reply was neither yes nor no, or the request failed.
+    Unreadable,
+}
+
+impl ReadFrom {
+    /// `logits`, `logprobs`, `text` or `unreadable`: what the explanation and the report say.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadFrom::Logits => "logits",
+            ReadFrom::Logprobs => "logprobs",
+            ReadFrom::Text => "text",
+            ReadFrom::Unreadable => "unreadable",
+        }
+    }
+}
+
+impl std::fmt::Display for ReadFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Judge one passage: P(yes) from the first tokens where the generator gives them, else from its
@@ -222,11 +253,11 @@ pub fn judge_passage(
 ) -> Result<Judged> {
     let request = prompt.request(question, passage);
     if let Some(choices) = generator.first_tokens(&request, TOP_TOKENS, progress)? {
-        let source = if generator.info().place == "embedded" { "logits" } else { "logprobs" };
+        let source = if generator.info().place == "embedded" { ReadFrom::Logits } else { ReadFrom::Logprobs };
         let p = p_yes(&choices);
         return Ok(Judged {
             p_yes: p,
-            source: if p.is_some() { source } else { "unreadable" },
+            source: if p.is_some() { source } else { ReadFrom::Unreadable },
             tokens: choices.into_iter().take(5).collect(),
             reply: String::new(),
         });
@@ -235,7 +266,7 @@ pub fn judge_passage(
     let grade = read_judgement(&g.text);
     Ok(Judged {
         p_yes: grade.map(f64::from),
-        source: if grade.is_some() { "text" } else { "unreadable" },
+        source: if grade.is_some() { ReadFrom::Text } else { ReadFrom::Unreadable },
         tokens: Vec::new(),
         reply: g.text,
     })

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::{Detail, Explanation, MethodKind, ModelRerank, Prepared, QueryContext, Ranking, Retriever};
 use crate::corpus::{Corpus, DocId};
 use crate::generate::Generator;
-use crate::generate::tasks::{JudgePrompt, Judged, judge_passage};
+use crate::generate::tasks::{JudgePrompt, Judged, ReadFrom, judge_passage};
 use crate::progress::{CancelOnly, NoProgress, Progress, check_cancel};
 use crate::{Error, Result};
 
@@ -70,7 +70,7 @@ impl Retriever for PointwiseRetriever {
                 Ok(j) => j,
                 Err(Error::Cancelled) => return Err(Error::Cancelled),
                 // One failed request costs that passage its probability, not the column.
-                Err(e) => Judged { p_yes: None, source: "unreadable", tokens: Vec::new(), reply: e.report() },
+                Err(e) => Judged { p_yes: None, source: ReadFrom::Unreadable, tokens: Vec::new(), reply: e.report() },
             };
             judged.push((d, j));
             progress.advance(1);

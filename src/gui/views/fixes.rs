@@ -5,7 +5,7 @@
 
 use egui::{RichText, Ui};
 
-use crate::compare::fixes::Fix;
+use crate::compare::fixes::{Edit, Fix, KnobValue};
 use crate::corpus::DocId;
 use crate::gui::command::{RankCommand, ShellCommand, ToolCommand};
 use crate::gui::context::ViewContext;
@@ -81,15 +81,19 @@ fn fix_ui(ui: &mut Ui, ctx: &ViewContext<'_>, f: &Fix) {
             .on_hover_text("Puts it in the question bar, with its knobs, and asks it")
             .clicked()
         {
-            if !f.settings.is_empty() {
+            // The knobs the fix turned, applied as typed (nothing parsed back from text).
+            let turned: Vec<KnobValue> = f
+                .edits
+                .iter()
+                .filter_map(|e| match e {
+                    Edit::Turn { to, .. } => Some(*to),
+                    _ => None,
+                })
+                .collect();
+            if !turned.is_empty() {
                 let mut s = ctx.data.persisted.settings.clone();
-                for (name, value) in &f.settings {
-                    match name.as_str() {
-                        "k1" => s.bm25.k1 = value.parse().unwrap_or(s.bm25.k1),
-                        "b" => s.bm25.b = value.parse().unwrap_or(s.bm25.b),
-                        "analyzer" => s.analyzer = value.parse().unwrap_or(s.analyzer),
-                        _ => {}
-                    }
+                for knob in &turned {
+                    knob.apply(&mut s);
                 }
                 ctx.send(RankCommand::SetSettings(Box::new(s)));
             }
