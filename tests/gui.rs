@@ -1981,4 +1981,12 @@ fn page_hunt_scores_a_typed_question_by_the_rank_bm25_gives_it_and_shows_the_par
     settle(&mut h);
     assert!(shows(&h, "refused: the question shares"));
     assert!(shows(&h, &format!("Score: {points} points in 2 tries")));
+    // Class mode: one round at a time, stepped with Next.
+    send(&mut h, [Command::Lessons(LessonCommand::SetClassMode(true))]);
+    h.run_steps(2);
+    assert!(shows(&h, "Round 2 of 5: Not one of its words"));
+    h.get_by_label("Next round ▶").click();
+    h.run_steps(2);
+    assert!(shows(&h, "Round 3 of 5: BM25 finds it, dense does not"));
+    assert!(!shows(&h, "refused: the question shares"), "a try of another round is not shown");
 }

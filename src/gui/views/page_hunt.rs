@@ -52,14 +52,35 @@ pub fn page_hunt_ui(ui: &mut Ui, ctx: &ViewContext<'_>, state: &mut PageHuntStat
         ui.label("Open a corpus from the File menu: the game hunts its passages.");
         return;
     };
-    ui.horizontal_wrapped(|ui| {
-        ui.label("Round:");
-        for r in ROUNDS {
-            if ui.selectable_label(state.round == r, r.title()).clicked() {
-                state.round = r;
+    // Class mode: one round at a time, large, for a projector.
+    let class = ctx.data.class_mode;
+    let big = if class { 1.6 } else { 1.0 };
+    if class {
+        let at = ROUNDS.iter().position(|r| *r == state.round).unwrap_or(0);
+        ui.horizontal(|ui| {
+            ui.label(
+                RichText::new(format!("Round {} of {}: {}", at + 1, ROUNDS.len(), state.round.title()))
+                    .size(24.0)
+                    .strong(),
+            );
+            ui.add_space(12.0);
+            if ui.add_enabled(at > 0, egui::Button::new("◀ Previous round")).clicked() {
+                state.round = ROUNDS[at - 1];
             }
-        }
-    });
+            if ui.add_enabled(at + 1 < ROUNDS.len(), egui::Button::new("Next round ▶")).clicked() {
+                state.round = ROUNDS[at + 1];
+            }
+        });
+    } else {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Round:");
+            for r in ROUNDS {
+                if ui.selectable_label(state.round == r, r.title()).clicked() {
+                    state.round = r;
+                }
+            }
+        });
+    }
     if matches!(state.round, Round::Any | Round::NoSharedWord | Round::FewestWords) {
         ui.horizontal_wrapped(|ui| {
             ui.label("Method:");
@@ -83,7 +104,7 @@ pub fn page_hunt_ui(ui: &mut Ui, ctx: &ViewContext<'_>, state: &mut PageHuntStat
         _ => state.method.label(),
     };
     ui.add_space(4.0);
-    ui.label(RichText::new(state.round.rules(method_label)).italics());
+    ui.label(RichText::new(state.round.rules(method_label)).italics().size(13.0 * big));
     ui.add_space(4.0);
     ui.group(|ui| {
         ui.horizontal(|ui| {
@@ -92,7 +113,7 @@ pub fn page_hunt_ui(ui: &mut Ui, ctx: &ViewContext<'_>, state: &mut PageHuntStat
                 state.seed = state.seed.wrapping_add(1);
             }
         });
-        ui.label(RichText::new(&text).size(16.0));
+        ui.label(RichText::new(&text).size(16.0 * big));
     });
     let running = ctx.jobs.page_hunt.is_running();
     let mut ask = false;
@@ -133,19 +154,19 @@ pub fn page_hunt_ui(ui: &mut Ui, ctx: &ViewContext<'_>, state: &mut PageHuntStat
         if state.scored.last() != Some(&scored) {
             state.scored.push(scored);
         }
-        attempt_ui(ui, a);
+        attempt_ui(ui, a, big);
     }
     if !state.scored.is_empty() {
         let total: u32 = state.scored.iter().map(|s| s.points).sum();
         ui.add_space(6.0);
         let n = state.scored.len();
         let tries = if n == 1 { "try" } else { "tries" };
-        ui.label(RichText::new(format!("Score: {total} points in {n} {tries}")).strong());
+        ui.label(RichText::new(format!("Score: {total} points in {n} {tries}")).strong().size(14.0 * big));
     }
 }
 
 /// A try: the rank under each method, the points, a refusal, and the par.
-fn attempt_ui(ui: &mut Ui, a: &Attempt) {
+fn attempt_ui(ui: &mut Ui, a: &Attempt, big: f32) {
     ui.add_space(6.0);
     ui.group(|ui| {
         if let Some(why) = &a.refused {
@@ -156,7 +177,9 @@ fn attempt_ui(ui: &mut Ui, a: &Attempt) {
                 ui.label(format!("{}: {at}", r.method));
             }
         }
-        ui.label(RichText::new(format!("{} of {} points for \"{}\"", a.points, a.max_points, a.question)).size(18.0));
+        ui.label(
+            RichText::new(format!("{} of {} points for \"{}\"", a.points, a.max_points, a.question)).size(18.0 * big),
+        );
         match (&a.par, &a.par_note) {
             (Some(p), _) => {
                 let at = p.rank.map_or_else(|| "not found".to_string(), |r| format!("rank {r}"));
