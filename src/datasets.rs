@@ -547,6 +547,34 @@ mod tests {
     }
 
     #[test]
+    fn a_collection_needs_its_corpus_its_questions_and_its_judgements_and_a_qa_set_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(data_dir(dir.path()), dir.path().join("data"));
+        let c = dir.path().join("c");
+        fs::create_dir_all(&c).unwrap();
+        // Each part alone and each pair: not a collection; all three: one.
+        let parts: [(&str, bool); 3] = [("corpus.jsonl", false), ("queries.jsonl", false), ("qrels", true)];
+        for mask in 0..8u32 {
+            let _ = fs::remove_dir_all(&c);
+            fs::create_dir_all(&c).unwrap();
+            for (i, (name, is_dir)) in parts.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    match is_dir {
+                        true => fs::create_dir_all(c.join(name)).unwrap(),
+                        false => fs::write(c.join(name), "").unwrap(),
+                    }
+                }
+            }
+            assert_eq!(is_collection(&c), mask == 7, "parts {mask:03b}");
+        }
+        let squad = qa_set("squad2-dev").map(|q| (q.name, q.file));
+        assert_eq!(squad, Some(("squad2-dev", "dev-v2.0.json")));
+        assert!(qa_set("squad3-dev").is_none());
+        let q = qa_set("squad-dev").unwrap();
+        assert_eq!(qa_file(Path::new("/w/data"), q), Path::new("/w/data/squad-dev/dev-v1.1.json"));
+    }
+
+    #[test]
     fn every_collection_has_an_md5_and_a_distinct_name() {
         let mut names: Vec<&str> = COLLECTIONS.iter().map(|c| c.name).collect();
         names.sort_unstable();
