@@ -347,6 +347,13 @@ mod tests {
         // n0 = 3, n1 = 0, n2 = 1 → 2 / √(3 · 2) = 0.8165.
         let t = kendall_tau_b(&[1.0, 2.0, 3.0], &[1.0, 2.0, 2.0]).unwrap();
         assert!((t - 2.0 / 6f64.sqrt()).abs() < 1e-12, "{t}");
+        // The same with the tie in x: n1 = 1, n2 = 0 → 2 / √(2 · 3), the same value.
+        let t = kendall_tau_b(&[1.0, 2.0, 2.0], &[1.0, 2.0, 3.0]).unwrap();
+        assert!((t - 2.0 / 6f64.sqrt()).abs() < 1e-12, "{t}");
+        // Ties on both sides: x ties (2,3), y ties (1,2); S = 1 (pair 1–3 agrees), n0 = 3,
+        // n1 = n2 = 1 → 1 / √(2 · 2) = 0.5.
+        let t = kendall_tau_b(&[1.0, 2.0, 2.0], &[1.0, 1.0, 3.0]).unwrap();
+        assert!((t - 0.5).abs() < 1e-12, "{t}");
         // Every pair tied on one side: no τ.
         assert_eq!(kendall_tau_b(&[1.0, 2.0, 3.0], &[0.5, 0.5, 0.5]), None);
     }
@@ -357,5 +364,8 @@ mod tests {
         assert_eq!(percentile(&v, 0.025), 3.0); // 100 × 0.025 = 2.5 → 3 (round half away)
         assert_eq!(percentile(&v, 0.975), 98.0);
         assert_eq!(percentile(&[7.0], 0.5), 7.0);
+        // Eleven values: the 0.7 quantile is rank (11 − 1) × 0.7 = 7, not 11 × 0.7 = 7.7 → 8.
+        let w: Vec<f64> = (0..=10).map(f64::from).collect();
+        assert_eq!(percentile(&w, 0.7), 7.0);
     }
 }
