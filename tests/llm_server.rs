@@ -226,7 +226,7 @@ fn a_rag_prompt_is_answered_by_the_server_named_in_ranklens_llm_server_else_the_
     let c = ChatServer::new(config).unwrap();
     let prompt = rag_prompt("What is E140?", &passages());
     for stream in [true, false] {
-        let mut c2 = ServerConfig::new(c.info().place.clone(), c.info().model.clone());
+        let mut c2 = ServerConfig::new(c.info().place.to_string(), c.info().model.clone());
         c2.stream = stream;
         let c2 = ChatServer::new(c2).unwrap();
         let mut streamed = String::new();

@@ -189,7 +189,12 @@ impl Generator for Unasked {
 /// `ranklens bench-llm`
 pub fn bench_llm(a: BenchLlmArgs) -> anyhow::Result<Found> {
     let unasked = || -> anyhow::Result<std::sync::Arc<dyn Generator>> {
-        let info = crate::generate::GeneratorInfo { model: "-".into(), size: None, place: "-".into(), caveat: None };
+        let info = crate::generate::GeneratorInfo {
+            model: "-".into(),
+            size: None,
+            place: crate::generate::Place::Scripted("-".into()),
+            caveat: None,
+        };
         Ok(std::sync::Arc::new(Unasked(info)))
     };
     let (mut request, task) = request(&a, &unasked)?;

@@ -208,10 +208,49 @@ pub struct GeneratorInfo {
     pub model: String,
     /// Its size and arithmetic (`135M parameters, Q4_1`), when known.
     pub size: Option<String>,
-    /// Where it runs (`embedded`, or the server's base URL).
-    pub place: String,
+    /// Where it runs: in this process, or at a server's base URL.
+    pub place: Place,
     /// What a reader should know about its text (a small model's drafts are often wrong).
     pub caveat: Option<String>,
+}
+
+/// Where a generator runs. Written as text (`embedded`, or the base URL), so stored replies and
+/// reports read as before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum Place {
+    /// In this process (llama.cpp over a GGUF file).
+    Embedded,
+    /// An OpenAI-compatible server, by its base URL.
+    Server(String),
+    /// A scripted stand-in (tests, a benchmark's placeholder), by what it calls itself.
+    Scripted(String),
+}
+
+impl Place {
+    /// The word the embedded model's place is written as.
+    const EMBEDDED: &'static str = "embedded";
+}
+
+impl From<String> for Place {
+    fn from(text: String) -> Self {
+        if text == Place::EMBEDDED { Place::Embedded } else { Place::Server(text) }
+    }
+}
+
+impl From<Place> for String {
+    fn from(place: Place) -> Self {
+        place.to_string()
+    }
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Embedded => f.write_str(Place::EMBEDDED),
+            Place::Server(text) | Place::Scripted(text) => f.write_str(text),
+        }
+    }
 }
 
 impl GeneratorInfo {
@@ -312,4 +351,25 @@ pub fn caveat_for(model: &str) -> Option<String> {
          point — check them against the passages"
             .to_string()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_place_is_written_as_the_text_it_always_was_and_read_back() {
+        let info = |place: Place| GeneratorInfo { model: "m".into(), size: None, place, caveat: None };
+        let embedded = serde_json::to_string(&info(Place::Embedded)).unwrap_or_default();
+        assert_eq!(embedded, r#"{"model":"m","size":null,"place":"embedded","caveat":null}"#);
+        let url = "http://127.0.0.1:8080/v1";
+        let server = serde_json::to_string(&info(Place::Server(url.into()))).unwrap_or_default();
+        assert!(server.contains(r#""place":"http://127.0.0.1:8080/v1""#), "{server}");
+        for (text, place) in [(embedded, Place::Embedded), (server, Place::Server(url.into()))] {
+            let read: Option<GeneratorInfo> = serde_json::from_str(&text).ok();
+            assert_eq!(read.map(|i| i.place), Some(place));
+        }
+        assert_eq!(info(Place::Embedded).label(), "m (embedded)");
+        assert_eq!(info(Place::Scripted("test".into())).label(), "m (test)");
+    }
 }

@@ -33,7 +33,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use super::shape::{Grammars, Held, Shape};
-use super::{ChatRequest, Finish, Generated, Generator, GeneratorInfo, Message, Sink, TokenChoice};
+use super::{ChatRequest, Finish, Generated, Generator, GeneratorInfo, Message, Place, Sink, TokenChoice};
 use crate::progress::{Progress, check_cancel};
 use crate::{Error, Result};
 
@@ -201,7 +201,7 @@ impl EmbeddedLlm {
         // embedding matrix again where the output layer shares it.
         let params = model.meta_val_str("general.size_label").unwrap_or_else(|_| human_count(model.n_params()));
         let size = format!("{params} parameters, {stored}");
-        let info = GeneratorInfo { model: name.to_string(), size: Some(size), place: "embedded".into(), caveat };
+        let info = GeneratorInfo { model: name.to_string(), size: Some(size), place: Place::Embedded, caveat };
         let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(Self {

@@ -23,8 +23,8 @@ pub mod text_to_sql;
 pub mod unshaped;
 
 pub use chat::{
-    ChatRequest, Finish, Generated, Generator, GeneratorInfo, Message, Sink, Speaker, TokenChoice, ToolCall, ToolSpec,
-    ToolTurn, caveat_for,
+    ChatRequest, Finish, Generated, Generator, GeneratorInfo, Message, Place, Sink, Speaker, TokenChoice, ToolCall,
+    ToolSpec, ToolTurn, caveat_for,
 };
 pub use llama::{EmbeddedLlm, gguf_file, load_embedded};
 pub use openai::{ChatServer, ServerConfig};

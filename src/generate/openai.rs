@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{ChatRequest, Finish, Generated, Generator, GeneratorInfo, Sink, TokenChoice};
+use super::{ChatRequest, Finish, Generated, Generator, GeneratorInfo, Place, Sink, TokenChoice};
 use crate::progress::{Progress, check_cancel};
 use crate::{Error, Result};
 
@@ -224,7 +224,7 @@ impl ChatServer {
         let info = GeneratorInfo {
             model: config.model.clone(),
             size: None,
-            place: config.base_url.trim_end_matches('/').to_string(),
+            place: Place::Server(config.base_url.trim_end_matches('/').to_string()),
             caveat: None,
         };
         let wait = Duration::from_secs(config.timeout_secs.max(1));
@@ -753,6 +753,6 @@ mod tests {
             json!({"model": "smollm2", "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
                    "temperature": 0.7, "seed": 7, "max_tokens": 12, "stream": true})
         );
-        assert_eq!(c.info().place, "http://127.0.0.1:9/v1");
+        assert_eq!(c.info().place, Place::Server("http://127.0.0.1:9/v1".into()));
     }
 }

@@ -253,7 +253,12 @@ mod tests {
 
     impl Counting {
         fn new(identity: &str) -> Arc<Self> {
-            let info = GeneratorInfo { model: "m".into(), size: None, place: "here".into(), caveat: None };
+            let info = GeneratorInfo {
+                model: "m".into(),
+                size: None,
+                place: crate::generate::Place::Scripted("here".into()),
+                caveat: None,
+            };
             Arc::new(Self {
                 info,
                 asked: AtomicUsize::new(0),

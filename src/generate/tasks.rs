@@ -253,7 +253,8 @@ pub fn judge_passage(
 ) -> Result<Judged> {
     let request = prompt.request(question, passage);
     if let Some(choices) = generator.first_tokens(&request, TOP_TOKENS, progress)? {
-        let source = if generator.info().place == "embedded" { ReadFrom::Logits } else { ReadFrom::Logprobs };
+        let source =
+            if generator.info().place == super::Place::Embedded { ReadFrom::Logits } else { ReadFrom::Logprobs };
         let p = p_yes(&choices);
         return Ok(Judged {
             p_yes: p,
@@ -313,7 +314,7 @@ mod tests {
             let info = super::super::GeneratorInfo {
                 model: "scripted".into(),
                 size: None,
-                place: "test".into(),
+                place: super::super::Place::Scripted("test".into()),
                 caveat: None,
             };
             Self { info, reply: reply.into(), asked: std::sync::Mutex::new(None) }

@@ -493,7 +493,12 @@ mod tests {
 
     impl Script {
         fn new(replies: Vec<Reply>) -> Arc<Self> {
-            let info = GeneratorInfo { model: "scripted".into(), size: None, place: "test".into(), caveat: None };
+            let info = GeneratorInfo {
+                model: "scripted".into(),
+                size: None,
+                place: crate::generate::Place::Scripted("test".into()),
+                caveat: None,
+            };
             Arc::new(Self { info, replies: Mutex::new(replies.into()), asked: Mutex::default() })
         }
 
