@@ -354,7 +354,7 @@ fn reasoning_expansion_is_bm25_over_the_question_and_the_models_reasoning() {
     let p = r.prepare(&QueryContext::new(question)).unwrap();
     let ranking = p.search(10).unwrap();
     assert_eq!(ranking.kind, MethodKind::ReasonBm25);
-    assert_eq!(ranking.generated.as_ref().map(|g| (g.task.as_str(), g.text.as_str())), Some(("reasoning", reasoning)));
+    assert_eq!(ranking.generated.as_ref().map(|g| (g.task.name(), g.text.as_str())), Some(("reasoning", reasoning)));
     // The same as BM25 over the two texts together, score for score.
     let bm25 = engine.retriever(MethodKind::Bm25, &Settings::default()).unwrap();
     let direct = bm25.search(&QueryContext::new(format!("{question} {reasoning}")), 10).unwrap();

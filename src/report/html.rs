@@ -264,7 +264,7 @@ fn column(c: &ComparisonReport, run: &crate::compare::MethodRun) -> String {
                     b,
                     "<p><b>{}</b> searched with the model's {} (a guess, not evidence): <i>“{}”</i> — {}{}</p>",
                     escape(&run.label),
-                    escape(&g.task),
+                    escape(g.task.name()),
                     escape(&g.text),
                     escape(&g.model),
                     g.caveat.as_deref().map(|c| format!(": {}", escape(c))).unwrap_or_default()

@@ -166,7 +166,7 @@ fn comparison_md(c: &super::ComparisonReport) -> String {
                         s,
                         "\n- **{}** searched with the model's {} (a guess, not evidence): “{}” — {}{}",
                         text(&run.label),
-                        text(&g.task),
+                        text(g.task.name()),
                         text(&g.text),
                         text(&g.model),
                         g.caveat.as_deref().map(|c| format!(": {}", text(c))).unwrap_or_default()

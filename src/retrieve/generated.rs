@@ -8,7 +8,9 @@
 use std::sync::Arc;
 
 use super::fusion::{FusionMethod, fuse};
-use super::{Detail, Explanation, FusionPart, MethodKind, ModelText, Prepared, QueryContext, Ranking, Retriever};
+use super::{
+    Detail, Explanation, FusionPart, MethodKind, ModelText, Prepared, QueryContext, Ranking, Retriever, TextTask,
+};
 use crate::corpus::DocId;
 use crate::generate::{Generator, tasks};
 use crate::progress::{NoProgress, Progress};
@@ -48,11 +50,11 @@ impl GeneratedRetriever {
         Self { search, generator, inner }
     }
 
-    fn task(&self) -> &'static str {
+    fn task(&self) -> TextTask {
         match self.search {
-            GeneratedSearch::Rewrite => "rewrite",
-            GeneratedSearch::HydeDense | GeneratedSearch::HydeExpansion => "draft",
-            GeneratedSearch::Reasoning(_) => "reasoning",
+            GeneratedSearch::Rewrite => TextTask::Rewrite,
+            GeneratedSearch::HydeDense | GeneratedSearch::HydeExpansion => TextTask::Draft,
+            GeneratedSearch::Reasoning(_) => TextTask::Reasoning,
         }
     }
 
@@ -68,7 +70,7 @@ impl GeneratedRetriever {
 
     fn model_text(&self, text: &str) -> ModelText {
         let info = self.generator.info();
-        ModelText { task: self.task().into(), text: text.to_string(), model: info.label(), caveat: info.caveat.clone() }
+        ModelText { task: self.task(), text: text.to_string(), model: info.label(), caveat: info.caveat.clone() }
     }
 }
 

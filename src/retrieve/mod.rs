@@ -54,7 +54,7 @@ pub use model_rerank::ModelRerank;
 pub use pointwise::PointwiseRetriever;
 pub use provisional::{PROVISIONAL_DEPTH, ProvisionalRetriever};
 pub use query::{DocFilter, QueryContext};
-pub use ranking::{AbsentHit, Entry, Hit, ModelText, Ranking, top_k};
+pub use ranking::{AbsentHit, Entry, Hit, ModelText, Ranking, TextTask, top_k};
 pub use rerank::RerankRetriever;
 pub use run::RunRetriever;
 pub use search_engine::EngineRetriever;

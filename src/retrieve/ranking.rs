@@ -49,11 +49,47 @@ pub struct Ranking {
     pub agent: Option<Box<super::agent::AgentRun>>,
 }
 
+/// What a language model's text for a column is. Written as its name (`rewrite`, `draft`,
+/// `reasoning`, `agent answer`), as reports always held it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextTask {
+    /// The question rewritten (query rewriting).
+    #[serde(rename = "rewrite")]
+    Rewrite,
+    /// A hypothetical answer to search with (HyDE).
+    #[serde(rename = "draft")]
+    Draft,
+    /// Reasoning that expands the question.
+    #[serde(rename = "reasoning")]
+    Reasoning,
+    /// The agent's answer.
+    #[serde(rename = "agent answer")]
+    AgentAnswer,
+}
+
+impl TextTask {
+    /// `rewrite`, `draft`, `reasoning` or `agent answer`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextTask::Rewrite => "rewrite",
+            TextTask::Draft => "draft",
+            TextTask::Reasoning => "reasoning",
+            TextTask::AgentAnswer => "agent answer",
+        }
+    }
+}
+
+impl std::fmt::Display for TextTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A text a language model wrote for a column, with what wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelText {
-    /// `rewrite` or `draft`.
-    pub task: String,
+    /// What the text is.
+    pub task: TextTask,
     /// The text.
     pub text: String,
     /// The model that wrote it (its label).
@@ -193,6 +229,21 @@ pub fn top_k(scored: Vec<Hit>, k: usize) -> Vec<Hit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_texts_task_is_written_as_its_name_and_read_back() {
+        for (task, name) in [
+            (TextTask::Rewrite, "rewrite"),
+            (TextTask::Draft, "draft"),
+            (TextTask::Reasoning, "reasoning"),
+            (TextTask::AgentAnswer, "agent answer"),
+        ] {
+            assert_eq!(task.to_string(), name);
+            let written = serde_json::to_string(&task).unwrap_or_default();
+            assert_eq!(written, format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<TextTask>(&written).ok(), Some(task));
+        }
+    }
     use crate::formula::fmt_param;
 
     fn hit(d: u32, s: f64) -> Hit {

@@ -91,7 +91,7 @@ impl Prepared for PreparedAgent {
         let mut r = Ranking::top(self.label.clone(), MethodKind::Agent, hits, k);
         r.note = Some(self.run.summary());
         r.generated = Some(ModelText {
-            task: "agent answer".into(),
+            task: crate::retrieve::TextTask::AgentAnswer,
             text: self.run.answer.text.clone(),
             model: self.run.model.clone(),
             caveat: self.run.caveat.clone(),
