@@ -12,13 +12,7 @@ use serde_json::Value;
 
 const PASSAGE: &str = "errors-2";
 
-fn ranklens(workspace: &Path, args: &[&str]) -> (Option<i32>, Value, String) {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_ranklens")).env("RANKLENS_WORKSPACE", workspace).args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (out.status.code(), json, stderr)
-}
+use common::ranklens_json as ranklens;
 
 /// The passage's rank under `method` by `ranklens search` (1-based; `None` when not returned).
 fn searched_rank(ws: &Path, method: &str, question: &str) -> Option<usize> {

@@ -5,17 +5,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-fn ranklens(workspace: &Path, args: &[&str]) -> (Option<i32>, Value, String) {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_ranklens")).env("RANKLENS_WORKSPACE", workspace).args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (out.status.code(), json, stderr)
-}
+use common::ranklens_json as ranklens;
 
 /// The ids `ranklens search` ranks for a question, best first.
 fn search(ws: &Path, corpus: &Path, method: &str, k: usize, knobs: &[String], question: &str) -> Vec<String> {

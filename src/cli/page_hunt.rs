@@ -11,8 +11,9 @@ use super::args::{CorpusArgs, MethodArg, OutputFormat};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
+use crate::compare::fixes::rank_text;
 use crate::config::Settings;
-use crate::lessons::page_hunt::{Attempt, Round, draw_passage, play};
+use crate::lessons::page_hunt::{Attempt, METHODS, Round, draw_passage, play};
 
 /// What `ranklens lesson page-hunt` was given.
 pub struct PageHuntArgs<'a> {
@@ -39,7 +40,7 @@ impl Printable for Attempt {
             }
             None => {
                 for r in &self.ranks {
-                    let at = r.rank.map_or_else(|| "not in the first 1,000".to_string(), |r| format!("rank {r}"));
+                    let at = rank_text(r.rank);
                     let _ = writeln!(out, "  {:<24} {at}", r.method);
                 }
             }
@@ -67,8 +68,7 @@ impl Printable for Attempt {
 pub fn page_hunt(a: PageHuntArgs<'_>) -> anyhow::Result<Found> {
     let round = Round::parse(a.round)?;
     let kind = a.method.kind();
-    use crate::retrieve::MethodKind as M;
-    if !matches!(kind, M::Bm25 | M::TfIdf | M::Dense | M::Splade | M::LateInteraction) {
+    if !METHODS.contains(&kind) {
         bail!("--method: Page Hunt ranks with a method that scores every passage (bm25, tfidf, dense, splade, late)");
     }
     let progress = TermProgress::new();
@@ -96,11 +96,7 @@ pub fn page_hunt(a: PageHuntArgs<'_>) -> anyhow::Result<Found> {
         return Ok(Found::Some);
     };
     let settings = Settings::default();
-    let kinds: &[M] = match round {
-        Round::Bm25NotDense | Round::DenseNotBm25 => &[M::Bm25, M::Dense],
-        _ => std::slice::from_ref(&kind),
-    };
-    a.models.prepare(&engine, kinds, &settings, true, &progress)?;
+    a.models.prepare(&engine, &round.methods(kind), &settings, true, &progress)?;
     let attempt = play(&engine, kind, &settings, round, doc, question, &progress)?;
     drop(progress);
     print(&attempt, a.format)?;

@@ -14,7 +14,7 @@ use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
-use crate::compare::fixes::{Fixes, Missed, find_fixes};
+use crate::compare::fixes::{Fixes, Missed, SCORING_EVERY_PASSAGE, find_fixes, rank_text};
 
 /// `ranklens why-not`
 #[derive(Debug, Args)]
@@ -52,7 +52,7 @@ pub struct WhyNotArgs {
 impl Printable for Fixes {
     fn table(&self) -> String {
         let mut out = String::new();
-        let now = self.rank.map_or("not in the first 1,000".into(), |r| format!("rank {r}"));
+        let now = rank_text(self.rank);
         let _ = writeln!(out, "{} under {}: {now}; the top {} is the aim", self.passage, self.method, self.k);
         if let Some(n) = &self.note {
             let _ = writeln!(out, "{n}");
@@ -71,7 +71,7 @@ pub fn why_not(a: WhyNotArgs) -> anyhow::Result<Found> {
     let settings = a.rank.settings(a.k.max(1))?;
     let kind = a.method.kind();
     use crate::retrieve::MethodKind as M;
-    if !matches!(kind, M::Bm25 | M::TfIdf | M::Dense | M::Splade | M::LateInteraction | M::DenseAdapter) {
+    if !(SCORING_EVERY_PASSAGE.contains(&kind) || kind == M::DenseAdapter) {
         bail!(
             "--method: why-not searches the methods that score every passage (bm25, tfidf, dense, splade, late, dense-adapter)"
         );
@@ -120,7 +120,7 @@ impl Printable for Missed {
         }
         // The passages no fix brings in, every one: those are the ones to read.
         for f in self.passages.iter().filter(|f| f.fixes.is_empty()) {
-            let rank = f.rank.map_or_else(|| "not in the first 1,000".to_string(), |r| format!("rank {r}"));
+            let rank = rank_text(f.rank);
             let why = f.note.as_deref().unwrap_or("no fix of at most two edits");
             let _ = writeln!(out, "  {} ({rank}) for {:?}: {why}", f.passage, f.question);
         }

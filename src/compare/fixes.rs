@@ -23,6 +23,22 @@ use crate::{Error, Result};
 
 /// How deep a ranking is read to say where a passage stands.
 const DEPTH: usize = 1000;
+// `rank_text` says the depth in words; the two are changed together.
+const _: () = assert!(DEPTH == 1000);
+
+/// The methods whose fixes can be searched and whose ranks Page Hunt scores: each scores every
+/// passage, so a passage outside the top k still has a rank to reach.
+pub const SCORING_EVERY_PASSAGE: [MethodKind; 5] =
+    [MethodKind::Bm25, MethodKind::TfIdf, MethodKind::Dense, MethodKind::Splade, MethodKind::LateInteraction];
+
+/// Where a passage stands, as every front end says it: "rank 7", or "not in the first 1,000"
+/// when it is not within the depth read.
+pub fn rank_text(rank: Option<usize>) -> String {
+    match rank {
+        Some(r) => format!("rank {r}"),
+        None => "not in the first 1,000".to_string(),
+    }
+}
 /// The passage's words tried as additions and swaps.
 const PASSAGE_WORDS: usize = 12;
 /// The single edits combined into pairs.

@@ -23,6 +23,8 @@ use crate::{Error, Result};
 
 /// The ranks that score: a passage at rank r ≤ `TOP` scores `TOP + 1 − r` points.
 pub const TOP: usize = 10;
+/// The methods a round can rank with: those that score every passage, so a rank to reach.
+pub const METHODS: [MethodKind; 5] = crate::compare::fixes::SCORING_EVERY_PASSAGE;
 /// The passage's words the par is drawn from (one-word questions).
 const PAR_WORDS: usize = 12;
 /// The one-word questions that did best, combined into two-word questions.
@@ -104,8 +106,18 @@ impl Round {
         }
     }
 
+    /// Whether the player chooses the method (the two rounds that set BM25 against dense do not).
+    pub fn lets_choose_method(self) -> bool {
+        self.methods(MethodKind::TfIdf).len() == 1
+    }
+
+    /// The method whose rank scores the round, given the one the player chose.
+    pub fn scoring_method(self, chosen: MethodKind) -> MethodKind {
+        self.methods(chosen).first().copied().unwrap_or(chosen)
+    }
+
     /// The methods the round ranks with, the scoring one first.
-    fn methods(self, chosen: MethodKind) -> Vec<MethodKind> {
+    pub fn methods(self, chosen: MethodKind) -> Vec<MethodKind> {
         match self {
             Round::Bm25NotDense => vec![MethodKind::Bm25, MethodKind::Dense],
             Round::DenseNotBm25 => vec![MethodKind::Dense, MethodKind::Bm25],
@@ -400,6 +412,19 @@ mod tests {
             .map(points_at)
             .collect();
         assert_eq!(got, vec![0, 0, 10, 9, 2, 1, 0, 0]);
+    }
+
+    #[test]
+    fn the_two_rounds_that_set_bm25_against_dense_choose_their_methods() {
+        use MethodKind::{Bm25, Dense, Splade};
+        let chooses: Vec<bool> = ROUNDS.iter().map(|r| r.lets_choose_method()).collect();
+        assert_eq!(chooses, vec![true, true, false, false, true]);
+        assert_eq!(Round::Bm25NotDense.methods(Splade), vec![Bm25, Dense]);
+        assert_eq!(Round::DenseNotBm25.methods(Splade), vec![Dense, Bm25]);
+        assert_eq!(Round::DenseNotBm25.scoring_method(Splade), Dense);
+        assert_eq!(Round::FewestWords.scoring_method(Splade), Splade);
+        assert_eq!(crate::compare::fixes::rank_text(Some(7)), "rank 7");
+        assert_eq!(crate::compare::fixes::rank_text(None), "not in the first 1,000");
     }
 
     #[test]

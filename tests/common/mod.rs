@@ -455,3 +455,16 @@ pub mod chat {
             .collect()
     }
 }
+
+/// Runs the `ranklens` binary in `workspace` with `args`: its exit code, standard output read as
+/// JSON (`Null` when it is not JSON) and standard error.
+pub fn ranklens_json(workspace: &std::path::Path, args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .env("RANKLENS_WORKSPACE", workspace)
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.code(), json, stderr)
+}

@@ -5,7 +5,7 @@
 
 use egui::{RichText, Ui};
 
-use crate::compare::fixes::{Edit, Fix, KnobValue};
+use crate::compare::fixes::{Edit, Fix, KnobValue, SCORING_EVERY_PASSAGE, rank_text};
 use crate::corpus::DocId;
 use crate::gui::command::{RankCommand, ShellCommand, ToolCommand};
 use crate::gui::context::ViewContext;
@@ -15,10 +15,7 @@ use crate::retrieve::MethodKind;
 
 /// The methods whose fixes can be searched (every passage scored, so a rank to reach).
 pub fn fixable(kind: MethodKind) -> bool {
-    matches!(
-        kind,
-        MethodKind::Bm25 | MethodKind::TfIdf | MethodKind::Dense | MethodKind::Splade | MethodKind::LateInteraction
-    )
+    SCORING_EVERY_PASSAGE.contains(&kind)
 }
 
 /// The section, for a passage outside the chosen method's top k.
@@ -59,7 +56,7 @@ pub fn fixes_ui(ui: &mut Ui, ctx: &ViewContext<'_>, doc: DocId, kind: MethodKind
             }
             return;
         };
-        let now = found.rank.map_or("not in the first 1,000".into(), |r| format!("rank {r}"));
+        let now = rank_text(found.rank);
         ui.label(format!("Now {now}; {} changes ranked again in {:.2} s.", found.tried, found.seconds));
         if let Some(n) = &found.note {
             ui.label(RichText::new(n).weak());

@@ -5,16 +5,13 @@
 
 use egui::{RichText, Ui};
 
+use crate::compare::fixes::rank_text;
 use crate::gui::command::{ShellCommand, ToolCommand};
 use crate::gui::context::ViewContext;
 use crate::gui::jobs::JobKind;
 use crate::gui::theme;
-use crate::lessons::page_hunt::{Attempt, ROUNDS, Round, draw_passage};
+use crate::lessons::page_hunt::{Attempt, METHODS, ROUNDS, Round, draw_passage};
 use crate::retrieve::MethodKind;
-
-/// The methods a round can rank with (every passage scored, so a rank to reach).
-const METHODS: [MethodKind; 5] =
-    [MethodKind::Bm25, MethodKind::TfIdf, MethodKind::Dense, MethodKind::Splade, MethodKind::LateInteraction];
 
 /// One try kept for the score: the passage, the round, the question and its points.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +78,7 @@ pub fn page_hunt_ui(ui: &mut Ui, ctx: &ViewContext<'_>, state: &mut PageHuntStat
             }
         });
     }
-    if matches!(state.round, Round::Any | Round::NoSharedWord | Round::FewestWords) {
+    if state.round.lets_choose_method() {
         ui.horizontal_wrapped(|ui| {
             ui.label("Method:");
             for m in METHODS {
@@ -98,11 +95,7 @@ pub fn page_hunt_ui(ui: &mut Ui, ctx: &ViewContext<'_>, state: &mut PageHuntStat
     let corpus = engine.corpus();
     let passage_id = corpus.external_id(doc).to_string();
     let text = corpus.doc(doc).map(|d| d.passage_text()).unwrap_or_default();
-    let method_label = match state.round {
-        Round::Bm25NotDense => MethodKind::Bm25.label(),
-        Round::DenseNotBm25 => MethodKind::Dense.label(),
-        _ => state.method.label(),
-    };
+    let method_label = state.round.scoring_method(state.method).label();
     ui.add_space(4.0);
     ui.label(RichText::new(state.round.rules(method_label)).italics().size(13.0 * big));
     ui.add_space(4.0);
@@ -173,7 +166,7 @@ fn attempt_ui(ui: &mut Ui, a: &Attempt, big: f32) {
             ui.colored_label(theme::ERROR, why);
         } else {
             for r in &a.ranks {
-                let at = r.rank.map_or_else(|| "not in the first 1,000".to_string(), |r| format!("rank {r}"));
+                let at = rank_text(r.rank);
                 ui.label(format!("{}: {at}", r.method));
             }
         }
