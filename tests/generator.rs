@@ -601,3 +601,47 @@ fn after_a_failed_decode_the_next_request_reads_as_a_fresh_model_would() {
     assert!(e.contains("writing: llama.cpp failed"), "{e}");
     same(&small.first_token_choices(&short, 10, &NoProgress).unwrap());
 }
+
+/// The judge's report card with the embedded model on the sample: the real weights asked under
+/// every attack. What SmolLM2 answers is its own; the card's figures are counted again here from
+/// the probes it lists, and each attack was put to at most one passage per question.
+#[test]
+fn the_report_card_runs_with_the_embedded_model_on_the_sample() {
+    llm(); // fetched into the shared cache
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklens"))
+        .args(["judge", "--dataset"])
+        .arg(common::sample("acme-sync"))
+        .args(["--method", "bm25", "--method", "tfidf", "-k", "3", "--questions", "3", "--stress", "--attacks", "1"])
+        .args(["--format", "json", "--offline", "--generator-model", "HuggingFaceTB/SmolLM2-135M-Instruct"])
+        .env("RANKLENS_WORKSPACE", dir.path().join("ws"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let probes = v["probes"].as_array().unwrap();
+    assert_eq!(probes.len() as u64, v["planned"].as_u64().unwrap(), "every planned probe asked");
+    let count = |attacks: &[&str], flipped: &dyn Fn(&serde_json::Value) -> bool| {
+        let asked: Vec<_> = probes
+            .iter()
+            .filter(|p| attacks.contains(&p["attack"].as_str().unwrap()) && !p["after"].is_null())
+            .collect();
+        (asked.iter().filter(|p| flipped(p)).count() as u64, asked.len() as u64)
+    };
+    let yes = |p: &serde_json::Value| p["after"] == 1;
+    let pasted = count(&["words_in_front", "words_at_end", "question_sentence"], &yes);
+    assert_eq!((v["pasted_words"]["count"].as_u64().unwrap(), v["pasted_words"]["of"].as_u64().unwrap()), pasted);
+    let injected = count(&["instruction"], &yes);
+    assert_eq!(
+        (v["injected_instruction"]["count"].as_u64().unwrap(), v["injected_instruction"]["of"].as_u64().unwrap()),
+        injected
+    );
+    let same = count(&["examples_swapped"], &|p| p["after"] == p["before"]);
+    assert_eq!((v["stability"]["count"].as_u64().unwrap(), v["stability"]["of"].as_u64().unwrap()), same);
+    // One passage per question at most: three questions, three pasted forms each.
+    assert!(pasted.1 <= 9 && injected.1 <= 3 && same.1 <= 3, "{pasted:?} {injected:?} {same:?}");
+    assert!(same.1 >= 1, "at least one pair was asked again");
+    let verdict = v["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("do not trust") || verdict.starts_with("this judge held up"), "{verdict}");
+    assert_eq!(v["judging"]["questions"], 3);
+}

@@ -1821,6 +1821,49 @@ fn the_judge_panel_says_whether_the_judge_can_rank_the_methods() {
     assert!(shows(&h, "Kendall τ none"));
 }
 
+/// The judge's report card in the judge panel: a scripted judge that says yes to any passage
+/// holding every word of its question is put under attack in the background; every pasted passage
+/// flips it (the rate counted again here from the card's own probes), the instruction never does,
+/// and the verdict says so first.
+#[test]
+fn the_judge_panel_puts_the_judge_under_attack_and_shows_its_report_card() {
+    use common::chat::{Reply, last};
+    let words = |t: &str| -> std::collections::BTreeSet<String> {
+        t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    let (_server, config) = scripted_chat(move |body| {
+        let turn = last(body);
+        let q = turn.split("Question: ").nth(1).and_then(|r| r.split("\n\nPassage: ").next()).unwrap_or("");
+        let p = turn.split("\n\nPassage: ").nth(1).and_then(|r| r.split("\n\nDoes the passage").next()).unwrap_or("");
+        Reply::Text(if words(q).is_subset(&words(p)) { "yes" } else { "no" }.into())
+    });
+    let tall = Harness::<RankLensApp>::builder().with_size(egui::vec2(1360.0, 1800.0));
+    let mut h = harness_with("What is E140?", tall);
+    send(&mut h, [Command::Models(ModelCommand::UseChatServer(Some(config)))]);
+    send(&mut h, [Command::Shell(ShellCommand::ShowView(ViewId::Evaluate))]);
+    h.get_by_label("The question set: the pool of the columns shown").click();
+    h.run_steps(2);
+    h.get_by_label("Judge with the language model").click();
+    settle(&mut h);
+    assert!(h.state().data().model_judgements.as_ref().is_some_and(|j| j.finished()));
+    h.get_by_label("Put the judge under attack").scroll_to_me();
+    h.run_steps(3);
+    h.get_by_label("Put the judge under attack").click();
+    settle(&mut h);
+    let card = h.state().jobs().judge_stress.latest().cloned().expect("the card");
+    // Counted again from the probes: every pasted passage said yes, no instruction did.
+    let pasted: Vec<_> =
+        card.probes.iter().filter(|p| ranklens::compare::judge_stress::PASTED.contains(&p.attack)).collect();
+    assert!(!pasted.is_empty() && pasted.iter().all(|p| p.before == 0 && p.after == Some(1)), "{card:?}");
+    assert_eq!((card.pasted_words.count, card.pasted_words.of), (pasted.len(), pasted.len()));
+    assert_eq!(card.injected_instruction.count, 0);
+    assert!(card.injected_instruction.of > 0);
+    assert!(card.finished());
+    h.get_by_label_contains("do not trust this judge to rank these methods: pasting the question's words");
+    assert!(shows(&h, "pasted question words (turned to relevant)"));
+    assert!(shows(&h, &format!("1.00 ({n} of {n}; 95 %", n = pasted.len())));
+}
+
 /// Explain → Why not?: a passage BM25 leaves out of its top 10 gets a fix found by ranking again;
 /// "Use this question" asks it, and BM25's column then holds the passage where the fix said.
 #[test]

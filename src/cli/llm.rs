@@ -14,6 +14,7 @@ use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use crate::compare::judge;
+use crate::compare::judge_stress::{self, StressCard};
 use crate::corpus::{self, LoadOptions};
 use crate::eval::Agreement;
 use crate::generate::tasks::{self, JudgePrompt};
@@ -304,6 +305,15 @@ pub struct JudgeArgs {
     /// people's grades.
     #[arg(long)]
     probabilities: bool,
+    /// Then put the judge under attack and print its report card: the question's words pasted
+    /// into passages it called not relevant, an instruction inside them, the same pairs asked a
+    /// second way; τ over every method (give --method more than once) and over their best half,
+    /// κ beside the raw agreement, and a verdict. Replies are kept: a stopped run resumes.
+    #[arg(long)]
+    stress: bool,
+    /// With --stress: the passages of each question put under each attack (and asked again).
+    #[arg(long, value_name = "N", default_value_t = judge_stress::PER_QUESTION, requires = "stress")]
+    attacks: usize,
     #[command(flatten)]
     rank: RankArgs,
     #[command(flatten)]
@@ -311,6 +321,36 @@ pub struct JudgeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutputFormat,
+}
+
+/// The judge's report card as printed: the card's own figures at the top of the JSON
+/// (`pasted_words`, `injected_instruction`, `stability`, `tau_all`, `tau_top_half`, `kappa`,
+/// `raw_agreement`, `verdict`), the judging it stands on under `judging`.
+#[derive(Debug, Serialize)]
+struct StressView<'a> {
+    #[serde(flatten)]
+    card: &'a StressCard,
+    judging: &'a JudgeView,
+}
+
+impl Printable for StressView<'_> {
+    fn table(&self) -> String {
+        let mut out = self.judging.table();
+        out.push('\n');
+        out.push_str(&card_table(self.card));
+        out
+    }
+}
+
+/// The card in lines (its rows, then the verdict).
+pub fn card_table(c: &StressCard) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "The judge's report card — {}, {} questions", c.model, c.questions);
+    for (figure, value) in c.rows() {
+        let _ = writeln!(out, "  {figure:<48}{value}");
+    }
+    let _ = writeln!(out, "verdict: {}", c.verdict);
+    out
 }
 
 /// A column of the pool: how many passages it added, or why it could not run here.
@@ -474,6 +514,23 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
         sweep: judged.sweep(),
         seconds: started.elapsed().as_secs_f64(),
     };
-    print(&view, a.format)?;
+    if !a.stress {
+        print(&view, a.format)?;
+        return Ok(Found::Some);
+    }
+    let progress = TermProgress::new();
+    let card = judge_stress::stress(
+        engine.corpus(),
+        generator.as_ref(),
+        &prompt,
+        &judged,
+        &pooled.runs,
+        &qrels,
+        a.attacks,
+        &progress,
+        &mut |_| {},
+    )?;
+    drop(progress);
+    print(&StressView { card: &card, judging: &view }, a.format)?;
     Ok(Found::Some)
 }

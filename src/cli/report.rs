@@ -35,6 +35,10 @@ pub struct ReportArgs {
     /// whether it orders the methods as the people's do, as a section of the report.
     #[arg(long, value_name = "FILE", requires = "dataset")]
     judge_qrels: Option<std::path::PathBuf>,
+    /// With --dataset: the judge's report card as `ranklens judge --stress --format json` wrote
+    /// it, as a section of the report (attacks, stability, τ all and at the top, κ, the verdict).
+    #[arg(long, value_name = "FILE", requires = "dataset")]
+    judge_card: Option<std::path::PathBuf>,
     /// Evaluate this BEIR folder's question set instead of one question.
     #[arg(long, value_name = "DIR|NAME", value_parser = super::args::dataset)]
     dataset: Option<PathBuf>,
@@ -89,6 +93,9 @@ pub fn report(a: ReportArgs) -> anyhow::Result<Found> {
         if let Some(path) = &a.judge_qrels {
             let (judge, _) = crate::eval::Qrels::load(path)?;
             report.validity = Some(study.validity(&qrels, &judge));
+        }
+        if let Some(path) = &a.judge_card {
+            report.judge_card = Some(crate::compare::judge_stress::read_card(path)?);
         }
         report.answers = answer_curve(&a, &engine, &settings, &progress)?;
         ReportBody::Study(Box::new(report))

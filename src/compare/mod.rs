@@ -8,6 +8,7 @@ pub mod cost;
 pub mod fixes;
 mod graded;
 pub mod judge;
+pub mod judge_stress;
 pub mod moved;
 mod outside;
 mod overlap;

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use super::judge::{self, PoolItem};
 use super::plan::{Member, Plan, member_label};
 use crate::corpus::Qrels;
+use crate::eval::Run;
 use crate::progress::{Progress, check_cancel};
 use crate::retrieve::MethodKind;
 use crate::workbench::Workbench;
@@ -26,7 +27,7 @@ pub struct PoolColumn {
 }
 
 /// A pool with the columns it was made from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pool {
     /// The passages to judge, in the order they first appear (question by question, then column
     /// by column, then rank).
@@ -37,6 +38,9 @@ pub struct Pool {
     pub questions: usize,
     /// Depth of each column's list.
     pub depth: usize,
+    /// Each column that ran, with its lists (its top `depth` for each question): what was
+    /// pooled, as runs to evaluate the columns by (a judge's τ is computed over these).
+    pub runs: Vec<(String, Run)>,
 }
 
 impl Pool {
@@ -118,13 +122,19 @@ impl Plan {
             }));
         }
         let mut items = Vec::new();
+        let mut runs: Vec<(String, Run)> =
+            retrievers.iter().map(|(at, _)| (columns[*at].label.clone(), Run::default())).collect();
         progress.stage("Pooling the top passages", questions.len() as u64);
         for (qid, text) in questions {
             check_cancel(progress)?;
             let query = workbench.query_context(text, &self.settings);
             let mut seen = BTreeSet::new();
-            for (at, r) in &retrievers {
+            for ((at, r), (_, run)) in retrievers.iter().zip(runs.iter_mut()) {
                 let hits = r.search(&query, depth)?.hits;
+                run.results.insert(
+                    qid.clone(),
+                    hits.iter().map(|h| (workbench.corpus().external_id(h.doc).to_string(), h.score)).collect(),
+                );
                 let mut added = 0;
                 for h in hits {
                     if seen.insert(h.doc) {
@@ -138,7 +148,7 @@ impl Plan {
             }
             progress.advance(1);
         }
-        Ok(Pool { items, columns, questions: questions.len(), depth })
+        Ok(Pool { items, columns, questions: questions.len(), depth, runs })
     }
 }
 

@@ -148,12 +148,27 @@ impl JudgePrompt {
     /// ([`prompts::JUDGE_EXAMPLES`], one relevant, one not) filled into the template as earlier
     /// turns, then the passage to judge.
     pub fn request(&self, question: &str, passage: &str) -> ChatRequest {
+        self.request_with_examples(question, passage, false)
+    }
+
+    /// [`Self::request`] with its worked examples in the other order (the one that is not
+    /// relevant first): the same question of the same passage, asked a second way, for a judge's
+    /// stability.
+    pub fn request_examples_swapped(&self, question: &str, passage: &str) -> ChatRequest {
+        self.request_with_examples(question, passage, true)
+    }
+
+    fn request_with_examples(&self, question: &str, passage: &str, swapped: bool) -> ChatRequest {
         let fill = |q: &str, p: &str| {
             let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
             prompts::fill(&self.template, &[("question", q.trim()), ("passage", &p)])
         };
         let mut messages = vec![Message::system(self.system.clone())];
-        for (q, p, a) in prompts::JUDGE_EXAMPLES {
+        let mut examples = prompts::JUDGE_EXAMPLES.to_vec();
+        if swapped {
+            examples.reverse();
+        }
+        for (q, p, a) in examples {
             messages.push(Message::user(fill(q, p)));
             messages.push(Message::assistant(a));
         }
@@ -251,8 +266,13 @@ pub fn judge_passage(
     passage: &str,
     progress: &dyn Progress,
 ) -> Result<Judged> {
-    let request = prompt.request(question, passage);
-    if let Some(choices) = generator.first_tokens(&request, TOP_TOKENS, progress)? {
+    judge_request(generator, &prompt.request(question, passage), progress)
+}
+
+/// Judge with a request made by a [`JudgePrompt`] (as [`judge_passage`] does): P(yes) from the
+/// first token where the generator gives its scores, else the reply read as yes or no.
+pub fn judge_request(generator: &dyn Generator, request: &ChatRequest, progress: &dyn Progress) -> Result<Judged> {
+    if let Some(choices) = generator.first_tokens(request, TOP_TOKENS, progress)? {
         let source =
             if generator.info().place == super::Place::Embedded { ReadFrom::Logits } else { ReadFrom::Logprobs };
         let p = p_yes(&choices);
@@ -263,7 +283,7 @@ pub fn judge_passage(
             reply: String::new(),
         });
     }
-    let g = generator.chat(&request, &mut |_| {}, progress)?;
+    let g = generator.chat(request, &mut |_| {}, progress)?;
     let grade = read_judgement(&g.text);
     Ok(Judged {
         p_yes: grade.map(f64::from),

@@ -144,6 +144,15 @@ pub enum LlmCommand {
     Answer(AnswerRequest),
     /// Judge passages with the language model.
     Judge(JudgeRequest),
+    /// Put the judge that made the kept judgements under attack (the judge's report card), the
+    /// methods ranked over the same pool: each method's top `k` for the first `questions` judged
+    /// questions (0: all).
+    StressJudge {
+        /// Depth of each method's list.
+        k: usize,
+        /// Questions (0: every judged one).
+        questions: usize,
+    },
 }
 
 /// The language model with RankLens's own tools.

@@ -277,6 +277,11 @@ pub struct StudyReport {
     /// A second set of judgements measured against the people's (`--judge-qrels`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validity: Option<crate::eval::Validity>,
+    /// The judge's report card (`ranklens judge --stress`, read with `--judge-card`): its JSON
+    /// keys `pasted_words`, `injected_instruction`, `stability`, `tau_all`, `tau_top_half`,
+    /// `kappa`, `raw_agreement` and `verdict`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_card: Option<crate::compare::judge_stress::StressCard>,
     /// The question set with answers read at several k: answer recall@k and the reader's exact
     /// match and F1 (the k trade-off).
     #[serde(default, skip_serializing_if = "Option::is_none")]

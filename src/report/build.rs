@@ -130,6 +130,7 @@ pub fn study_report(workbench: &Workbench, study: &Study, settings: &Settings) -
         top,
         questions,
         validity: None,
+        judge_card: None,
         answers: None,
     }
 }

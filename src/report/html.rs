@@ -587,6 +587,20 @@ fn study(s: &StudyReport) -> String {
         let kappa = v.kappa.map_or("undefined".into(), |k| format!("{k:.3}"));
         let _ = write!(b, "<p class=\"muted\">Cohen's κ {kappa}; {}.</p>", escape(&v.unjudged));
     }
+    if let Some(c) = &s.judge_card {
+        let _ = write!(
+            b,
+            "<h2>The judge's report card</h2><p><strong>{}</strong></p><p class=\"muted\">{} · {} questions · methods: {}</p><table><tr><th>figure</th><th>value</th></tr>",
+            escape(&c.verdict),
+            escape(&c.model),
+            c.questions,
+            escape(&c.methods.join(", "))
+        );
+        for (figure, value) in c.rows() {
+            let _ = write!(b, "<tr><td>{}</td><td class=\"num\">{}</td></tr>", escape(&figure), escape(&value));
+        }
+        b.push_str("</table>");
+    }
     if let Some(a) = &s.answers {
         b.push_str(&answers_curve_html(a));
     }

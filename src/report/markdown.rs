@@ -364,6 +364,14 @@ fn study_md(r: &super::StudyReport) -> String {
             let _ = writeln!(s, "- {}", f.text);
         }
     }
+    if let Some(c) = &r.judge_card {
+        let _ = writeln!(s, "\n## The judge's report card\n\n**{}**\n", c.verdict);
+        let _ = writeln!(s, "{} · {} questions · methods: {}\n", c.model, c.questions, cell(&c.methods.join(", ")));
+        let _ = writeln!(s, "| figure | value |\n|---|---|");
+        for (figure, value) in c.rows() {
+            let _ = writeln!(s, "| {} | {} |", cell(figure.trim_start()), cell(&value));
+        }
+    }
     if let Some(a) = &r.answers {
         s.push_str(&answers_curve_md(a));
     }

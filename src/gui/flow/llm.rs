@@ -18,6 +18,7 @@ impl RankLensApp {
         match command {
             LlmCommand::Answer(request) => self.start_answer(request),
             LlmCommand::Judge(request) => self.start_judge(request),
+            LlmCommand::StressJudge { k, questions } => self.start_stress(k, questions),
         }
     }
 
@@ -36,6 +37,40 @@ impl RankLensApp {
             let m = failed(self.jobs.judge.kind(), self.jobs.judge.failure());
             self.say(m);
         }
+        // The judge panel shows the card, or why it could not be made.
+        self.jobs.judge_stress.poll();
+    }
+
+    /// The judge's report card: the judge that made the kept judgements asked again under each
+    /// attack, and the methods of the judging pool ranked again over the same questions for τ
+    /// (`compare::judge_stress`, as `ranklens judge --stress`). Every reply goes through the
+    /// workbench's store, so a stopped card resumes where it stopped.
+    fn start_stress(&mut self, k: usize, questions: usize) {
+        let Some(engine) = self.data.workbench.clone() else { return };
+        let Some(generator) = engine.generator() else {
+            self.say(Notice::error(NO_GENERATOR));
+            return;
+        };
+        let Some(judged) = self.data.model_judgements.clone().filter(|j| !j.judgements.is_empty()) else {
+            self.say(Notice::error("the language model has judged nothing yet: judge the question set's pool first"));
+            return;
+        };
+        let people = self.all_qrels();
+        let plan = crate::compare::judge_plan(&self.data.persisted.settings);
+        self.jobs.judge_stress.start(self.waker(), move |p| {
+            let pooled = plan.judging_pool(&engine, &people, questions, k, p)?;
+            crate::compare::judge_stress::stress(
+                engine.corpus(),
+                generator.as_ref(),
+                &judged.prompt,
+                &judged,
+                &pooled.runs,
+                &people,
+                crate::compare::judge_stress::PER_QUESTION,
+                p,
+                &mut |_| {},
+            )
+        });
     }
 
     /// Send the RAG prompt of the request's passages to the language model; the answer streams

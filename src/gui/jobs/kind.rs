@@ -37,6 +37,8 @@ pub enum JobKind {
     Fixes,
     /// A Page Hunt try ranked and scored, with the solver's par.
     PageHunt,
+    /// The judge put under attack for its report card.
+    JudgeStress,
     /// A file dialog (not listed as work).
     Dialog,
     /// Reading run files.
@@ -116,6 +118,7 @@ impl JobKind {
             JobKind::Moved => "What moved it".into(),
             JobKind::Fixes => "Finding a fix".into(),
             JobKind::PageHunt => "Page Hunt".into(),
+            JobKind::JudgeStress => "The judge's report card (language model)".into(),
             JobKind::Dialog => "File dialog".into(),
             JobKind::Runs => "Reading other systems' files".into(),
             JobKind::Answer => "Answering (language model)".into(),

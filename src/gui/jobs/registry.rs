@@ -87,6 +87,8 @@ jobs! {
     fixes: Job<crate::compare::fixes::Fixes> = Fixes;
     /// A Page Hunt try scored.
     page_hunt: Job<crate::lessons::page_hunt::Attempt> = PageHunt;
+    /// The judge's report card: the kept judgements' judge put under attack.
+    judge_stress: Job<crate::compare::judge_stress::StressCard> = JudgeStress;
     /// A file dialog: why it was opened, and the paths chosen (none when cancelled).
     dialog: Job<(crate::gui::dialog::DialogPurpose, Vec<std::path::PathBuf>)> = Dialog;
     /// Run files being read: each file with its run or why it could not be read.

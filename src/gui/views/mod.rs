@@ -17,6 +17,7 @@ mod explain;
 mod explain_detail;
 mod fixes;
 mod graph_drawing;
+mod judge_stress;
 mod judge_validity;
 mod lessons;
 mod map;

@@ -113,6 +113,8 @@ impl JudgePanel {
             let (agreement, sweep) = self.figures.get(ctx.data.judgements_revision, || (j.agreement(), j.sweep()));
             judgements_ui(ui, ctx, j, (agreement, sweep.as_slice()), running);
             self.validity.ui(ui, ctx, j);
+            let can_ask = generator.is_some() && !running && !j.judgements.is_empty();
+            super::judge_stress::stress_ui(ui, ctx, self.k, self.questions, can_ask);
         }
     }
 
