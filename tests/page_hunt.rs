@@ -16,10 +16,15 @@ use common::ranklens_json as ranklens;
 
 /// The passage's rank under `method` by `ranklens search` (1-based; `None` when not returned).
 fn searched_rank(ws: &Path, method: &str, question: &str) -> Option<usize> {
+    rank_in_search(ws, method, question, PASSAGE)
+}
+
+/// `passage`'s rank under `method` by `ranklens search`.
+fn rank_in_search(ws: &Path, method: &str, question: &str, passage: &str) -> Option<usize> {
     let (code, v, err) = ranklens(ws, &["search", "--method", method, "-k", "1000", "--format", "json", question]);
     assert!(matches!(code, Some(0 | 1)), "{err}");
     let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
-    ids.iter().position(|id| *id == PASSAGE).map(|p| p + 1)
+    ids.iter().position(|id| *id == passage).map(|p| p + 1)
 }
 
 /// A try in `round` under `method`: its exit code and JSON.
@@ -204,4 +209,114 @@ fn without_a_question_the_passage_and_the_rules_are_shown_and_a_seed_draws_the_s
     let a = run(&["lesson", "page-hunt", "--seed", "7"]);
     assert_eq!(a, run(&["lesson", "page-hunt", "--seed", "7"]));
     assert!(a.contains("passage "), "{a}");
+}
+
+/// Page Hunt in class: five rounds drawn per student from a seed, handed in as the assignments'
+/// answers CSV, graded by ranking each question — the rank checked against `ranklens search`, the
+/// points by the rule — with the class report and everything that needs a look (a broken row at
+/// its line, a student with no answers, a name not on the roster, rounds not handed in).
+#[test]
+fn a_class_draws_its_rounds_hands_in_questions_and_is_graded_by_ranking_each() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = ws.path().join("hunt");
+    let roster = ws.path().join("roster.csv");
+    std::fs::write(&roster, "name\nAda\nBen\nCy\n").unwrap();
+    let draw = |seed: &str, out: &Path| {
+        let (code, _, err) = ranklens(
+            ws.path(),
+            &[
+                "lesson",
+                "page-hunt",
+                "--class",
+                roster.to_str().unwrap(),
+                "--seed",
+                seed,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, Some(0), "{err}");
+    };
+    draw("3", &dir);
+    let key: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("key.json")).unwrap()).unwrap();
+    let again = ws.path().join("again");
+    draw("3", &again);
+    assert_eq!(
+        std::fs::read_to_string(again.join("key.json")).unwrap(),
+        std::fs::read_to_string(dir.join("key.json")).unwrap()
+    );
+    let ada = &key["students"]["Ada"];
+    assert_eq!(ada.as_array().unwrap().len(), 5);
+    assert_eq!(ada[0]["round"], "any");
+    assert_eq!(ada[1]["round"], "no-shared-word");
+    let sheet = std::fs::read_to_string(dir.join("Ada.md")).unwrap();
+    assert!(sheet.contains(&format!("passage {}", ada[0]["passage"].as_str().unwrap())), "{sheet}");
+    // Ada's r1: the first six words of her passage; her r2 shares them, so it is refused.
+    let text = ada[0]["text"].as_str().unwrap();
+    let r1: String = text.split_whitespace().take(6).collect::<Vec<_>>().join(" ").replace(',', "");
+    let r2_text = ada[1]["text"].as_str().unwrap();
+    let r2: String = r2_text.split_whitespace().take(3).collect::<Vec<_>>().join(" ").replace(',', "");
+    let answers = ws.path().join("answers.csv");
+    std::fs::write(
+        &answers,
+        format!("student,question,answer\nAda,r1,{r1}\nAda,r2,{r2}\nBen,r1,one,two\nDan,r1,who am I\n"),
+    )
+    .unwrap();
+    let (code, v, err) = ranklens(
+        ws.path(),
+        &[
+            "lesson",
+            "page-hunt",
+            "--grade",
+            dir.join("key.json").to_str().unwrap(),
+            "--answers",
+            answers.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(1), "something needs a look: {err}");
+    let students = v["students"].as_array().unwrap();
+    let graded = |name: &str| students.iter().find(|s| s["student"] == name).unwrap();
+    let a = graded("Ada");
+    let rank = rank_in_search(ws.path(), "bm25", &r1, ada[0]["passage"].as_str().unwrap());
+    assert_eq!(rank_of(&a["tries"][0]["rank"]), rank, "{a}");
+    assert_eq!(a["tries"][0]["points"].as_u64().unwrap(), by_rank(rank));
+    assert_eq!(a["tries"][0]["at"], format!("{}:2", answers.display()));
+    assert_eq!(a["tries"][1]["points"], 0);
+    assert!(a["tries"][1]["note"].as_str().unwrap().starts_with("refused"), "{a}");
+    assert_eq!(a["points"].as_u64().unwrap(), by_rank(rank));
+    assert_eq!(a["max"], 50);
+    // Ben's only row has four fields: he is not graded, and both are said.
+    assert!(graded("Ben")["absent"].is_string() && graded("Cy")["absent"].is_string());
+    let look: Vec<String> = v["needs_a_look"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| format!("{} {} {}", u["at"], u["student"], u["why"]))
+        .collect();
+    let has = |needle: &str| look.iter().any(|l| l.contains(needle));
+    assert!(has(&format!("{}:4", answers.display())) && has("expected 3 fields"), "{look:?}");
+    assert!(has("\"Cy\" \"no answers handed in\""), "{look:?}");
+    assert!(has(&format!("{}:5", answers.display())) && has("not on the key's roster"), "{look:?}");
+    assert!(has("no question for r3"), "{look:?}");
+    // The class report: Ada alone was graded; round 1 holds her points, round 2 none.
+    let rounds = v["rounds"].as_array().unwrap();
+    assert_eq!(rounds[0]["handed_in"], 1);
+    assert_eq!(rounds[0]["mean_points"].as_f64().unwrap(), by_rank(rank) as f64);
+    assert_eq!(rounds[1]["scored"], 0);
+    assert_ne!(v["hardest"], "any", "round 1 scored, the others did not");
+    // An edited key is refused, naming it.
+    let edited = ws.path().join("edited.json");
+    std::fs::write(
+        &edited,
+        std::fs::read_to_string(dir.join("key.json")).unwrap().replacen("\"seed\": 3", "\"seed\": 4", 1),
+    )
+    .unwrap();
+    let (code, _, err) = ranklens(
+        ws.path(),
+        &["lesson", "page-hunt", "--grade", edited.to_str().unwrap(), "--answers", answers.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("edited.json: checksum"), "{err}");
 }

@@ -14,6 +14,7 @@ pub mod exchange;
 mod files;
 mod grade;
 pub mod handout;
+pub mod hunt;
 mod lms;
 mod make;
 mod printout;

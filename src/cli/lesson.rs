@@ -55,6 +55,19 @@ pub struct LessonArgs {
     /// page-hunt: the round — any, no-shared-word, bm25-not-dense, dense-not-bm25, fewest-words.
     #[arg(long, default_value = "any")]
     round: String,
+    /// page-hunt in class: draw each student of this roster (a name a line, or a CSV whose first
+    /// column is the name) their five rounds with --seed, and write the key and a sheet per
+    /// student to --out DIR.
+    #[arg(long, value_name = "ROSTER", conflicts_with_all = ["grade", "passage"], requires = "out")]
+    class: Option<PathBuf>,
+    /// page-hunt in class: grade the class's questions against this key (the `key.json` --class
+    /// wrote), ranking each one.
+    #[arg(long, value_name = "KEY", requires = "answers")]
+    grade: Option<PathBuf>,
+    /// page-hunt in class: the questions handed in (`student,question,answer` CSV with the
+    /// round's id, r1 … r5, as the question; or a folder of <student>.json).
+    #[arg(long, value_name = "FILE|DIR", requires = "grade")]
+    answers: Option<PathBuf>,
     #[command(flatten)]
     models: ModelArgs,
     /// Output: text, html (a printable handout), md, or the checkpoints as a quiz: moodle (Moodle
@@ -106,7 +119,7 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
             ("--b", a.b.is_some()),
             ("--reader-k", a.reader_k.is_some()),
             ("--question", a.question.is_some()),
-            ("--out", a.out.is_some()),
+            ("--out", a.out.is_some() && a.class.is_none()),
             ("--no-answers", a.no_answers),
         ] {
             if given {
@@ -120,6 +133,12 @@ pub fn lesson(a: LessonArgs) -> anyhow::Result<Found> {
             LessonFormat::Json => OutputFormat::Json,
             other => bail!("--format {other:?}: page-hunt prints text or json"),
         };
+        if let (Some(roster), Some(out)) = (&a.class, &a.out) {
+            return super::page_hunt::draw_class(&a.corpus, roster, out, a.seed.unwrap_or(0), a.method);
+        }
+        if let (Some(key), Some(answers)) = (&a.grade, &a.answers) {
+            return super::page_hunt::grade_class(&a.corpus, &a.models, key, answers, format);
+        }
         return super::page_hunt::page_hunt(super::page_hunt::PageHuntArgs {
             corpus: &a.corpus,
             models: &a.models,

@@ -279,6 +279,33 @@ pub fn play(
     question: &str,
     progress: &dyn Progress,
 ) -> Result<Attempt> {
+    attempt(workbench, kind, settings, round, doc, question, true, progress)
+}
+
+/// [`play`] without the par: the try's ranks and points only (what grading a class needs).
+pub fn score_try(
+    workbench: &Workbench,
+    kind: MethodKind,
+    settings: &Settings,
+    round: Round,
+    doc: DocId,
+    question: &str,
+    progress: &dyn Progress,
+) -> Result<Attempt> {
+    attempt(workbench, kind, settings, round, doc, question, false, progress)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn attempt(
+    workbench: &Workbench,
+    kind: MethodKind,
+    settings: &Settings,
+    round: Round,
+    doc: DocId,
+    question: &str,
+    with_par: bool,
+    progress: &dyn Progress,
+) -> Result<Attempt> {
     let question = question.split_whitespace().collect::<Vec<_>>().join(" ");
     if question.is_empty() {
         return Err(Error::invalid("question", "the question is empty: write the question that finds the passage"));
@@ -329,9 +356,12 @@ pub fn play(
         }
         attempt.points = points;
     }
-    let (par, note) = find_par(&mut judge, kinds.first().copied().unwrap_or(kind), attempt.points.max(1), progress)?;
-    attempt.par = par;
-    attempt.par_note = note;
+    if with_par {
+        let lead = kinds.first().copied().unwrap_or(kind);
+        let (par, note) = find_par(&mut judge, lead, attempt.points.max(1), progress)?;
+        attempt.par = par;
+        attempt.par_note = note;
+    }
     attempt.ranked = judge.ranked;
     Ok(attempt)
 }
