@@ -556,6 +556,26 @@ fn a_why_not_fixs_knob_is_typed_and_never_parsed_back() {
 }
 
 #[test]
+fn the_output_format_flag_is_declared_once() {
+    // `--format` was declared 21 times, each command with its own copy of the attribute and help;
+    // it is `FormatArg`, flattened where a command prints (ripgrep declares a flag once).
+    let mut declared = Vec::new();
+    let mut flattened = 0;
+    for s in sources().iter().filter(|s| s.rel.starts_with("cli/")) {
+        flattened += s.code.matches("format: FormatArg").count();
+        // A field of type OutputFormat under a clap attribute is a declaration of the flag.
+        let lines: Vec<&str> = s.code.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        for pair in lines.windows(2) {
+            if pair[0].starts_with("#[arg(") && pair[1].ends_with(": OutputFormat,") && !s.rel.ends_with("args.rs") {
+                declared.push(format!("{}: {}", s.rel, pair[1]));
+            }
+        }
+    }
+    assert!(flattened >= 20, "the scan is broken: {flattened} commands flatten FormatArg");
+    assert!(declared.is_empty(), "--format declared again: {declared:?}");
+}
+
+#[test]
 fn the_apps_files_stay_small_and_its_dispatcher_short() {
     let mut big = Vec::new();
     for file in rust_files(&root().join("src/gui")) {

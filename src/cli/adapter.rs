@@ -10,7 +10,8 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::Found;
-use super::args::{OutputFormat, RankArgs};
+use super::args::FormatArg;
+use super::args::RankArgs;
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
@@ -51,9 +52,8 @@ struct TrainArgs {
     rank: RankArgs,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -186,6 +186,6 @@ fn train(a: TrainArgs) -> anyhow::Result<Found> {
         train_seconds,
         held_out,
     };
-    print(&view, a.format)?;
+    print(&view, a.format.value)?;
     Ok(Found::Some)
 }

@@ -7,6 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
+use super::args::FormatArg;
 use super::args::{CorpusArgs, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -37,9 +38,8 @@ pub struct AgentArgs {
     /// Passages each search returns.
     #[arg(long, default_value_t = 4)]
     per_call: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question; `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
@@ -167,13 +167,13 @@ pub fn agent(a: AgentArgs) -> anyhow::Result<Found> {
         }
     }
     let query = engine.query_context(&a.question, &settings);
-    let streamed = a.format == OutputFormat::Table;
+    let streamed = a.format.value == OutputFormat::Table;
     let mut on_step = |s: &AgentStep| {
         if streamed {
             eprintln!("round {}: {} {}", s.round, s.tool.as_deref().unwrap_or("—"), s.ids.join(", "));
         }
     };
     let run = agent.run(&query, &mut on_step, &NoProgress)?;
-    print(&AgentView::of(&run), a.format)?;
+    print(&AgentView::of(&run), a.format.value)?;
     Ok(if run.hits.is_empty() { Found::Nothing } else { Found::Some })
 }

@@ -82,6 +82,15 @@ pub enum OutputFormat {
     Csv,
 }
 
+/// `--format`, declared once and flattened into every command that prints (ripgrep's way: a
+/// flag's name, values, default and help live in one place).
+#[derive(Debug, Clone, Copy, Args, PartialEq, Eq)]
+pub struct FormatArg {
+    /// Output format: table (aligned text), json or csv.
+    #[arg(long = "format", value_enum, default_value = "table")]
+    pub value: OutputFormat,
+}
+
 impl RankArgs {
     /// Turn flags into validated settings.
     pub fn settings(&self, k: usize) -> anyhow::Result<Settings> {

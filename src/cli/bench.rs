@@ -9,7 +9,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{OutputFormat, RankArgs};
+use super::args::FormatArg;
+use super::args::RankArgs;
 use super::printer::{Printable, print};
 use crate::corpus::{self, LoadOptions};
 use crate::index::{IndexLocation, SparseIndex};
@@ -34,9 +35,8 @@ pub struct BenchArgs {
     /// Time only top-10 (for profiling one depth).
     #[arg(long)]
     only_top10: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -134,6 +134,6 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<Found> {
         qps_top10_with_analysis: with_analysis,
         threads: 1,
     };
-    print(&report, a.format)?;
+    print(&report, a.format.value)?;
     Ok(Found::Some)
 }

@@ -12,7 +12,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::OutputFormat;
+use super::args::FormatArg;
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::table::Table;
@@ -41,9 +41,8 @@ pub struct BenchEncodeArgs {
     precisions: Vec<String>,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -263,6 +262,6 @@ pub fn bench_encode(a: BenchEncodeArgs) -> anyhow::Result<Found> {
         peak_rss_bytes_after_late: after,
         threads: std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1),
     };
-    print(&report, a.format)?;
+    print(&report, a.format.value)?;
     Ok(Found::Some)
 }

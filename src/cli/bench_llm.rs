@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::Found;
-use super::args::OutputFormat;
+use super::args::FormatArg;
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use crate::config::Settings;
@@ -56,9 +56,8 @@ pub struct BenchLlmArgs {
     repeat: usize,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -233,7 +232,7 @@ pub fn bench_llm(a: BenchLlmArgs) -> anyhow::Result<Found> {
         peak_rss_bytes: peak_rss_bytes(),
         text: g.text,
     };
-    print(&report, a.format)?;
+    print(&report, a.format.value)?;
     Ok(Found::Some)
 }
 

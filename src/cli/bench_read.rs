@@ -12,7 +12,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
+use super::args::FormatArg;
+use super::args::{CorpusArgs, MethodArg, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
@@ -43,9 +44,8 @@ pub struct BenchReadArgs {
     pairs_out: Option<PathBuf>,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -131,6 +131,6 @@ pub fn bench_read(a: BenchReadArgs) -> anyhow::Result<Found> {
         per_question_secs: seconds / read.len().max(1) as f64,
         per_passage_secs: seconds / passages.max(1) as f64,
     };
-    print(&report, a.format)?;
+    print(&report, a.format.value)?;
     Ok(Found::Some)
 }

@@ -10,7 +10,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::OutputFormat;
+use super::args::FormatArg;
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use crate::config::Settings;
@@ -44,9 +44,8 @@ pub struct BenchScaleArgs {
     write_vectors: Option<PathBuf>,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 /// One method's figures.
@@ -340,7 +339,7 @@ pub fn bench_scale(a: BenchScaleArgs) -> anyhow::Result<Found> {
         methods: figures,
         peak_rss_mib: status_mib("VmHWM:"),
     };
-    print(&report, a.format)?;
+    print(&report, a.format.value)?;
     if a.workspace.is_none() {
         let _ = std::fs::remove_dir_all(&temp);
     }

@@ -6,7 +6,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, OutputFormat, RankArgs, RunArgs};
+use super::args::FormatArg;
+use super::args::{CorpusArgs, RankArgs, RunArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
@@ -37,9 +38,8 @@ pub struct CompareArgs {
     run_files: RunArgs,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question; `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
@@ -212,6 +212,6 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     let run = plan.run(&engine, &engine.query_context(&a.question, &settings), &NoProgress)?;
     let view = compare_view(&engine, &run.comparison, settings.analyzer.to_string())?;
     let found = view.methods.iter().any(|m| !m.hits.is_empty() || m.rows.as_ref().is_some_and(|r| !r.rows.is_empty()));
-    print(&view, a.format)?;
+    print(&view, a.format.value)?;
     Ok(if found { Found::Some } else { Found::Nothing })
 }

@@ -4,7 +4,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::OutputFormat;
+use super::args::FormatArg;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::table::Table;
@@ -22,9 +22,8 @@ pub struct DataArgs {
 pub enum DataAction {
     /// Every public BEIR collection: its size, whether it is here, and where.
     List {
-        /// Output format.
-        #[arg(long, value_enum, default_value = "table")]
-        format: OutputFormat,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Download a collection (checked against BEIR's published md5) and unpack it into the data
     /// folder; `--dataset NAME` then finds it from anywhere.
@@ -104,7 +103,7 @@ pub fn data(a: DataArgs) -> anyhow::Result<Found> {
             }));
             // A listing always lists (fourteen collections and four question sets): it found
             // something, here or not.
-            print(&Rows { rows, folder: folder.display().to_string() }, format)?;
+            print(&Rows { rows, folder: folder.display().to_string() }, format.value)?;
             Ok(Found::Some)
         }
         DataAction::Fetch { name, from } => {

@@ -8,7 +8,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{MethodArg, OutputFormat, RankArgs, RunArgs, report_load};
+use super::args::FormatArg;
+use super::args::{MethodArg, RankArgs, RunArgs, report_load};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
@@ -89,9 +90,8 @@ pub struct EvalArgs {
     /// whose Holm-corrected paired test flips, κ (the JSON's `validity` object).
     #[arg(long, value_name = "FILE")]
     judge_qrels: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 /// `ranklens eval`
@@ -130,7 +130,7 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
             ks: &a.ks,
             questions: a.questions,
         };
-        return super::eval_answers::eval_answers(&engine, &kinds, &settings, &a.models, &asked, a.format);
+        return super::eval_answers::eval_answers(&engine, &kinds, &settings, &a.models, &asked, a.format.value);
     }
     let correction: Correction = a.correction.parse()?;
     let judge = match &a.judge_qrels {
@@ -263,13 +263,13 @@ pub fn eval(a: EvalArgs) -> anyhow::Result<Found> {
                 }
                 _ => bail!("--triage {order}: use disagreement, gain:NAME or loss:NAME"),
             };
-            print(&study.triage(order), a.format)?;
+            print(&study.triage(order), a.format.value)?;
         }
         None => {
             let methods_ran = study.methods.iter().any(|m| !m.kind.is_external());
             let analyzer = methods_ran.then(|| settings.analyzer.to_string());
             let validity = judge.as_ref().map(|judge| study.validity(&qrels, judge));
-            print(&StudyView { study: &study, analyzer, validity: validity.as_ref() }, a.format)?
+            print(&StudyView { study: &study, analyzer, validity: validity.as_ref() }, a.format.value)?
         }
     }
     Ok(Found::Some)

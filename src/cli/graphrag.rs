@@ -10,7 +10,8 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, OutputFormat};
+use super::args::CorpusArgs;
+use super::args::FormatArg;
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
@@ -46,9 +47,8 @@ pub struct BuildArgs {
     /// Skip the community summaries (global search needs them).
     #[arg(long)]
     no_summaries: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 /// `ranklens graphrag global`
@@ -58,9 +58,8 @@ pub struct GlobalArgs {
     corpus: CorpusArgs,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question; `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
@@ -206,7 +205,7 @@ fn build(a: BuildArgs) -> anyhow::Result<Found> {
     let passages = graph.data().passages;
     let file = engine.model_graph_path(generator.as_ref(), passages);
     let figures = GraphFigures::of(&graph, cached, file.as_deref(), engine.structured().graph.as_ref());
-    print(&figures, a.format)?;
+    print(&figures, a.format.value)?;
     Ok(if graph.nodes().is_empty() { Found::Nothing } else { Found::Some })
 }
 
@@ -250,6 +249,6 @@ fn global(a: GlobalArgs) -> anyhow::Result<Found> {
     let generator = a.models.generator(&progress)?;
     drop(progress);
     let answer = graphrag::global_answer(generator.as_ref(), &graph, &a.question, &NoProgress)?;
-    print(&answer, a.format)?;
+    print(&answer, a.format.value)?;
     Ok(if answer.answer.is_empty() { Found::Nothing } else { Found::Some })
 }

@@ -9,6 +9,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
+use super::args::FormatArg;
 use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -29,9 +30,8 @@ pub struct RewriteArgs {
     draft: bool,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question; `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
@@ -77,7 +77,7 @@ pub fn rewrite(a: RewriteArgs) -> anyhow::Result<Found> {
         model: info.label(),
         caveat: info.caveat.clone(),
     };
-    print(&view, a.format)?;
+    print(&view, a.format.value)?;
     Ok(Found::Some)
 }
 
@@ -100,9 +100,8 @@ pub struct RagArgs {
     closed_book: bool,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format (the table streams the answer as it is written).
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question; `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
@@ -214,7 +213,7 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
     if passages.is_empty() {
         bail!("{} found no passage for the question: nothing to answer from", ranking.method);
     }
-    let streamed = a.format == OutputFormat::Table;
+    let streamed = a.format.value == OutputFormat::Table;
     let mut sink = |piece: &str| {
         if streamed {
             use std::io::Write as _;
@@ -273,7 +272,7 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
         closed_book,
         streamed,
     };
-    print(&view, a.format)?;
+    print(&view, a.format.value)?;
     Ok(Found::Some)
 }
 
@@ -318,9 +317,8 @@ pub struct JudgeArgs {
     rank: RankArgs,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
 }
 
 /// The judge's report card as printed: the card's own figures at the top of the JSON
@@ -515,7 +513,7 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
         seconds: started.elapsed().as_secs_f64(),
     };
     if !a.stress {
-        print(&view, a.format)?;
+        print(&view, a.format.value)?;
         return Ok(Found::Some);
     }
     let progress = TermProgress::new();
@@ -531,6 +529,6 @@ pub fn judge(a: JudgeArgs) -> anyhow::Result<Found> {
         &mut |_| {},
     )?;
     drop(progress);
-    print(&StressView { card: &card, judging: &view }, a.format)?;
+    print(&StressView { card: &card, judging: &view }, a.format.value)?;
     Ok(Found::Some)
 }

@@ -5,7 +5,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::OutputFormat;
+use super::args::FormatArg;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
 use super::table::Table;
@@ -23,9 +23,8 @@ pub struct ModelsArgs {
 pub enum ModelsAction {
     /// Every model RankLens knows, per role, and whether it is here.
     List {
-        /// Output format.
-        #[arg(long, value_enum, default_value = "table")]
-        format: OutputFormat,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Download and verify models (the preferred one of a role first, then its alternatives; a
     /// model fetched only on request, such as Qwen/Qwen2.5-Coder-1.5B-Instruct, by its --id).
@@ -81,7 +80,7 @@ pub fn models(a: ModelsArgs) -> anyhow::Result<Found> {
                 precision: crate::models::precision::describe(manager.precision()),
                 timed: timed_here(&manager),
             };
-            print(&list, format)?;
+            print(&list, format.value)?;
             Ok(if list.status.iter().any(|s| s.present.is_some()) { Found::Some } else { Found::Nothing })
         }
         ModelsAction::Fetch { role, id } => fetch(&manager, role.as_deref(), id.as_deref()),

@@ -7,6 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
+use super::args::FormatArg;
 use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -40,9 +41,8 @@ pub struct ReadArgs {
     leave_one_out: bool,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question; `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
@@ -239,12 +239,12 @@ pub fn read(a: ReadArgs) -> anyhow::Result<Found> {
     let gold = corpus.answers.as_ref().and_then(|set| {
         set.gold_for_text(&a.question).map(|(_, g)| (g.answers.as_slice(), crate::compare::reading::rules_for(set)))
     });
-    let left_out = if a.leave_one_out || a.format == OutputFormat::Json {
+    let left_out = if a.leave_one_out || a.format.value == OutputFormat::Json {
         reading.leave_one_out(gold.map(|(g, _)| g))
     } else {
         Vec::new()
     };
     let v = view(&reading, gold, left_out);
-    print(&v, a.format)?;
+    print(&v, a.format.value)?;
     Ok(if v.answer.is_some() { Found::Some } else { Found::Nothing })
 }

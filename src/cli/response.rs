@@ -9,7 +9,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, OutputFormat};
+use super::args::CorpusArgs;
+use super::args::FormatArg;
 use super::printer::{Printable, print};
 use super::table::Table;
 use crate::external::{EngineResponse, EngineTermRow, ExplainNode, LuceneBreakdown, SavedResponses, breakdown};
@@ -27,9 +28,8 @@ pub struct ResponseArgs {
     /// Only this query id (JSON Lines of responses).
     #[arg(long)]
     query: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question the response answers: each hit's rows are then put beside RankLens's own
     /// Lucene BM25 of the same passage in `--corpus` (the engine's k1 and b), and every input
     /// that differs is named.
@@ -254,7 +254,7 @@ pub fn response(a: ResponseArgs) -> anyhow::Result<Found> {
         beside_ranklens(&a, question, &mut responses)?;
     }
     let found = responses.iter().any(|r| !r.hits.is_empty());
-    print(&ResponsesView { file: a.path.clone(), responses }, a.format)?;
+    print(&ResponsesView { file: a.path.clone(), responses }, a.format.value)?;
     Ok(if found { Found::Some } else { Found::Nothing })
 }
 

@@ -6,6 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
+use super::args::FormatArg;
 use super::args::{CorpusArgs, MethodArg, ModelRerankArgs, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -32,9 +33,8 @@ pub struct SearchArgs {
     explain: bool,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question (or Boolean query); `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
     question: String,
@@ -90,7 +90,7 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
     let prepared = retriever.prepare_with(&engine.query_context(&a.question, &settings), &progress)?;
     drop(progress);
     let ranking = prepared.search(settings.k)?;
-    let explain = a.explain || a.format == OutputFormat::Json;
+    let explain = a.explain || a.format.value == OutputFormat::Json;
     let explainer = |doc| prepared.explain(doc);
     let view = SearchView {
         question: a.question.clone(),
@@ -102,6 +102,6 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
         hits: hit_views(engine.corpus(), &ranking, explain.then_some(&explainer as _))?,
         explain: a.explain,
     };
-    print(&view, a.format)?;
+    print(&view, a.format.value)?;
     Ok(if view.hits.is_empty() { Found::Nothing } else { Found::Some })
 }

@@ -4,7 +4,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Found;
-use super::args::{CorpusArgs, OutputFormat};
+use super::args::CorpusArgs;
+use super::args::FormatArg;
 use super::printer::{Printable, print};
 use super::views::{bindings_text, rows_text};
 use crate::progress::NoProgress;
@@ -15,9 +16,8 @@ use crate::structured::SqlLimits;
 pub struct SqlArgs {
     #[command(flatten)]
     corpus: CorpusArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// One read-only SELECT statement over the corpus's tables; `-` reads it from standard input.
     #[arg(
         value_parser = super::args::text_or_stdin,
@@ -43,9 +43,8 @@ pub struct SqlArgs {
 pub struct GraphArgs {
     #[command(flatten)]
     corpus: CorpusArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// A pattern such as `desktop-app loads ?p . ?p depends_on libsodium`; `-` reads it from
     /// standard input.
     #[arg(value_parser = super::args::text_or_stdin)]
@@ -157,7 +156,7 @@ fn ask(a: &SqlArgs, question: &str) -> anyhow::Result<Found> {
             Found::Nothing
         }
     };
-    print(&view, a.format)?;
+    print(&view, a.format.value)?;
     Ok(found)
 }
 
@@ -259,7 +258,7 @@ fn gold(a: &SqlArgs, path: &std::path::Path) -> anyhow::Result<Found> {
         seconds_per_question: items.iter().map(|i| i.seconds).sum::<f64>() / items.len().max(1) as f64,
         items,
     };
-    print(&view, a.format)?;
+    print(&view, a.format.value)?;
     Ok(if right > 0 { Found::Some } else { Found::Nothing })
 }
 
@@ -277,7 +276,7 @@ pub fn sql(a: SqlArgs) -> anyhow::Result<Found> {
     };
     let statement = a.statement.as_deref().unwrap_or_default();
     let result = Answer { value: db.query(statement, SqlLimits::default())?, text: rows_text };
-    print(&result, a.format)?;
+    print(&result, a.format.value)?;
     Ok(if result.value.rows.is_empty() { Found::Nothing } else { Found::Some })
 }
 
@@ -288,6 +287,6 @@ pub fn graph(a: GraphArgs) -> anyhow::Result<Found> {
         anyhow::bail!("this corpus has no knowledge graph: put a graph.txt next to the corpus");
     };
     let result = Answer { value: g.query(&a.pattern)?, text: bindings_text };
-    print(&result, a.format)?;
+    print(&result, a.format.value)?;
     Ok(if result.value.matches.is_empty() { Found::Nothing } else { Found::Some })
 }

@@ -10,7 +10,8 @@ use anyhow::bail;
 use clap::Args;
 
 use super::Found;
-use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
+use super::args::FormatArg;
+use super::args::{CorpusArgs, MethodArg, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
@@ -41,9 +42,8 @@ pub struct WhyNotArgs {
     questions: usize,
     #[command(flatten)]
     models: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutputFormat,
+    #[command(flatten)]
+    format: FormatArg,
     /// The question; `-` reads it from standard input.
     #[arg(value_parser = super::args::text_or_stdin, required_unless_present = "missed")]
     question: Option<String>,
@@ -82,7 +82,7 @@ pub fn why_not(a: WhyNotArgs) -> anyhow::Result<Found> {
     if a.missed {
         let report = crate::compare::fixes::missed(&engine, kind, &settings, a.k, a.questions, &progress)?;
         drop(progress);
-        print(&report, a.format)?;
+        print(&report, a.format.value)?;
         return Ok(Found::Some);
     }
     let (Some(id), Some(question)) = (&a.passage, &a.question) else {
@@ -93,7 +93,7 @@ pub fn why_not(a: WhyNotArgs) -> anyhow::Result<Found> {
     };
     let fixes = find_fixes(&engine, kind, &settings, question, doc, a.k, &progress)?;
     drop(progress);
-    print(&fixes, a.format)?;
+    print(&fixes, a.format.value)?;
     Ok(if fixes.fixes.is_empty() { Found::Nothing } else { Found::Some })
 }
 
