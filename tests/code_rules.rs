@@ -556,7 +556,7 @@ fn a_why_not_fixs_knob_is_typed_and_never_parsed_back() {
 }
 
 #[test]
-fn the_output_format_flag_is_declared_once() {
+fn the_output_format_flag_and_the_question_are_declared_once() {
     // `--format` was declared 21 times, each command with its own copy of the attribute and help;
     // it is `FormatArg`, flattened where a command prints (ripgrep declares a flag once).
     let mut declared = Vec::new();
@@ -569,10 +569,14 @@ fn the_output_format_flag_is_declared_once() {
             if pair[0].starts_with("#[arg(") && pair[1].ends_with(": OutputFormat,") && !s.rel.ends_with("args.rs") {
                 declared.push(format!("{}: {}", s.rel, pair[1]));
             }
+            // Likewise the required question read from the command line or standard input.
+            if pair[0].contains("text_or_stdin)]") && pair[1] == "question: String," {
+                declared.push(format!("{}: {}", s.rel, pair[1]));
+            }
         }
     }
     assert!(flattened >= 20, "the scan is broken: {flattened} commands flatten FormatArg");
-    assert!(declared.is_empty(), "--format declared again: {declared:?}");
+    assert!(declared.is_empty(), "a shared argument declared again: {declared:?}");
 }
 
 #[test]

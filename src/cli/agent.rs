@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::Found;
 use super::args::FormatArg;
+use super::args::QuestionArg;
 use super::args::{CorpusArgs, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -40,9 +41,8 @@ pub struct AgentArgs {
     per_call: usize,
     #[command(flatten)]
     format: FormatArg,
-    /// The question; `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin)]
-    question: String,
+    #[command(flatten)]
+    question: QuestionArg,
 }
 
 /// One step as printed.
@@ -166,7 +166,7 @@ pub fn agent(a: AgentArgs) -> anyhow::Result<Found> {
             eprintln!("note: the {t} tool cannot run here (its model is missing or the passages are not encoded)");
         }
     }
-    let query = engine.query_context(&a.question, &settings);
+    let query = engine.query_context(&a.question.text, &settings);
     let streamed = a.format.value == OutputFormat::Table;
     let mut on_step = |s: &AgentStep| {
         if streamed {

@@ -91,6 +91,15 @@ pub struct FormatArg {
     pub value: OutputFormat,
 }
 
+/// The question a command asks, declared once: a positional argument, `-` reading it from
+/// standard input.
+#[derive(Debug, Clone, Args, PartialEq, Eq)]
+pub struct QuestionArg {
+    /// The question (for search, a Boolean query too); `-` reads it from standard input.
+    #[arg(value_name = "QUESTION", value_parser = text_or_stdin)]
+    pub text: String,
+}
+
 impl RankArgs {
     /// Turn flags into validated settings.
     pub fn settings(&self, k: usize) -> anyhow::Result<Settings> {

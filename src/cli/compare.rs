@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Found;
 use super::args::FormatArg;
+use super::args::QuestionArg;
 use super::args::{CorpusArgs, RankArgs, RunArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -40,9 +41,8 @@ pub struct CompareArgs {
     models: ModelArgs,
     #[command(flatten)]
     format: FormatArg,
-    /// The question; `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin)]
-    question: String,
+    #[command(flatten)]
+    question: QuestionArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -203,13 +203,13 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<Found> {
     engine.index(settings.analyzer, &progress)?;
     a.models.prepare(&engine, &MethodKind::NEURAL, &settings, a.models.fetch_models, &progress)?;
     drop(progress);
-    let templates = engine.corpus().templates_for(&a.question);
+    let templates = engine.corpus().templates_for(&a.question.text);
     let sql = a.sql.clone().or(templates.sql);
     let graph = a.graph.clone().or(templates.graph);
     let plan = Plan::every_variant(&settings, sql.as_deref(), graph.as_deref())
         .with_structured_sources(&engine)
         .with_externals(&runs);
-    let run = plan.run(&engine, &engine.query_context(&a.question, &settings), &NoProgress)?;
+    let run = plan.run(&engine, &engine.query_context(&a.question.text, &settings), &NoProgress)?;
     let view = compare_view(&engine, &run.comparison, settings.analyzer.to_string())?;
     let found = view.methods.iter().any(|m| !m.hits.is_empty() || m.rows.as_ref().is_some_and(|r| !r.rows.is_empty()));
     print(&view, a.format.value)?;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::Found;
 use super::args::CorpusArgs;
 use super::args::FormatArg;
+use super::args::QuestionArg;
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
 use super::progress::TermProgress;
@@ -60,9 +61,8 @@ pub struct GlobalArgs {
     models: ModelArgs,
     #[command(flatten)]
     format: FormatArg,
-    /// The question; `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin)]
-    question: String,
+    #[command(flatten)]
+    question: QuestionArg,
 }
 
 /// What a build printed: the graph's figures, the overlap with the hand-built graph, and where it
@@ -248,7 +248,7 @@ fn global(a: GlobalArgs) -> anyhow::Result<Found> {
     }
     let generator = a.models.generator(&progress)?;
     drop(progress);
-    let answer = graphrag::global_answer(generator.as_ref(), &graph, &a.question, &NoProgress)?;
+    let answer = graphrag::global_answer(generator.as_ref(), &graph, &a.question.text, &NoProgress)?;
     print(&answer, a.format.value)?;
     Ok(if answer.answer.is_empty() { Found::Nothing } else { Found::Some })
 }

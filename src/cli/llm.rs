@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::Found;
 use super::args::FormatArg;
+use super::args::QuestionArg;
 use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -32,9 +33,8 @@ pub struct RewriteArgs {
     models: ModelArgs,
     #[command(flatten)]
     format: FormatArg,
-    /// The question; `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin)]
-    question: String,
+    #[command(flatten)]
+    question: QuestionArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -65,13 +65,13 @@ pub fn rewrite(a: RewriteArgs) -> anyhow::Result<Found> {
     let generator = a.models.generator(&progress)?;
     drop(progress);
     let text = if a.draft {
-        tasks::write_draft(generator.as_ref(), &a.question, &NoProgress)?
+        tasks::write_draft(generator.as_ref(), &a.question.text, &NoProgress)?
     } else {
-        tasks::write_rewrite(generator.as_ref(), &a.question, &NoProgress)?
+        tasks::write_rewrite(generator.as_ref(), &a.question.text, &NoProgress)?
     };
     let info = generator.info();
     let view = RewriteView {
-        question: a.question.clone(),
+        question: a.question.text.clone(),
         task: if a.draft { "draft" } else { "rewrite" },
         text,
         model: info.label(),
@@ -102,9 +102,8 @@ pub struct RagArgs {
     models: ModelArgs,
     #[command(flatten)]
     format: FormatArg,
-    /// The question; `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin)]
-    question: String,
+    #[command(flatten)]
+    question: QuestionArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -208,7 +207,7 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
     }
     let generator = a.models.generator(&progress)?;
     drop(progress);
-    let ranking = engine.retriever(kind, &settings)?.search(&engine.query_context(&a.question, &settings), a.k)?;
+    let ranking = engine.retriever(kind, &settings)?.search(&engine.query_context(&a.question.text, &settings), a.k)?;
     let passages = crate::compare::rag_passages(engine.corpus(), &ranking, a.k);
     if passages.is_empty() {
         bail!("{} found no passage for the question: nothing to answer from", ranking.method);
@@ -222,12 +221,12 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
             let _ = out.flush();
         }
     };
-    let (prompt, g, answer) = tasks::answer(generator.as_ref(), &a.question, &passages, &mut sink, &NoProgress)?;
+    let (prompt, g, answer) = tasks::answer(generator.as_ref(), &a.question.text, &passages, &mut sink, &NoProgress)?;
     if streamed {
         println!();
     }
     let closed_book = if a.closed_book {
-        let c = tasks::closed_book(generator.as_ref(), &a.question, &mut |_| {}, &NoProgress)?;
+        let c = tasks::closed_book(generator.as_ref(), &a.question.text, &mut |_| {}, &NoProgress)?;
         Some(ClosedBookView {
             grounding: crate::generate::citations::ground(&c.text, &passages),
             answer: c.text,
@@ -246,7 +245,7 @@ pub fn rag(a: RagArgs) -> anyhow::Result<Found> {
             .filter(|t| !t.is_empty())
     };
     let view = RagView {
-        question: a.question.clone(),
+        question: a.question.text.clone(),
         answer: answer.text.clone(),
         stray: answer.stray(),
         citations: answer

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::Found;
 use super::args::FormatArg;
+use super::args::QuestionArg;
 use super::args::{CorpusArgs, MethodArg, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -43,9 +44,8 @@ pub struct ReadArgs {
     models: ModelArgs,
     #[command(flatten)]
     format: FormatArg,
-    /// The question; `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin)]
-    question: String,
+    #[command(flatten)]
+    question: QuestionArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -231,13 +231,14 @@ pub fn read(a: ReadArgs) -> anyhow::Result<Found> {
     let model = reader.info().model;
     eprintln!("{}", crate::compare::cost::reader_cost(kind, a.k, model.split(" (").next()));
     let retriever = engine.retriever(a.method.kind(), &settings)?;
-    let prepared = retriever.prepare_with(&engine.query_context(&a.question, &settings), &progress)?;
+    let prepared = retriever.prepare_with(&engine.query_context(&a.question.text, &settings), &progress)?;
     let ranking = prepared.search(a.k)?;
-    let reading = read_ranking(engine.corpus(), &ranking, &a.question, a.k, reader.as_ref(), &progress)?;
+    let reading = read_ranking(engine.corpus(), &ranking, &a.question.text, a.k, reader.as_ref(), &progress)?;
     drop(progress);
     let corpus = engine.corpus();
     let gold = corpus.answers.as_ref().and_then(|set| {
-        set.gold_for_text(&a.question).map(|(_, g)| (g.answers.as_slice(), crate::compare::reading::rules_for(set)))
+        set.gold_for_text(&a.question.text)
+            .map(|(_, g)| (g.answers.as_slice(), crate::compare::reading::rules_for(set)))
     });
     let left_out = if a.leave_one_out || a.format.value == OutputFormat::Json {
         reading.leave_one_out(gold.map(|(g, _)| g))

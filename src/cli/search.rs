@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Found;
 use super::args::FormatArg;
+use super::args::QuestionArg;
 use super::args::{CorpusArgs, MethodArg, ModelRerankArgs, OutputFormat, RankArgs};
 use super::model_args::ModelArgs;
 use super::printer::{Printable, print};
@@ -35,9 +36,8 @@ pub struct SearchArgs {
     models: ModelArgs,
     #[command(flatten)]
     format: FormatArg,
-    /// The question (or Boolean query); `-` reads it from standard input.
-    #[arg(value_parser = super::args::text_or_stdin)]
-    question: String,
+    #[command(flatten)]
+    question: QuestionArg,
 }
 
 #[derive(Debug, Serialize)]
@@ -87,13 +87,13 @@ pub fn search(a: SearchArgs) -> anyhow::Result<Found> {
     a.models.prepare(&engine, &[a.method.kind()], &settings, true, &progress)?;
     let retriever = engine.retriever(a.method.kind(), &settings)?;
     // A model's column asks the model here, with its progress on the terminal.
-    let prepared = retriever.prepare_with(&engine.query_context(&a.question, &settings), &progress)?;
+    let prepared = retriever.prepare_with(&engine.query_context(&a.question.text, &settings), &progress)?;
     drop(progress);
     let ranking = prepared.search(settings.k)?;
     let explain = a.explain || a.format.value == OutputFormat::Json;
     let explainer = |doc| prepared.explain(doc);
     let view = SearchView {
-        question: a.question.clone(),
+        question: a.question.text.clone(),
         method: ranking.method.clone(),
         analyzer: settings.analyzer.to_string(),
         total_matches: ranking.total_matches,
