@@ -160,8 +160,8 @@ pub fn sheet(key: &HuntKey, student: &str) -> Option<String> {
     let tasks = key.students.get(student)?;
     let mut out = format!(
         "# Page Hunt — {student}\n\nFor each round, write one question that brings the passage into the top {TOP}. \
-         Hand in one line per round, `{student},r1,your question` (or `{{\"answers\": {{\"r1\": \"…\"}}}}` as \
-         `{student}.json`).\n"
+         Hand in one line per round, `{student},r1,your question` (in double quotes when it holds a comma), \
+         or `{{\"answers\": {{\"r1\": \"…\"}}}}` as `{student}.json`.\n"
     );
     for t in tasks {
         let method = t.round.scoring_method(key.method).label();

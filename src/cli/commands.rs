@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use super::{Found, RunArgs};
 use super::{
     adapter, agent, assignment, bench, bench_encode, bench_llm, bench_read, bench_scale, compare, data, embed, eval,
-    graphrag, index, lesson, llm, models, read, report, response, search, structured, why_not,
+    graphrag, index, judge, lesson, llm, models, read, report, response, search, structured, why_not,
 };
 
 /// RankLens: one question, many retrieval methods, every score explained.
@@ -100,7 +100,7 @@ pub enum CliCommand {
     Graphrag(graphrag::GraphragArgs),
     /// Judge a dataset's pooled top passages with the language model, and its agreement with the
     /// people's judgements (Cohen's κ).
-    Judge(llm::JudgeArgs),
+    Judge(judge::JudgeArgs),
 }
 
 /// Run a subcommand and turn the outcome into an exit code.
@@ -129,7 +129,7 @@ pub fn run(command: CliCommand) -> ExitCode {
         CliCommand::Rewrite(a) => llm::rewrite(a),
         CliCommand::Rag(a) => llm::rag(a),
         CliCommand::Read(a) => read::read(a),
-        CliCommand::Judge(a) => llm::judge(a),
+        CliCommand::Judge(a) => judge::judge(a),
         CliCommand::Agent(a) => agent::agent(a),
         CliCommand::Graphrag(a) => graphrag::graphrag(a),
     };

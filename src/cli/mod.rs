@@ -20,6 +20,7 @@ mod eval_answers;
 mod found;
 mod graphrag;
 mod index;
+mod judge;
 mod lesson;
 mod llm;
 mod model_args;
