@@ -640,14 +640,26 @@ mod tests {
         assert_eq!(c.tau_all_interval, Some([0.0, 0.0]));
         // The best half by the people is A and B, which the judge orders the other way: −1.
         assert_eq!(c.tau_top_half, Some(-1.0));
-        assert_eq!((c.people_top.as_deref(), c.judge_top.as_deref()), (Some("A"), Some("B")));
-        assert!(c.verdict.contains("names B the best method where the people name A"), "{}", c.verdict);
+        // B and C tie at the judge's top: it names no best method.
+        assert_eq!((c.people_top.as_deref(), c.judge_top.as_deref()), (Some("A"), None));
+        assert!(c.verdict.contains("cannot tell which method is best where the people name A"), "{}", c.verdict);
         assert!(c.verdict.contains("among the best half"), "{}", c.verdict);
         // κ: the judge's yes to b and c against the people's "relevant" to all four: 20 of 40
         // agree (observed 0.5), and with the people all-relevant chance agreement is 0.5: κ = 0.
         assert_eq!(c.raw_agreement, Some(0.5));
         assert_eq!(c.kappa, Some(0.0));
         assert_eq!(c.says_relevant, Some(0.5));
+        // A judge that says yes to b alone names B the best, where the people name A.
+        let only_b: Vec<ModelJudgement> = (0..10)
+            .flat_map(|q| {
+                names.iter().enumerate().map(move |(i, n)| {
+                    judgement(&format!("q{q}"), &format!("{}{q}", n.to_lowercase()), Some(u8::from(i == 1)), None)
+                })
+            })
+            .collect();
+        let c = card(&judged(only_b), &runs, &people, Vec::new(), 0);
+        assert_eq!((c.people_top.as_deref(), c.judge_top.as_deref()), (Some("A"), Some("B")));
+        assert!(c.verdict.contains("names B the best method where the people name A"), "{}", c.verdict);
     }
 
     fn probe(attack: Attack, before: u8, after: Option<u8>) -> Probe {
