@@ -492,10 +492,16 @@ pub fn verdict(c: &StressCard) -> String {
         (None, _) if c.methods.len() >= 2 => fails.push(c.validity.verdict.clone()),
         _ => {}
     }
-    if let (Some(t), Some([lo, _])) = (c.tau_top_half, c.tau_top_half_interval)
+    if let (Some(t), Some([lo, hi])) = (c.tau_top_half, c.tau_top_half_interval)
         && lo < TRUSTED_TAU
     {
-        fails.push(format!("among the best half of the methods its order is not the people's (τ = {t:.2})"));
+        fails.push(if t < TRUSTED_TAU {
+            format!("among the best half of the methods its order is not the people's (τ = {t:.2}, 95 % {lo:.2} to {hi:.2})")
+        } else {
+            format!(
+                "among the best half of the methods its order matches the people's on these questions (τ = {t:.2}) but not surely (95 % {lo:.2} to {hi:.2})"
+            )
+        });
     }
     match (&c.people_top, &c.judge_top) {
         (Some(p), Some(j)) if p != j => fails.push(format!("it names {j} the best method where the people name {p}")),
@@ -657,9 +663,19 @@ mod tests {
                 })
             })
             .collect();
-        let c = card(&judged(only_b), &runs, &people, Vec::new(), 0);
+        let mut c = card(&judged(only_b), &runs, &people, Vec::new(), 0);
         assert_eq!((c.people_top.as_deref(), c.judge_top.as_deref()), (Some("A"), Some("B")));
         assert!(c.verdict.contains("names B the best method where the people name A"), "{}", c.verdict);
+        // τ at the top of 1 whose interval reaches −1 is agreement not sure; with its lower end
+        // at 0.6 or above it is no failing at all.
+        c.tau_top_half = Some(1.0);
+        c.tau_top_half_interval = Some([-1.0, 1.0]);
+        assert!(
+            verdict(&c)
+                .contains("matches the people's on these questions (τ = 1.00) but not surely (95 % -1.00 to 1.00)")
+        );
+        c.tau_top_half_interval = Some([0.6, 1.0]);
+        assert!(!verdict(&c).contains("best half"), "{}", verdict(&c));
     }
 
     fn probe(attack: Attack, before: u8, after: Option<u8>) -> Probe {
