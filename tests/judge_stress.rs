@@ -126,12 +126,15 @@ fn recount(seen: &[(Value, String)], corpus: &[(String, String)]) -> ((u64, u64)
     (pasted, injected, (same, swapped.len() as u64))
 }
 
+/// The scripted judge that says yes to a passage holding every word of its question.
+fn words_judge(body: &Value) -> String {
+    let (q, p) = question_and_passage(body);
+    if words(&q).is_subset(&words(&p)) { "yes".into() } else { "no".into() }
+}
+
 #[test]
 fn a_judge_that_says_yes_to_the_questions_words_is_fooled_by_every_paste_and_never_by_the_instruction() {
-    let answer = |body: &Value| -> String {
-        let (q, p) = question_and_passage(body);
-        if words(&q).is_subset(&words(&p)) { "yes".into() } else { "no".into() }
-    };
+    let answer = words_judge;
     let server = serve(move |body| Reply::Text(answer(body)));
     let ws = tempfile::tempdir().unwrap();
     let card = stress(&server.url, ws.path());
@@ -226,10 +229,7 @@ fn a_judge_that_answers_at_random_is_unstable_and_its_tau_interval_is_wide() {
 
 #[test]
 fn the_card_goes_into_the_evaluation_report_and_a_damaged_card_is_named() {
-    let answer = |body: &Value| -> String {
-        let (q, p) = question_and_passage(body);
-        if words(&q).is_subset(&words(&p)) { "yes".into() } else { "no".into() }
-    };
+    let answer = words_judge;
     let server = serve(move |body| Reply::Text(answer(body)));
     let ws = tempfile::tempdir().unwrap();
     let card = stress(&server.url, ws.path());

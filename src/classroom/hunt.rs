@@ -408,4 +408,27 @@ mod tests {
         let e = draw_class(&wb, &roster, 7, MethodKind::Boolean).unwrap_err().to_string();
         assert!(e.contains("scores every passage"), "{e}");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any bytes read as a key: a key, or an error naming the file; any roster's key written
+        /// reads back as itself, and one changed byte of its seed is refused.
+        #[test]
+        fn a_key_reads_back_or_names_its_file(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            names in proptest::collection::btree_set("[A-Za-z][a-z]{0,8}", 1..4),
+            seed in 0u64..1000,
+        ) {
+            if let Err(e) = HuntKey::parse(&bytes, "key.json") {
+                proptest::prop_assert!(e.to_string().contains("key.json"), "{}", e);
+            }
+            let roster: Vec<String> = names.into_iter().collect();
+            let key = draw_class(&workbench(), &roster, seed, MethodKind::Bm25).unwrap();
+            let text = key.to_json().unwrap();
+            proptest::prop_assert_eq!(HuntKey::parse(text.as_bytes(), "key.json").unwrap(), key);
+            let edited = text.replacen(&format!("\"seed\": {seed}"), &format!("\"seed\": {}", seed + 1), 1);
+            proptest::prop_assert!(HuntKey::parse(edited.as_bytes(), "key.json").is_err());
+        }
+    }
 }

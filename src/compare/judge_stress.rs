@@ -453,9 +453,14 @@ pub fn card(
 /// judging it stands on is left aside). An unreadable file is named with the line serde stopped at.
 pub fn read_card(path: &std::path::Path) -> Result<StressCard> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    serde_json::from_str(&text).map_err(|e| {
+    parse_card(&text, &path.display().to_string())
+}
+
+/// Parse a card's text; `source` names it in errors.
+pub fn parse_card(text: &str, source: &str) -> Result<StressCard> {
+    serde_json::from_str(text).map_err(|e| {
         Error::invalid(
-            format!("{}:{}", path.display(), e.line()),
+            format!("{source}:{}", e.line()),
             format!("not a judge's report card ({e}); write one with `ranklens judge --stress --format json`"),
         )
     })
@@ -676,6 +681,23 @@ mod tests {
         );
         c.tau_top_half_interval = Some([0.6, 1.0]);
         assert!(!verdict(&c).contains("best half"), "{}", verdict(&c));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::proptest_cases()))]
+
+        /// Any text read as a card: a card, or an error naming the file and a line; a card
+        /// written as JSON reads back as itself whatever its probes' replies.
+        #[test]
+        fn a_card_reads_back_or_names_its_file(text in "\\PC{0,200}", replies in proptest::collection::vec("\\PC{0,12}", 0..4)) {
+            if let Err(e) = parse_card(&text, "card.json") {
+                proptest::prop_assert!(e.to_string().contains("card.json:"), "{}", e);
+            }
+            let probes = replies.iter().map(|r| Probe { reply: r.clone(), ..probe(Attack::Instruction, 0, Some(1)) }).collect();
+            let c = card(&judged(vec![judgement("q", "d", Some(0), None)]), &[], &Qrels::default(), probes, 4);
+            let text = serde_json::to_string(&c).unwrap();
+            proptest::prop_assert_eq!(parse_card(&text, "card.json").unwrap(), c);
+        }
     }
 
     fn probe(attack: Attack, before: u8, after: Option<u8>) -> Probe {
